@@ -1,0 +1,96 @@
+"""What devices report, as frozen values that know nothing of matches or the hub.
+
+Every transport and codec in `devices` turns bytes into these values; `hub` binds them to tables and
+matches. Nothing here imports `hub`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class DeviceFamily(enum.StrEnum):
+    """Boardcast Wire device families."""
+
+    TT_SCOREBOARD = "tt-scoreboard"
+    BACKGAMMON_BOARD = "backgammon-board"
+    CHESS_CLOCK = "chess-clock"
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceHello:
+    """A device announcing itself after boot or on request."""
+
+    device_id: str
+    family: str
+    model: str
+    firmware: str
+    protocol: int
+    boot_epoch: int
+    capabilities: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """A device saying it is alive, with what it knows of its own health."""
+
+    battery: int | None = None  # percent, None when mains-powered or unknown
+    uptime_s: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreboardState:
+    """A table-tennis scoreboard's full display: what a spectator at the table would read."""
+
+    points: tuple[int, int]
+    games: tuple[int, int]
+    server: int | None = None  # 0 or 1: the side the device shows as serving; never trusted by the rules
+    game_scores: tuple[tuple[int, int], ...] = ()  # finished games, when the device keeps them
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceEvent:
+    """A discrete event a device reports (a button, a time-out, a card); kind is family-specific."""
+
+    kind: str
+    data: dict = field(default_factory=dict)
+
+
+Report = DeviceHello | Heartbeat | ScoreboardState | DeviceEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One report from one device, keyed so that the hub can store it exactly once.
+
+    `seq` is the device's frame counter unwrapped to a growing integer within one `boot_epoch`.
+    `raw` is the frame exactly as received, so the log keeps what the device said, not our reading of it.
+    """
+
+    device_id: str
+    boot_epoch: int
+    seq: int
+    received_at: float
+    report: Report
+    raw: bytes = b""
+
+
+class LinkState(enum.StrEnum):
+    """Where a device connection stands."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChange:
+    """A device connection changing state; `detail` says why in words an organiser can act on."""
+
+    url: str
+    state: LinkState
+    at: float
+    detail: str = ""
+    device_id: str | None = None
+    attempt: int = 0

@@ -1,0 +1,329 @@
+"""One device connection, owned once: connect, resync, read frames, watch for silence, reconnect.
+
+Transport-agnostic: a session takes an opener that returns an asyncio stream pair, so serial ports, TCP and
+test pipes all get the same handshake, watchdog, backoff and resync. It turns Boardcast Wire frames into
+`Observation` values for a sink and never raises on what a device sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from devices.observations import LinkChange, LinkState, Observation, Report
+from devices.transports.serial import DeviceUnavailable, open_serial, parse_serial_url
+from devices.wire.codec import Frame, FrameError, FrameErrorKind, MessageType, WireCodec
+from devices.wire.messages import BodyError, Command, decode_hello, decode_report
+from devices.wire.sequence import SeqUnwrapper
+
+Opener = Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
+
+_READ_SIZE = 4096
+_ORPHAN_RESYNC_INTERVAL = 1.0  # at most one resync a second for frames that come before any HELLO
+_CLOSE_TIMEOUT = 2.0
+
+
+class SessionSink(Protocol):
+    """Where a session delivers what it learns; every method is synchronous and must not block."""
+
+    def observe(self, observation: Observation) -> None:
+        """Take one observation."""
+
+    def link_changed(self, change: LinkChange) -> None:
+        """Take one connection state change."""
+
+    def frame_error(self, url: str, device_id: str | None, error: FrameError, at: float) -> None:
+        """Take one frame that could not be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Exponential reconnect delays with jitter: initial * factor**(attempt-1), capped, minus up to jitter."""
+
+    initial: float = 0.5
+    factor: float = 2.0
+    maximum: float = 30.0
+    jitter: float = 0.2  # fraction taken off at random: devices that dropped together retry apart
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait before reconnect attempt number attempt + 1 (attempt counts failures from 1)."""
+        base = min(self.maximum, self.initial * self.factor ** max(0, attempt - 1))
+        return base * (1.0 - self.jitter * rng.random())
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStats:
+    """Counters of one session since it was made."""
+
+    frames_ok: int  # frames emitted as observations
+    frame_errors: int  # frames reported to sink.frame_error
+    reconnects: int  # connections lost after being made
+    frames_before_hello: int  # frames dropped because no HELLO had come on that connection yet
+    bytes_in: int
+    connected: bool
+    last_seen: float | None  # clock() when bytes last arrived
+
+
+@dataclass(frozen=True, slots=True)
+class _Identity:
+    device_id: str
+    boot_epoch: int
+    family: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Reason:
+    english: str
+    turkish: str
+
+    def with_retry(self, delay: float) -> str:
+        english = f"{self.english}; retrying in {delay:.1f} s"
+        return f"{english} / {self.turkish}; {delay:.1f} sn sonra yeniden denenecek"
+
+
+def serial_opener(url: str) -> Opener:
+    """An opener for a serial device URL; the URL is checked now, so a typo fails before the first connect."""
+    parse_serial_url(url)
+
+    async def open_() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await open_serial(url)
+
+    return open_
+
+
+class DeviceSession:
+    """The one owner of one device connection; run() until cancelled."""
+
+    def __init__(
+        self,
+        url: str,
+        opener: Opener,
+        sink: SessionSink,
+        *,
+        expected_device_id: str | None = None,
+        silence_timeout: float = 15.0,
+        backoff: Backoff = Backoff(),
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.url = url
+        self._opener = opener
+        self._sink = sink
+        self._expected_device_id = expected_device_id
+        self._silence_timeout = silence_timeout
+        self._backoff = backoff
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._writer: asyncio.StreamWriter | None = None
+        self._tx_seq = 0
+        self._unwrapper = SeqUnwrapper()
+        self._identity: _Identity | None = None  # the last device that said HELLO on any connection
+        self._hello_this_connection = False
+        self._last_orphan_resync = float("-inf")
+        self._frames_ok = 0
+        self._frame_errors = 0
+        self._reconnects = 0
+        self._frames_before_hello = 0
+        self._bytes_in = 0
+        self._last_seen: float | None = None
+
+    @classmethod
+    def for_url(cls, url: str, sink: SessionSink, **options: Any) -> DeviceSession:
+        """A session for a serial device URL."""
+        return cls(url, serial_opener(url), sink, **options)
+
+    @property
+    def device_id(self) -> str | None:
+        """The device id from the last HELLO, or None before any."""
+        return self._identity.device_id if self._identity else None
+
+    @property
+    def connected(self) -> bool:
+        """Whether a connection is open now."""
+        return self._writer is not None
+
+    @property
+    def stats(self) -> SessionStats:
+        """A snapshot of the session counters."""
+        return SessionStats(
+            frames_ok=self._frames_ok,
+            frame_errors=self._frame_errors,
+            reconnects=self._reconnects,
+            frames_before_hello=self._frames_before_hello,
+            bytes_in=self._bytes_in,
+            connected=self.connected,
+            last_seen=self._last_seen,
+        )
+
+    async def run(self) -> None:
+        """Connect, read and reconnect until cancelled."""
+        failures = 0
+        try:
+            while True:
+                attempt = failures + 1
+                self._link(
+                    LinkState.CONNECTING,
+                    f"opening {self.url} (attempt {attempt}) / {self.url} açılıyor (deneme {attempt})",
+                    attempt,
+                )
+                try:
+                    reader, writer = await self._opener()
+                except OSError as exc:
+                    failures += 1
+                    reason = _open_failure(self.url, exc)
+                    delay = self._backoff.delay(failures, self._rng)
+                    self._link(LinkState.DISCONNECTED, reason.with_retry(delay), attempt)
+                    await asyncio.sleep(delay)
+                    continue
+                self._writer = writer
+                self._link(LinkState.CONNECTED, f"connected to {self.url} / {self.url} bağlandı", attempt)
+                try:
+                    reason, heard_device = await self._serve(reader)
+                finally:
+                    self._writer = None
+                    await _close(writer)
+                self._reconnects += 1
+                failures = 1 if heard_device else failures + 1
+                delay = self._backoff.delay(failures, self._rng)
+                self._link(LinkState.DISCONNECTED, reason.with_retry(delay), attempt)
+                await asyncio.sleep(delay)
+        except asyncio.CancelledError:
+            self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
+            raise
+
+    async def send(self, command: Command) -> bool:
+        """Write one COMMAND frame; return False if no connection is open."""
+        writer = self._writer
+        if writer is None:
+            return False
+        frame = command.encode(self._tx_seq)
+        self._tx_seq = (self._tx_seq + 1) & 0xFFFF
+        try:
+            writer.write(frame)
+            await writer.drain()
+        except (OSError, ConnectionError, RuntimeError):
+            return False
+        return True
+
+    async def _serve(self, reader: asyncio.StreamReader) -> tuple[_Reason, bool]:
+        codec = WireCodec()
+        self._hello_this_connection = False
+        self._last_orphan_resync = float("-inf")
+        heard_device = False
+        await self._resync()
+        while True:
+            try:
+                async with asyncio.timeout(self._silence_timeout):
+                    data = await reader.read(_READ_SIZE)
+            except TimeoutError:
+                seconds = f"{self._silence_timeout:g}"
+                return _Reason(
+                    f"no data from the device for {seconds} s; reconnecting",
+                    f"cihazdan {seconds} sn veri gelmedi; yeniden bağlanılıyor",
+                ), heard_device
+            except (OSError, ConnectionError) as exc:
+                return _Reason(f"read failed: {exc}", f"okuma hatası: {exc}"), heard_device
+            if not data:
+                return _Reason("the device closed the connection", "cihaz bağlantıyı kapattı"), heard_device
+            now = self._clock()
+            self._bytes_in += len(data)
+            self._last_seen = now
+            for item in codec.feed(data):
+                if isinstance(item, Frame):
+                    heard_device = True
+                    await self._on_frame(item, now)
+                else:
+                    self._error(item, now)
+
+    async def _on_frame(self, frame: Frame, now: float) -> None:
+        if frame.type is MessageType.HELLO:
+            self._on_hello(frame, now)
+            return
+        if not self._hello_this_connection or self._identity is None:
+            self._frames_before_hello += 1
+            loop_now = asyncio.get_running_loop().time()
+            if loop_now - self._last_orphan_resync >= _ORPHAN_RESYNC_INTERVAL:
+                self._last_orphan_resync = loop_now
+                await self._resync()
+            return
+        try:
+            report = decode_report(frame, self._identity.family)
+        except BodyError as exc:
+            self._error(FrameError(FrameErrorKind.BAD_BODY, f"{exc}.", frame.raw), now)
+            return
+        self._emit(frame, report, now)
+
+    def _on_hello(self, frame: Frame, now: float) -> None:
+        try:
+            hello = decode_hello(frame.body)
+        except BodyError as exc:
+            self._error(FrameError(FrameErrorKind.BAD_BODY, f"{exc}.", frame.raw), now)
+            return
+        if self._expected_device_id is not None and hello.device_id != self._expected_device_id:
+            self._hello_this_connection = False
+            self._error(
+                FrameError(
+                    FrameErrorKind.WRONG_DEVICE,
+                    f"Device {hello.device_id!r} answered on {self.url}, where {self._expected_device_id!r} "
+                    "is expected; its frames are ignored until the right device says hello.",
+                    frame.raw,
+                ),
+                now,
+            )
+            return
+        identity = _Identity(hello.device_id, hello.boot_epoch, hello.family)
+        if identity != self._identity:
+            self._unwrapper.reset()
+            self._identity = identity
+        self._hello_this_connection = True
+        self._emit(frame, hello, now)
+
+    def _emit(self, frame: Frame, report: Report, now: float) -> None:
+        assert self._identity is not None
+        observation = Observation(
+            device_id=self._identity.device_id,
+            boot_epoch=self._identity.boot_epoch,
+            seq=self._unwrapper.unwrap(frame.seq),
+            received_at=now,
+            report=report,
+            raw=frame.raw,
+        )
+        self._frames_ok += 1
+        self._sink.observe(observation)
+
+    def _error(self, error: FrameError, now: float) -> None:
+        self._frame_errors += 1
+        self._sink.frame_error(self.url, self.device_id, error, now)
+
+    async def _resync(self) -> None:
+        await self.send(Command.resync())
+
+    def _link(self, state: LinkState, detail: str, attempt: int) -> None:
+        self._sink.link_changed(
+            LinkChange(
+                url=self.url,
+                state=state,
+                at=self._clock(),
+                detail=detail,
+                device_id=self.device_id,
+                attempt=attempt,
+            )
+        )
+
+
+def _open_failure(url: str, exc: OSError) -> _Reason:
+    if isinstance(exc, DeviceUnavailable):
+        return _Reason(exc.english, exc.turkish)
+    return _Reason(f"cannot open {url}: {exc}", f"{url} açılamadı: {exc}")
+
+
+async def _close(writer: asyncio.StreamWriter) -> None:
+    writer.close()
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(_CLOSE_TIMEOUT):
+            await writer.wait_closed()

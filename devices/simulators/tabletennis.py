@@ -1,0 +1,382 @@
+"""A simulated table-tennis scoreboard that speaks Boardcast Wire, for demos, tests and device makers.
+
+`TableTennisMatchSim` is the pure part: a seeded match, rally by rally, with ITTF scoring and service order.
+`TableTennisScoreboard` is the device: it boots, says HELLO, sends a STATE frame after each rally, sends
+heartbeats when idle and answers resync commands, over a pseudo-terminal fd or an asyncio stream pair.
+Run ``python -m devices.simulators.tabletennis --pty`` to get a pty path to point a hub at.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import Protocol
+
+from devices.observations import DeviceEvent, DeviceFamily, DeviceHello, Heartbeat, Report, ScoreboardState
+from devices.wire.codec import PROTOCOL_VERSION, Frame, MessageType, WireCodec, encode_frame
+from devices.wire.messages import BodyError, Command, CommandName, report_to_body
+
+GAME_POINTS = 11
+DEUCE = GAME_POINTS - 1
+RALLY_SECONDS = (2.0, 7.0)
+BETWEEN_GAMES_S = 30.0
+BETWEEN_MATCHES_S = 60.0
+HEARTBEAT_S = 5.0
+
+
+def game_over(points: tuple[int, int]) -> bool:
+    """ITTF 2.11.1: a game is won by the first to 11, or by 2 clear from 10-10."""
+    return max(points) >= GAME_POINTS and abs(points[0] - points[1]) >= 2
+
+
+def first_server_of_game(match_first_server: int, game_index: int) -> int:
+    """ITTF 2.13.4: who served first in a game receives first in the next (game_index counts from 0)."""
+    return match_first_server if game_index % 2 == 0 else 1 - match_first_server
+
+
+def server_for(game_first_server: int, points: tuple[int, int]) -> int:
+    """ITTF 2.13.3: service changes every 2 points, and every point from 10-10."""
+    played = points[0] + points[1]
+    # Before 10-10 one change per 2 points; from 10-10 (20 points, 10 changes) one change per point.
+    changes = played - DEUCE if min(points) >= DEUCE else played // 2
+    return game_first_server if changes % 2 == 0 else 1 - game_first_server
+
+
+class TableTennisMatchSim:
+    """A seeded singles match producing the scoreboard display after each rally; pure, no clock."""
+
+    def __init__(
+        self, seed: int, best_of: int = 5, first_server: int = 0, *, start: ScoreboardState | None = None
+    ) -> None:
+        if best_of < 1 or best_of % 2 == 0:
+            raise ValueError(f"best_of must be an odd number of games, got {best_of}")
+        if first_server not in (0, 1):
+            raise ValueError(f"first_server must be 0 or 1, got {first_server}")
+        self.best_of = best_of
+        self.first_server = first_server
+        self._rng = random.Random(seed)
+        self._side0_wins = self._rng.uniform(0.35, 0.65)  # chance that side 0 wins a rally
+        start = start or ScoreboardState(points=(0, 0), games=(0, 0))
+        if sum(start.games) != len(start.game_scores):
+            raise ValueError(
+                f"start shows {sum(start.games)} games won but {len(start.game_scores)} finished game scores"
+            )
+        if max(start.games) > self.games_to_win:
+            raise ValueError(f"start games {start.games} exceed a best-of-{best_of} match")
+        self._points = start.points
+        self._games = start.games
+        self._game_scores = start.game_scores
+        self._state = self._display()
+
+    @property
+    def games_to_win(self) -> int:
+        """Games a side needs to take the match."""
+        return self.best_of // 2 + 1
+
+    @property
+    def state(self) -> ScoreboardState:
+        """What the scoreboard shows now."""
+        return self._state
+
+    @property
+    def finished(self) -> bool:
+        """Whether a side has won the match."""
+        return max(self._games) >= self.games_to_win
+
+    @property
+    def winner(self) -> int | None:
+        """The side that won the match, or None while it is being played."""
+        if not self.finished:
+            return None
+        return 0 if self._games[0] > self._games[1] else 1
+
+    def next_rally(self) -> ScoreboardState:
+        """Play one rally (or, after a game's last point, turn to the next game) and return the display."""
+        if self.finished:
+            raise RuntimeError("the match is over; no more rallies")
+        if game_over(self._points):
+            winner = 0 if self._points[0] > self._points[1] else 1
+            games = list(self._games)
+            games[winner] += 1
+            self._games = (games[0], games[1])
+            self._game_scores = (*self._game_scores, self._points)
+            self._points = (0, 0)
+        else:
+            server = server_for(first_server_of_game(self.first_server, sum(self._games)), self._points)
+            side0_wins = self._side0_wins + (0.04 if server == 0 else -0.04)  # a small edge on serve
+            winner = 0 if self._rng.random() < side0_wins else 1
+            points = list(self._points)
+            points[winner] += 1
+            self._points = (points[0], points[1])
+        self._state = self._display()
+        return self._state
+
+    def _display(self) -> ScoreboardState:
+        server = None
+        if not self.finished:
+            server = server_for(first_server_of_game(self.first_server, sum(self._games)), self._points)
+        return ScoreboardState(
+            points=self._points, games=self._games, server=server, game_scores=self._game_scores
+        )
+
+
+class _Link(Protocol):
+    async def read(self) -> bytes: ...
+
+    async def write(self, data: bytes) -> None: ...
+
+
+class _FdLink:
+    """A non-blocking file descriptor as a byte link; a full buffer drops bytes, as a UART would."""
+
+    def __init__(self, fd: int, write_timeout: float = 1.0) -> None:
+        self._fd = fd
+        self._write_timeout = write_timeout
+        os.set_blocking(fd, False)
+
+    async def read(self) -> bytes:
+        while True:
+            try:
+                return os.read(self._fd, 4096)
+            except BlockingIOError:
+                await self._ready(reading=True)
+            except OSError as exc:
+                if exc.errno == errno.EIO:  # no one has the other end open
+                    return b""
+                raise
+
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self._fd, view) :]
+            except BlockingIOError:
+                try:
+                    async with asyncio.timeout(self._write_timeout):
+                        await self._ready(reading=False)
+                except TimeoutError:
+                    return
+
+    async def _ready(self, *, reading: bool) -> None:
+        loop = asyncio.get_running_loop()
+        ready = loop.create_future()
+
+        def wake() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        (loop.add_reader if reading else loop.add_writer)(self._fd, wake)
+        try:
+            await ready
+        finally:
+            (loop.remove_reader if reading else loop.remove_writer)(self._fd)
+
+
+class _StreamLink:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def read(self) -> bytes:
+        return await self._reader.read(4096)
+
+    async def write(self, data: bytes) -> None:
+        self._writer.write(data)
+        await self._writer.drain()
+
+
+class TableTennisScoreboard:
+    """A simulated Boardcast Wire table-tennis scoreboard; run it on a pty master fd or a stream pair."""
+
+    def __init__(
+        self,
+        device_id: str,
+        *,
+        seed: int,
+        speed: float = 1.0,
+        best_of: int = 5,
+        matches: int = 1,
+        boot_epoch: int | None = None,
+        start: ScoreboardState | None = None,
+        first_seq: int = 0,
+        battery: int | None = 87,
+    ) -> None:
+        if speed <= 0:
+            raise ValueError(f"speed must be positive, got {speed}")
+        if matches < 0:
+            raise ValueError(f"matches must be 0 or more, got {matches}")  # 0: boots, shows 0-0, idles
+        self.device_id = device_id
+        self.speed = speed
+        self.best_of = best_of
+        self.matches = matches
+        self.boot_epoch = int(time.time()) if boot_epoch is None else boot_epoch
+        self.battery = battery
+        self._seed = seed
+        self._timing = random.Random(seed ^ 0x5EED)
+        self._sim = TableTennisMatchSim(seed, best_of, first_server=seed % 2, start=start)
+        self._seq = first_seq & 0xFFFF
+        self._link: _Link | None = None
+        self._send_lock = asyncio.Lock()
+        self._last_tx = 0.0
+        self._last_frame = b""
+        self._booted_at = time.monotonic()
+        self.history: list[ScoreboardState] = [self._sim.state]  # every display shown, in order
+        self.commands: list[Command] = []  # every command received, in order
+        self.frames_sent = 0
+        self.matches_played = 0
+        self.done = asyncio.Event()  # set when the last match has ended; the device stays on
+
+    @property
+    def state(self) -> ScoreboardState:
+        """What the scoreboard shows now."""
+        return self._sim.state
+
+    @property
+    def hello(self) -> DeviceHello:
+        """The HELLO this device sends."""
+        return DeviceHello(
+            device_id=self.device_id,
+            family=DeviceFamily.TT_SCOREBOARD.value,
+            model="BC-TT1 simulator",
+            firmware="sim-1.0",
+            protocol=PROTOCOL_VERSION,
+            boot_epoch=self.boot_epoch,
+            capabilities=("resync", "show_text"),
+        )
+
+    @property
+    def next_seq(self) -> int:
+        """The u16 seq the next frame will carry."""
+        return self._seq
+
+    async def run_on_fd(self, fd: int) -> None:
+        """Be the device behind a pty master (or any fd) until cancelled; the fd stays open."""
+        await self._run(_FdLink(fd))
+
+    async def run_on_streams(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Be the device behind an asyncio stream pair until cancelled."""
+        await self._run(_StreamLink(reader, writer))
+
+    async def inject(self, data: bytes) -> None:
+        """Fault hook: write raw bytes between frames (garbage, a torn frame)."""
+        await self._write(data)
+
+    async def repeat_last_frame(self) -> None:
+        """Fault hook: send the last frame again, same seq, as a flaky radio would."""
+        await self._write(self._last_frame)
+
+    async def send_event(self, kind: str, data: dict[str, object] | None = None) -> None:
+        """Send an EVENT frame (a button press, a time-out)."""
+        await self._send(DeviceEvent(kind, dict(data or {})))
+
+    async def _run(self, link: _Link) -> None:
+        self._link = link
+        await self._send(self.hello)
+        await self._send(self.state)
+        async with asyncio.TaskGroup() as group:
+            group.create_task(self._listen(link))
+            group.create_task(self._heartbeats())
+            await self._play()
+
+    async def _play(self) -> None:
+        for match_number in range(self.matches):
+            if match_number > 0:
+                await asyncio.sleep(BETWEEN_MATCHES_S / self.speed)
+                self._sim = TableTennisMatchSim(
+                    self._seed + match_number, self.best_of, (self._seed + match_number) % 2
+                )
+                self.history.append(self._sim.state)
+                await self._send(self._sim.state)
+            while not self._sim.finished:
+                shown = self._sim.state
+                starting_game = shown.points == (0, 0) and sum(shown.games) > 0
+                pause = BETWEEN_GAMES_S if starting_game else self._timing.uniform(*RALLY_SECONDS)
+                await asyncio.sleep(pause / self.speed)
+                state = self._sim.next_rally()
+                self.history.append(state)
+                await self._send(state)
+            self.matches_played += 1
+        self.done.set()
+
+    async def _heartbeats(self) -> None:
+        loop = asyncio.get_running_loop()
+        interval = HEARTBEAT_S / self.speed
+        while True:
+            await asyncio.sleep(max(0.0, self._last_tx + interval - loop.time()))
+            if loop.time() - self._last_tx >= interval:
+                uptime = int(time.monotonic() - self._booted_at)
+                await self._send(Heartbeat(battery=self.battery, uptime_s=uptime))
+
+    async def _listen(self, link: _Link) -> None:
+        codec = WireCodec()
+        while data := await link.read():
+            for item in codec.feed(data):
+                if isinstance(item, Frame) and item.type is MessageType.COMMAND:
+                    await self._on_command(item)
+
+    async def _on_command(self, frame: Frame) -> None:
+        try:
+            command = Command.decode(frame)
+        except BodyError as exc:
+            await self._send_raw(MessageType.ERROR, {"code": "bad_command", "detail": str(exc)})
+            return
+        self.commands.append(command)
+        if command.cmd == CommandName.RESYNC:
+            await self._send(self.hello)
+            await self._send(self.state)
+
+    async def _send(self, report: Report) -> None:
+        message_type, body = report_to_body(report)
+        await self._send_raw(message_type, body)
+
+    async def _send_raw(self, message_type: MessageType, body: dict[str, object]) -> None:
+        async with self._send_lock:
+            frame = encode_frame(message_type, self._seq, body)
+            self._seq = (self._seq + 1) & 0xFFFF
+            self._last_frame = frame
+            self.frames_sent += 1
+            await self._write_locked(frame)
+
+    async def _write(self, data: bytes) -> None:
+        async with self._send_lock:
+            await self._write_locked(data)
+
+    async def _write_locked(self, data: bytes) -> None:
+        if self._link is None:
+            raise RuntimeError("the scoreboard is not running")
+        await self._link.write(data)
+        self._last_tx = asyncio.get_running_loop().time()
+
+
+async def _serve_pty(args: argparse.Namespace) -> None:
+    from devices.simulators.pty import open_pty_pair
+
+    with open_pty_pair() as pair:
+        print(pair.slave_path, flush=True)
+        board = TableTennisScoreboard(args.device_id, seed=args.seed, speed=args.speed, matches=args.matches)
+        await board.run_on_fd(pair.master_fd)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a simulated scoreboard on a new pty and print its path."""
+    parser = argparse.ArgumentParser(prog="python -m devices.simulators.tabletennis", description=__doc__)
+    parser.add_argument("--pty", action="store_true", required=True, help="serve on a new pseudo-terminal")
+    parser.add_argument("--device-id", default="tt-sim-1")
+    parser.add_argument("--seed", type=int, default=int(time.time()))
+    parser.add_argument("--speed", type=float, default=1.0, help="time compression, e.g. 10 for 10x")
+    parser.add_argument("--matches", type=int, default=1)
+    args = parser.parse_args(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_pty(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

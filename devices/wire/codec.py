@@ -1,0 +1,202 @@
+"""Boardcast Wire framing, sans-I/O: bytes from any transport in, frames and frame errors out.
+
+On the wire a frame is ``COBS(payload) + b"\\x00"`` where the payload is
+``version:u8 | type:u8 | seq:u16 BE | msgpack body | crc16:u16 BE`` and the CRC-16/CCITT-FALSE covers
+version through body. The codec never does I/O and never reads a clock, so serial, BLE notifications,
+TCP and replay from the log all use it the same way.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from devices.wire import cobs
+from devices.wire.crc import crc16_ccitt_false
+
+PROTOCOL_VERSION = 1
+DELIMITER = b"\x00"
+MAX_FRAME = 4096  # decoded payload bytes, header and CRC included
+MAX_ENCODED = MAX_FRAME + MAX_FRAME // 254 + 1  # the longest COBS encoding of a MAX_FRAME payload
+_HEADER = struct.Struct(">BBH")
+_CRC = struct.Struct(">H")
+MIN_FRAME = _HEADER.size + 1 + _CRC.size  # a msgpack body is at least one byte
+_RAW_KEPT_WHEN_TOO_LONG = 64
+
+
+class MessageType(enum.IntEnum):
+    """What a frame carries; the type byte on the wire."""
+
+    HELLO = 1
+    STATE = 2
+    EVENT = 3
+    HEARTBEAT = 4
+    COMMAND = 5
+    ACK = 6
+    ERROR = 7
+
+
+class FrameErrorKind(enum.StrEnum):
+    """Why a run of bytes between delimiters is not a frame."""
+
+    BAD_COBS = "bad_cobs"
+    TOO_SHORT = "too_short"
+    BAD_CRC = "bad_crc"
+    BAD_VERSION = "bad_version"
+    UNKNOWN_TYPE = "unknown_type"
+    BAD_BODY = "bad_body"
+    TOO_LONG = "too_long"
+    WRONG_DEVICE = "wrong_device"  # raised by a session, never by the codec
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One intact frame; raw is the COBS bytes with the trailing 0x00, exactly as received."""
+
+    type: MessageType
+    seq: int
+    body: Any
+    version: int = PROTOCOL_VERSION
+    raw: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class FrameError:
+    """Bytes that did not make a frame; detail is one English sentence saying what was wrong."""
+
+    kind: FrameErrorKind
+    detail: str
+    raw: bytes
+
+
+def encode_frame(type: MessageType, seq: int, body: Any, version: int = PROTOCOL_VERSION) -> bytes:
+    """Encode one frame, delimiter included; raise ValueError if seq or the payload size is out of range."""
+    if not 0 <= seq <= 0xFFFF:
+        raise ValueError(f"seq must fit in 16 bits (0..65535), got {seq}")
+    if not 0 <= version <= 0xFF:
+        raise ValueError(f"version must fit in 8 bits (0..255), got {version}")
+    payload = _HEADER.pack(version, int(type), seq) + msgpack.packb(body, use_bin_type=True)
+    payload += _CRC.pack(crc16_ccitt_false(payload))
+    if len(payload) > MAX_FRAME:
+        raise ValueError(f"frame payload is {len(payload)} bytes, the limit is {MAX_FRAME}")
+    return cobs.encode(payload) + DELIMITER
+
+
+def decode_frame(raw: bytes) -> Frame | FrameError:
+    """Decode one delimited frame (COBS bytes with or without the trailing 0x00); never raises."""
+    encoded = raw[:-1] if raw.endswith(DELIMITER) else raw
+    try:
+        payload = cobs.decode(encoded)
+    except cobs.CobsDecodeError as exc:
+        return FrameError(FrameErrorKind.BAD_COBS, f"COBS decoding failed: {exc}.", raw)
+    if len(payload) > MAX_FRAME:
+        return FrameError(
+            FrameErrorKind.TOO_LONG,
+            f"Frame is {len(payload)} bytes after decoding, the limit is {MAX_FRAME}.",
+            raw,
+        )
+    if len(payload) < MIN_FRAME:
+        return FrameError(
+            FrameErrorKind.TOO_SHORT,
+            f"Frame is {len(payload)} bytes after COBS decoding, at least {MIN_FRAME} are needed "
+            "(version, type, seq, body, CRC).",
+            raw,
+        )
+    (said,) = _CRC.unpack_from(payload, len(payload) - _CRC.size)
+    computed = crc16_ccitt_false(memoryview(payload)[: -_CRC.size])
+    if said != computed:
+        return FrameError(
+            FrameErrorKind.BAD_CRC, f"CRC mismatch: frame says 0x{said:04X}, computed 0x{computed:04X}.", raw
+        )
+    version, type_code, seq = _HEADER.unpack_from(payload)
+    if version != PROTOCOL_VERSION:
+        return FrameError(
+            FrameErrorKind.BAD_VERSION,
+            f"Protocol version {version} is not supported; this hub speaks version {PROTOCOL_VERSION}.",
+            raw,
+        )
+    try:
+        message_type = MessageType(type_code)
+    except ValueError:
+        return FrameError(
+            FrameErrorKind.UNKNOWN_TYPE,
+            f"Message type {type_code} is unknown; known types are 1 to {max(MessageType)}.",
+            raw,
+        )
+    try:
+        body = msgpack.unpackb(payload[_HEADER.size : -_CRC.size], raw=False)
+    except (ValueError, msgpack.UnpackException) as exc:
+        return FrameError(
+            FrameErrorKind.BAD_BODY,
+            f"Body of {message_type.name} frame seq {seq} is not one msgpack value: {exc}.",
+            raw,
+        )
+    return Frame(message_type, seq, body, version, raw)
+
+
+class WireCodec:
+    """Boardcast Wire: bytes in any chunking in, frames and frame errors out. No I/O, no clock."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._discarding = False  # inside a run longer than MAX_ENCODED, dropping bytes until the next 0x00
+        self.frames_ok = 0
+        self.frame_errors = 0
+
+    def feed(self, data: bytes) -> list[Frame | FrameError]:
+        """Take any chunk of bytes; return every frame or frame error completed by it, in order."""
+        results: list[Frame | FrameError] = []
+        start = 0
+        size = len(data)
+        while start < size:
+            end = data.find(0, start)
+            if end == -1:
+                self._accumulate(data[start:], results)
+                break
+            self._accumulate(data[start:end], results)
+            if self._discarding:
+                self._discarding = False
+            elif self._buffer:
+                raw = bytes(self._buffer) + DELIMITER
+                self._buffer.clear()
+                self._count(decode_frame(raw), results)
+            start = end + 1  # an empty run (consecutive 0x00) is idle fill and skipped silently
+        return results
+
+    def encode(self, type: MessageType, seq: int, body: Any, version: int = PROTOCOL_VERSION) -> bytes:
+        """Encode one frame, delimiter included."""
+        return encode_frame(type, seq, body, version)
+
+    def reset(self) -> None:
+        """Forget any partial frame, e.g. after the transport reconnects."""
+        self._buffer.clear()
+        self._discarding = False
+
+    def _accumulate(self, chunk: bytes, results: list[Frame | FrameError]) -> None:
+        if self._discarding or not chunk:
+            return
+        self._buffer += chunk
+        if len(self._buffer) > MAX_ENCODED:
+            kept = bytes(self._buffer[:_RAW_KEPT_WHEN_TOO_LONG])
+            self._count(
+                FrameError(
+                    FrameErrorKind.TOO_LONG,
+                    f"No frame delimiter within {MAX_ENCODED} bytes (frames are at most {MAX_FRAME} "
+                    f"bytes decoded); bytes are dropped up to the next 0x00; raw keeps {len(kept)}.",
+                    kept,
+                ),
+                results,
+            )
+            self._buffer.clear()
+            self._discarding = True
+
+    def _count(self, item: Frame | FrameError, results: list[Frame | FrameError]) -> None:
+        if isinstance(item, Frame):
+            self.frames_ok += 1
+        else:
+            self.frame_errors += 1
+        results.append(item)

@@ -1,0 +1,217 @@
+"""Boardcast Wire message bodies: frames to `devices.observations` reports, and reports and commands back.
+
+Bodies are checked field by field; a body that does not match its message raises `BodyError` naming the
+field, what it must be and what came instead.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from devices.observations import DeviceEvent, DeviceFamily, DeviceHello, Heartbeat, Report, ScoreboardState
+from devices.wire.codec import Frame, MessageType, encode_frame
+
+
+class BodyError(ValueError):
+    """A frame whose body does not match its message type; the message names the field."""
+
+
+class CommandName(enum.StrEnum):
+    """Commands the hub sends to devices."""
+
+    RESYNC = "resync"  # send HELLO and the full state again
+    SHOW_TEXT = "show_text"  # show a short text on the device display
+
+
+class EventKind(enum.StrEnum):
+    """Event kinds this module makes from non-report frames."""
+
+    ACK = "ack"
+    DEVICE_ERROR = "device_error"
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A hub-to-device command: its name and its arguments."""
+
+    cmd: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def resync(cls) -> Command:
+        """Ask the device for HELLO and its full state."""
+        return cls(CommandName.RESYNC.value)
+
+    def to_body(self) -> dict[str, Any]:
+        """The COMMAND frame body."""
+        if "cmd" in self.args:
+            raise ValueError("command args must not contain the key 'cmd'")
+        return {"cmd": self.cmd, **self.args}
+
+    def encode(self, seq: int) -> bytes:
+        """One COMMAND frame, delimiter included."""
+        return encode_frame(MessageType.COMMAND, seq, self.to_body())
+
+    @classmethod
+    def from_body(cls, body: Any) -> Command:
+        """Read a COMMAND body; raise BodyError if it is not a map with a string 'cmd'."""
+        mapping = _map(body, "command")
+        cmd = mapping.get("cmd")
+        if not isinstance(cmd, str) or not cmd:
+            raise BodyError(f"command.cmd must be a non-empty string, got {cmd!r}")
+        return cls(cmd, {key: value for key, value in mapping.items() if key != "cmd"})
+
+    @classmethod
+    def decode(cls, frame: Frame) -> Command:
+        """Read a COMMAND frame; raise BodyError if it is another type or its body is malformed."""
+        if frame.type is not MessageType.COMMAND:
+            raise BodyError(f"expected a COMMAND frame, got {frame.type.name}")
+        return cls.from_body(frame.body)
+
+
+def decode_report(frame: Frame, family: str | None = None) -> Report:
+    """Turn a device frame into a report; STATE needs the device family from its HELLO."""
+    match frame.type:
+        case MessageType.HELLO:
+            return decode_hello(frame.body)
+        case MessageType.HEARTBEAT:
+            return decode_heartbeat(frame.body)
+        case MessageType.STATE:
+            if family == DeviceFamily.TT_SCOREBOARD:
+                return decode_scoreboard_state(frame.body)
+            raise BodyError(f"state frames of family {family!r} are not supported; known: 'tt-scoreboard'")
+        case MessageType.EVENT:
+            return decode_event(frame.body)
+        case MessageType.ACK:
+            return DeviceEvent(EventKind.ACK.value, _map(frame.body, "ack"))
+        case MessageType.ERROR:
+            return DeviceEvent(EventKind.DEVICE_ERROR.value, _map(frame.body, "error"))
+        case MessageType.COMMAND:
+            raise BodyError("command frames go from the hub to a device; a device must not send one")
+    raise BodyError(f"no report for message type {frame.type!r}")  # pragma: no cover - enum is exhaustive
+
+
+def decode_hello(body: Any) -> DeviceHello:
+    """Read a HELLO body."""
+    mapping = _map(body, "hello")
+    capabilities = mapping.get("capabilities", [])
+    if not isinstance(capabilities, list) or not all(isinstance(item, str) for item in capabilities):
+        raise BodyError(f"hello.capabilities must be a list of strings, got {capabilities!r}")
+    device_id = _string(mapping, "device_id", "hello")
+    if not device_id:
+        raise BodyError("hello.device_id must be a non-empty string, got ''")
+    return DeviceHello(
+        device_id=device_id,
+        family=_string(mapping, "family", "hello"),
+        model=_string(mapping, "model", "hello"),
+        firmware=_string(mapping, "firmware", "hello"),
+        protocol=_natural(mapping, "protocol", "hello"),
+        boot_epoch=_natural(mapping, "boot_epoch", "hello"),
+        capabilities=tuple(capabilities),
+    )
+
+
+def decode_heartbeat(body: Any) -> Heartbeat:
+    """Read a HEARTBEAT body; both fields may be missing or null."""
+    mapping = _map(body, "heartbeat")
+    battery = mapping.get("battery")
+    if battery is not None and not (_is_int(battery) and 0 <= battery <= 100):
+        raise BodyError(f"heartbeat.battery must be an integer percentage 0..100 or null, got {battery!r}")
+    uptime = mapping.get("uptime_s")
+    if uptime is not None and not (_is_int(uptime) and uptime >= 0):
+        raise BodyError(f"heartbeat.uptime_s must be a non-negative integer or null, got {uptime!r}")
+    return Heartbeat(battery=battery, uptime_s=uptime)
+
+
+def decode_scoreboard_state(body: Any) -> ScoreboardState:
+    """Read a table-tennis scoreboard STATE body."""
+    mapping = _map(body, "state")
+    points = _pair(mapping.get("points"), "state.points")
+    games = _pair(mapping.get("games"), "state.games")
+    server = mapping.get("server")
+    if server is not None and not (_is_int(server) and server in (0, 1)):
+        raise BodyError(f"state.server must be 0, 1 or null, got {server!r}")
+    raw_scores = mapping.get("game_scores", [])
+    if not isinstance(raw_scores, list):
+        raise BodyError(f"state.game_scores must be a list of score pairs, got {raw_scores!r}")
+    game_scores = tuple(_pair(score, f"state.game_scores[{i}]") for i, score in enumerate(raw_scores))
+    return ScoreboardState(points=points, games=games, server=server, game_scores=game_scores)
+
+
+def decode_event(body: Any) -> DeviceEvent:
+    """Read an EVENT body."""
+    mapping = _map(body, "event")
+    kind = mapping.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise BodyError(f"event.kind must be a non-empty string, got {kind!r}")
+    data = mapping.get("data", {})
+    if not isinstance(data, dict):
+        raise BodyError(f"event.data must be a map, got {data!r}")
+    return DeviceEvent(kind=kind, data=data)
+
+
+def report_to_body(report: Report) -> tuple[MessageType, dict[str, Any]]:
+    """The message type and body a device sends for a report."""
+    match report:
+        case DeviceHello():
+            return MessageType.HELLO, {
+                "device_id": report.device_id,
+                "family": report.family,
+                "model": report.model,
+                "firmware": report.firmware,
+                "protocol": report.protocol,
+                "boot_epoch": report.boot_epoch,
+                "capabilities": list(report.capabilities),
+            }
+        case Heartbeat():
+            return MessageType.HEARTBEAT, {"battery": report.battery, "uptime_s": report.uptime_s}
+        case ScoreboardState():
+            return MessageType.STATE, {
+                "points": list(report.points),
+                "games": list(report.games),
+                "server": report.server,
+                "game_scores": [list(score) for score in report.game_scores],
+            }
+        case DeviceEvent():
+            return MessageType.EVENT, {"kind": report.kind, "data": dict(report.data)}
+    raise TypeError(f"not a report: {report!r}")
+
+
+def encode_report(report: Report, seq: int) -> bytes:
+    """One frame carrying a report, delimiter included."""
+    message_type, body = report_to_body(report)
+    return encode_frame(message_type, seq, body)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _map(body: Any, what: str) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise BodyError(f"{what} body must be a map, got {type(body).__name__} {body!r}")
+    return body
+
+
+def _string(mapping: dict[str, Any], key: str, what: str) -> str:
+    value = mapping.get(key)
+    if not isinstance(value, str):
+        raise BodyError(f"{what}.{key} must be a string, got {value!r}")
+    return value
+
+
+def _natural(mapping: dict[str, Any], key: str, what: str) -> int:
+    value = mapping.get(key)
+    if not (_is_int(value) and value >= 0):
+        raise BodyError(f"{what}.{key} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _pair(value: Any, name: str) -> tuple[int, int]:
+    if not (
+        isinstance(value, list | tuple) and len(value) == 2 and all(_is_int(v) and v >= 0 for v in value)
+    ):
+        raise BodyError(f"{name} must be two non-negative integers, got {value!r}")
+    return (value[0], value[1])

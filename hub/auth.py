@@ -1,0 +1,41 @@
+"""Referee tokens: made once, stored only as SHA-256 hashes, compared in constant time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from hub.venue import RefereeConfig
+
+
+def new_token() -> str:
+    """A fresh random token to hand to a referee once."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    """The form a token is stored in."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Authenticator:
+    """Finds the referee a bearer token belongs to."""
+
+    def __init__(self, referees: tuple[RefereeConfig, ...] | list[RefereeConfig]) -> None:
+        self.referees = list(referees)
+
+    def add(self, referee: RefereeConfig) -> None:
+        """Accept one more referee."""
+        self.referees.append(referee)
+
+    def referee_for(self, authorization: str | None) -> RefereeConfig | None:
+        """The referee for an `Authorization: Bearer …` header, or None."""
+        if not authorization or not authorization.startswith("Bearer "):
+            return None
+        digest = hash_token(authorization[7:].strip())
+        found = None
+        for referee in self.referees:  # compare with every entry so timing does not tell which matched
+            if hmac.compare_digest(digest, referee.token_sha256):
+                found = referee
+        return found

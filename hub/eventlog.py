@@ -1,0 +1,372 @@
+"""The durable, append-only event log: SQLite in WAL mode, one writer thread, group commit.
+
+The log is the source of truth. Every device report, derived anomaly and referee action that the hub
+accepts is a row here before anyone else hears of it: `append` hands a record to the writer thread, which
+commits whatever has queued up in one transaction (`synchronous=FULL`, so a commit survives power loss),
+then reports the batch back to the event loop in commit order. Callers learn that an event is stored only
+from that report.
+
+Device rows carry `(device_id, boot_epoch, seq)` under a UNIQUE index and are inserted with `OR IGNORE`, so
+a frame resent by a device is stored once however often it arrives. Match rows carry `(match_id, offset)`,
+a per-match counter that replay folds in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    at REAL NOT NULL,
+    match_id TEXT,
+    "offset" INTEGER,
+    device_id TEXT,
+    boot_epoch INTEGER,
+    seq INTEGER,
+    actor TEXT,
+    body BLOB NOT NULL,
+    raw BLOB
+);
+CREATE UNIQUE INDEX IF NOT EXISTS events_device_key ON events (device_id, boot_epoch, seq)
+    WHERE device_id IS NOT NULL AND seq IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS events_match_offset ON events (match_id, "offset")
+    WHERE match_id IS NOT NULL AND "offset" IS NOT NULL;
+CREATE TABLE IF NOT EXISTS snapshots (
+    match_id TEXT NOT NULL,
+    "offset" INTEGER NOT NULL,
+    at REAL NOT NULL,
+    state BLOB NOT NULL,
+    PRIMARY KEY (match_id, "offset")
+);
+"""
+
+_INSERT_EVENT = (
+    'INSERT OR IGNORE INTO events (id, kind, at, match_id, "offset", device_id, boot_epoch, seq, actor, body, raw)'
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_SNAPSHOT = 'INSERT OR REPLACE INTO snapshots (match_id, "offset", at, state) VALUES (?, ?, ?, ?)'
+
+
+class EventLogError(RuntimeError):
+    """The log cannot be opened or trusted; the message says which file and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One row of the log: what happened, when, to which match, reported by whom."""
+
+    id: int
+    kind: str
+    at: float
+    body: Any
+    match_id: str | None = None
+    offset: int | None = None
+    device_id: str | None = None
+    boot_epoch: int | None = None
+    seq: int | None = None
+    actor: str | None = None
+    raw: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A match's folded state at an offset, so replay starts there instead of at the first event."""
+
+    match_id: str
+    offset: int
+    at: float
+    state: Any
+
+
+CommitListener = Callable[[list[EventRecord], list[bool]], None]
+
+
+def pack(value: Any) -> bytes:
+    """Encode a body for storage."""
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    """Decode a stored body."""
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA busy_timeout=5000")
+    return conn
+
+
+class EventLog:
+    """The log file and its writer thread; `append` from the event loop, commits reported back in order."""
+
+    def __init__(self, path: Path | str, *, batch_max: int = 1000) -> None:
+        self.path = Path(path)
+        self.batch_max = batch_max
+        self._queue: queue.SimpleQueue[tuple[str, Any] | None] = queue.SimpleQueue()
+        self._listeners: list[CommitListener] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._reader: sqlite3.Connection | None = None
+        self._next_id = 1
+        self._pending: dict[int, asyncio.Future[bool]] = {}
+        self._failure: BaseException | None = None
+        self.commits = 0
+        self.committed_events = 0
+
+    # -- opening and reading ------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Create or check the file; refuse one that is damaged or from an unknown schema."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = _connect(self.path)
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise EventLogError(
+                    f"{self.path}: the event log is damaged ({check}). Restore it from a backup; "
+                    f"Boardcast will not serve data it cannot trust. / Olay kaydı bozuk; yedekten geri yükleyin."
+                )
+            conn.executescript(_SCHEMA)
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None:
+                conn.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise EventLogError(
+                    f"{self.path}: event log schema {row[0]} is not the {SCHEMA_VERSION} this Boardcast reads."
+                )
+            self._next_id = (conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0]) + 1
+        except sqlite3.DatabaseError as exc:
+            raise EventLogError(
+                f"{self.path}: not a readable Boardcast event log ({exc}). Restore it from a backup or start "
+                f"with another --data directory. / Olay kaydı okunamıyor."
+            ) from exc
+        self._writer_conn = conn
+        self._reader = _connect(self.path)
+
+    def snapshots(self) -> dict[str, Snapshot]:
+        """The latest snapshot of each match."""
+        assert self._reader is not None
+        rows = self._reader.execute(
+            'SELECT s.match_id, s."offset", s.at, s.state FROM snapshots s '
+            'JOIN (SELECT match_id, MAX("offset") AS o FROM snapshots GROUP BY match_id) m '
+            'ON s.match_id = m.match_id AND s."offset" = m.o'
+        )
+        return {r[0]: Snapshot(r[0], r[1], r[2], unpack(r[3])) for r in rows}
+
+    def match_events(self, match_id: str, after_offset: int = 0) -> Iterator[EventRecord]:
+        """A match's events after an offset, in offset order."""
+        assert self._reader is not None
+        cur = self._reader.execute(
+            'SELECT id, kind, at, match_id, "offset", device_id, boot_epoch, seq, actor, body, raw FROM events '
+            'WHERE match_id = ? AND "offset" > ? ORDER BY "offset"',
+            (match_id, after_offset),
+        )
+        for row in cur:
+            yield _record(row)
+
+    def events(self, *, after_id: int = 0, limit: int = 1000) -> list[EventRecord]:
+        """Events of every kind in log order, for audits and tests."""
+        assert self._reader is not None
+        cur = self._reader.execute(
+            'SELECT id, kind, at, match_id, "offset", device_id, boot_epoch, seq, actor, body, raw FROM events '
+            "WHERE id > ? ORDER BY id LIMIT ?",
+            (after_id, limit),
+        )
+        return [_record(row) for row in cur]
+
+    def match_ids(self) -> list[str]:
+        """Every match the log holds events for."""
+        assert self._reader is not None
+        return [
+            r[0]
+            for r in self._reader.execute("SELECT DISTINCT match_id FROM events WHERE match_id IS NOT NULL")
+        ]
+
+    def device_high_water(self) -> dict[tuple[str, int], int]:
+        """The highest stored seq of each (device, boot epoch)."""
+        assert self._reader is not None
+        rows = self._reader.execute(
+            "SELECT device_id, boot_epoch, MAX(seq) FROM events WHERE device_id IS NOT NULL AND seq IS NOT NULL "
+            "GROUP BY device_id, boot_epoch"
+        )
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    # -- writing ------------------------------------------------------------------------------------------
+
+    def add_listener(self, listener: CommitListener) -> None:
+        """Call `listener(records, inserted)` in the event loop after each commit, in commit order."""
+        self._listeners.append(listener)
+
+    def start(self) -> None:
+        """Start the writer thread; appends must come from this event loop afterwards."""
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._write_loop, name="boardcast-eventlog", daemon=True)
+        self._thread.start()
+
+    @property
+    def last_id(self) -> int:
+        """The last log position handed out (committed or queued)."""
+        return self._next_id - 1
+
+    def next_id(self) -> int:
+        """Reserve the next log position."""
+        nid = self._next_id
+        self._next_id += 1
+        return nid
+
+    def append(self, record: EventRecord) -> asyncio.Future[bool]:
+        """Queue a record; the future says, after the commit, whether it was new (False: a duplicate)."""
+        if self._failure is not None:
+            raise EventLogError(f"{self.path}: the event log writer stopped: {self._failure}")
+        assert self._loop is not None, "EventLog.start() first"
+        future: asyncio.Future[bool] = self._loop.create_future()
+        self._pending[record.id] = future
+        self._queue.put(("event", record))
+        return future
+
+    async def flush(self) -> None:
+        """Wait until everything appended so far is committed."""
+        assert self._loop is not None, "EventLog.start() first"
+        done: asyncio.Future[bool] = self._loop.create_future()
+        self._queue.put(("barrier", done))
+        await done
+
+    def put_snapshot(self, snapshot: Snapshot) -> None:
+        """Queue a snapshot; it commits after every event queued before it."""
+        self._queue.put(("snapshot", snapshot))
+
+    async def close(self) -> None:
+        """Commit what is queued and stop the writer."""
+        if self._thread is not None:
+            self._queue.put(None)
+            await asyncio.to_thread(self._thread.join)
+            self._thread = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def _write_loop(self) -> None:
+        conn = self._writer_conn
+        stop = False
+        while not stop:
+            item = self._queue.get()
+            batch: list[tuple[str, Any]] = []
+            while item is not None:
+                batch.append(item)
+                if len(batch) >= self.batch_max:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if item is None:
+                stop = True
+            if not batch:
+                continue
+            try:
+                records, inserted, barriers = self._commit(conn, batch)
+            except BaseException as exc:  # disk full, I/O error: stop accepting rather than pretend
+                self._failure = exc
+                assert self._loop is not None
+                self._loop.call_soon_threadsafe(self._fail_pending, exc)
+                break
+            self._loop.call_soon_threadsafe(self._committed, records, inserted, barriers)
+        conn.close()
+
+    @staticmethod
+    def _commit(
+        conn: sqlite3.Connection, batch: list[tuple[str, Any]]
+    ) -> tuple[list[EventRecord], list[bool]]:
+        records: list[EventRecord] = []
+        inserted: list[bool] = []
+        barriers: list[asyncio.Future[bool]] = []
+        conn.execute("BEGIN")
+        try:
+            for kind, item in batch:
+                if kind == "event":
+                    r: EventRecord = item
+                    cur = conn.execute(
+                        _INSERT_EVENT,
+                        (
+                            r.id,
+                            r.kind,
+                            r.at,
+                            r.match_id,
+                            r.offset,
+                            r.device_id,
+                            r.boot_epoch,
+                            r.seq,
+                            r.actor,
+                            pack(r.body),
+                            r.raw,
+                        ),
+                    )
+                    records.append(r)
+                    inserted.append(cur.rowcount == 1)
+                elif kind == "snapshot":
+                    s: Snapshot = item
+                    conn.execute(_INSERT_SNAPSHOT, (s.match_id, s.offset, s.at, pack(s.state)))
+                else:
+                    barriers.append(item)
+            conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+        return records, inserted, barriers
+
+    def _committed(
+        self, records: list[EventRecord], inserted: list[bool], barriers: list[asyncio.Future[bool]]
+    ) -> None:
+        self.commits += 1
+        self.committed_events += len(records)
+        for listener in self._listeners:
+            listener(records, inserted)
+        for record, new in zip(records, inserted, strict=True):
+            future = self._pending.pop(record.id, None)
+            if future is not None and not future.done():
+                future.set_result(new)
+        for barrier in barriers:
+            if not barrier.done():
+                barrier.set_result(True)
+
+    def _fail_pending(self, exc: BaseException) -> None:
+        error = EventLogError(f"{self.path}: could not commit: {exc}")
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)
+        self._pending.clear()
+
+
+def _record(row: tuple) -> EventRecord:
+    return EventRecord(
+        id=row[0],
+        kind=row[1],
+        at=row[2],
+        match_id=row[3],
+        offset=row[4],
+        device_id=row[5],
+        boot_epoch=row[6],
+        seq=row[7],
+        actor=row[8],
+        body=unpack(row[9]),
+        raw=row[10],
+    )

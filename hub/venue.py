@@ -1,0 +1,212 @@
+"""The venue file: tables, their devices, matches and referees, read from TOML and checked field by field.
+
+A mistake in the file is reported once, precisely: the file, the line, the field, what is wrong, in English
+and Turkish. The organiser fixes one line and runs again.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hub.matches import MatchInfo
+from hub.sports import SPORTS
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ROLES = ("referee", "chief")
+
+
+class VenueError(ValueError):
+    """A venue file that cannot be used; str() is the message for the organiser."""
+
+    def __init__(self, path: Path, line: int | None, field: str, message: str) -> None:
+        self.path, self.line, self.field = path, line, field
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {field}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """A table and the device that reports from it."""
+
+    id: str
+    sport: str
+    device: str | None = None  # a device URL: serial:///dev/ttyUSB0, /dev/pts/3, socket://host:port
+    device_id: str | None = None  # the id the device must announce, when known
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    """A referee who may act in the console, identified by a token stored only as its hash."""
+
+    name: str
+    role: str
+    token_sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Venue:
+    """A whole venue, as read from its file."""
+
+    name: str
+    tables: tuple[TableConfig, ...]
+    matches: tuple[MatchInfo, ...]
+    referees: tuple[RefereeConfig, ...] = ()
+    path: Path | None = None
+
+    def table(self, table_id: str) -> TableConfig:
+        """The table with this id."""
+        return next(t for t in self.tables if t.id == table_id)
+
+
+class _Locator:
+    """Finds the line of `[[section]]` number i, or of a key inside it, in the file's text."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def section(self, name: str, index: int | None) -> tuple[int, int] | None:
+        header = re.compile(rf"^\s*\[\[?\s*{re.escape(name)}\s*\]\]?\s*(#.*)?$")
+        starts = [i for i, line in enumerate(self.lines) if header.match(line)]
+        pick = starts[index or 0] if len(starts) > (index or 0) else None
+        if pick is None:
+            return None
+        end = next(
+            (i for i in range(pick + 1, len(self.lines)) if self.lines[i].lstrip().startswith("[")), None
+        )
+        return pick, end if end is not None else len(self.lines)
+
+    def line(self, name: str, index: int | None, key: str | None = None) -> int | None:
+        span = self.section(name, index)
+        if span is None:
+            return None
+        start, end = span
+        if key is not None:
+            pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+            for i in range(start + 1, end):
+                if pattern.match(self.lines[i]):
+                    return i + 1
+        return start + 1
+
+
+def load_venue(path: Path | str) -> Venue:
+    """Read and check a venue file; raise VenueError naming the file, line and field."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise VenueError(path, None, "file", "no such file / dosya bulunamadı") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VenueError(path, None, "file", f"cannot be read ({exc}) / dosya okunamadı") from None
+    return parse_venue(text, path)
+
+
+def parse_venue(text: str, path: Path) -> Venue:
+    """Check a venue file's text; raise VenueError naming the file, line and field."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise VenueError(
+            path, int(match.group(1)) if match else None, "toml", f"{exc} / TOML sözdizimi hatası"
+        ) from None
+    loc = _Locator(text)
+
+    def fail(section: str, index: int | None, key: str | None, message: str) -> VenueError:
+        field = f"{section}[{index + 1}]" if index is not None else section
+        if key:
+            field += f".{key}"
+        return VenueError(path, loc.line(section, index, key), field, message)
+
+    venue_table = data.get("venue", {})
+    if not isinstance(venue_table, dict):
+        raise fail("venue", None, None, "must be a table ([venue]) / [venue] bir tablo olmalı")
+    name = venue_table.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise fail("venue", None, "name", "must be a non-empty string / boş olmayan bir metin olmalı")
+
+    tables: list[TableConfig] = []
+    for i, t in enumerate(_array(data, "tables", fail)):
+        tid = _ident(t, "id", lambda k, m, i=i: fail("tables", i, k, m))
+        if any(x.id == tid for x in tables):
+            raise fail("tables", i, "id", f"table {tid!r} is defined twice / masa iki kez tanımlı")
+        sport = t.get("sport")
+        if sport not in SPORTS:
+            raise fail(
+                "tables",
+                i,
+                "sport",
+                f"unknown sport {sport!r}; known: {', '.join(SPORTS)} / bilinmeyen spor dalı",
+            )
+        device = t.get("device")
+        if device is not None and (not isinstance(device, str) or not device.strip()):
+            raise fail(
+                "tables", i, "device", "must be a device URL such as serial:///dev/ttyUSB0 / cihaz adresi"
+            )
+        device_id = t.get("device_id")
+        if device_id is not None and not isinstance(device_id, str):
+            raise fail("tables", i, "device_id", "must be a string / metin olmalı")
+        tables.append(TableConfig(tid, sport, device, device_id))
+
+    matches: list[MatchInfo] = []
+    for i, m in enumerate(_array(data, "matches", fail)):
+        mid = _ident(m, "id", lambda k, msg, i=i: fail("matches", i, k, msg))
+        if any(x.id == mid for x in matches):
+            raise fail("matches", i, "id", f"match {mid!r} is defined twice / maç iki kez tanımlı")
+        table_id = m.get("table")
+        table = next((t for t in tables if t.id == table_id), None)
+        if table is None:
+            raise fail("matches", i, "table", f"no table {table_id!r} in [[tables]] / böyle bir masa yok")
+        rnd = m.get("round", 1)
+        if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
+            raise fail(
+                "matches", i, "round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı"
+            )
+        players = m.get("players", ["", ""])
+        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+            raise fail("matches", i, "players", 'must be two names, ["A", "B"] / iki isim olmalı')
+        best_of = m.get("best_of", 5)
+        if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
+            raise fail("matches", i, "best_of", "must be an odd number of games (3, 5, 7) / tek sayı olmalı")
+        matches.append(MatchInfo(mid, table.sport, table.id, rnd, (players[0], players[1]), best_of))
+
+    referees: list[RefereeConfig] = []
+    for i, r in enumerate(_array(data, "referees", fail)):
+        rname = r.get("name")
+        if not isinstance(rname, str) or not rname.strip():
+            raise fail("referees", i, "name", "must be a non-empty string / boş olmayan bir metin olmalı")
+        role = r.get("role", "referee")
+        if role not in _ROLES:
+            raise fail("referees", i, "role", f"must be one of {', '.join(_ROLES)} / geçersiz rol")
+        digest = r.get("token_sha256")
+        if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise fail(
+                "referees",
+                i,
+                "token_sha256",
+                "must be 64 lowercase hex digits (a SHA-256) / SHA-256 özeti olmalı",
+            )
+        referees.append(RefereeConfig(rname, role, digest))
+
+    return Venue(name, tuple(tables), tuple(matches), tuple(referees), path)
+
+
+def _array(data: dict[str, Any], key: str, fail) -> list[dict[str, Any]]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise fail(key, None, None, f"must be written as [[{key}]] entries / [[{key}]] biçiminde olmalı")
+    return value
+
+
+def _ident(entry: dict[str, Any], key: str, fail) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not _ID.match(value):
+        raise fail(
+            key,
+            f"missing or not an id (letters, digits, '-', '_', '.'; up to 64): {value!r} "
+            f"/ eksik ya da geçersiz kimlik",
+        )
+    return value

@@ -1,0 +1,225 @@
+"""The web edge: REST reads, the referee confirm endpoint, the `/ws` feed and the static pages.
+
+Thin on purpose: every request reads the hall's committed state or turns into a hall event; nothing here
+decides a rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from hub import __version__
+from hub.auth import Authenticator
+from hub.fanout import Fanout, Subscriber, SubscriptionRefused
+from hub.hall import Hall, UnknownMatch
+from hub.ingest import Ingest
+from hub.matches import ActionRefused, EventKind, check_confirm, public_view
+
+WEB_DISPLAY = Path(__file__).resolve().parent.parent / "web-display"
+MAX_CLIENT_MESSAGE = 4096
+STUCK_AFTER_S = 10.0
+CLOSE_TOO_BIG = 1009
+CLOSE_STUCK = 1013  # "try again later": the client could not keep up
+
+
+@dataclass(slots=True)
+class WebContext:
+    """What the web edge reads and acts on."""
+
+    hall: Hall
+    fanout: Fanout
+    ingest: Ingest
+    auth: Authenticator
+    started_at: float = field(default_factory=time.time)
+    stuck_after_s: float = STUCK_AFTER_S
+    closed_stuck: int = 0
+
+
+class ORJSONResponse(JSONResponse):
+    """JSON through orjson, as the feed is."""
+
+    def render(self, content: Any) -> bytes:
+        """Encode the body."""
+        return orjson.dumps(content)
+
+
+def _error(status: int, message: str, **extra: Any) -> Response:
+    headers = {"WWW-Authenticate": 'Bearer realm="boardcast"'} if status == 401 else None
+    return ORJSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
+    """The ASGI app for one hub."""
+
+    async def health(request: Request) -> Response:
+        devices = ctx.ingest.health.values()
+        return ORJSONResponse(
+            {
+                "status": "ok",
+                "version": __version__,
+                "venue": ctx.hall.venue.name,
+                "uptime_s": round(time.time() - ctx.started_at, 3),
+                "matches": len(ctx.hall.committed),
+                "log": {
+                    "commits": ctx.hall.log.commits,
+                    "events_committed": ctx.hall.log.committed_events,
+                    "last_id": ctx.hall.log.last_id,
+                    "replayed_on_start": ctx.hall.replayed_events,
+                },
+                "devices": {
+                    "total": len(ctx.ingest.health),
+                    "connected": sum(1 for d in devices if d.link == "connected"),
+                },
+                "clients": len(ctx.fanout.clients),
+                "clients_closed_stuck": ctx.closed_stuck,
+            }
+        )
+
+    async def list_matches(request: Request) -> Response:
+        return ORJSONResponse([public_view(m) for m in ctx.hall.matches()])
+
+    async def get_match(request: Request) -> Response:
+        try:
+            return ORJSONResponse(public_view(ctx.hall.match(request.path_params["match_id"])))
+        except UnknownMatch:
+            return _error(404, "no such match / böyle bir maç yok")
+
+    async def list_devices(request: Request) -> Response:
+        return ORJSONResponse([h.public() for h in ctx.ingest.health.values()])
+
+    async def confirm(request: Request) -> Response:
+        referee = ctx.auth.referee_for(request.headers.get("authorization"))
+        if referee is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        match_id = request.path_params["match_id"]
+        try:
+            check_confirm(ctx.hall.working[match_id])
+        except KeyError:
+            return _error(404, "no such match / böyle bir maç yok")
+        except ActionRefused as exc:
+            return _error(409, str(exc))
+        await ctx.hall.record(match_id, EventKind.REFEREE_CONFIRM, {}, time.time(), actor=referee.name)
+        return ORJSONResponse(public_view(ctx.hall.match(match_id)))
+
+    async def index(request: Request) -> Response:
+        return FileResponse(static_dir / "index.html")
+
+    async def feed(websocket: WebSocket) -> None:
+        await websocket.accept()
+        sub = ctx.fanout.connect()
+        try:
+            async with asyncio.TaskGroup() as tg:
+                tg.create_task(_read_requests(websocket, ctx.fanout, sub))
+                tg.create_task(_write_changes(websocket, sub, ctx))
+        except* (WebSocketDisconnect, _ClientGone):
+            pass
+        finally:
+            ctx.fanout.disconnect(sub)
+
+    routes = [
+        Route("/", index),
+        Route("/api/health", health),
+        Route("/api/matches", list_matches),
+        Route("/api/matches/{match_id}", get_match),
+        Route("/api/matches/{match_id}/confirm", confirm, methods=["POST"]),
+        Route("/api/devices", list_devices),
+        WebSocketRoute("/ws", feed),
+        Mount("/static", StaticFiles(directory=static_dir), name="static"),
+    ]
+    return Starlette(routes=routes)
+
+
+class _ClientGone(Exception):
+    """The client closed, or was closed for breaking a limit."""
+
+
+async def _read_requests(websocket: WebSocket, fanout: Fanout, sub: Subscriber) -> None:
+    """Handle subscribe/unsubscribe requests; a bad request gets an error message, not silence."""
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise _ClientGone
+        text = message.get("text")
+        if text is None and message.get("bytes") is not None:
+            text = message["bytes"].decode("utf-8", "replace")
+        if text is None:
+            continue
+        if len(text) > MAX_CLIENT_MESSAGE:
+            await websocket.close(CLOSE_TOO_BIG, f"messages are limited to {MAX_CLIENT_MESSAGE} bytes")
+            raise _ClientGone
+        for reply in handle_request(fanout, sub, text):
+            await websocket.send_text(reply)
+
+
+def handle_request(fanout: Fanout, sub: Subscriber, text: str) -> list[str]:
+    """Apply one client request; return the error replies to send, if any."""
+    try:
+        request = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return [_client_error('not JSON; send {"subscribe": ["venue"]} / JSON değil')]
+    if not isinstance(request, dict):
+        return [_client_error('expected an object such as {"subscribe": ["venue"]} / nesne bekleniyordu')]
+    errors: list[str] = []
+    resume = request.get("resume") or {}
+    if not isinstance(resume, dict):
+        errors.append(_client_error("resume must map topics to versions / resume konu→sürüm olmalı"))
+        resume = {}
+    for topic in _topics(request, "unsubscribe", errors):
+        fanout.unsubscribe(sub, topic)
+    for topic in _topics(request, "subscribe", errors):
+        version = resume.get(topic)
+        if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+            errors.append(_client_error(f"resume version for {topic} must be an integer", topic))
+            version = None
+        try:
+            fanout.subscribe(sub, topic, version)
+        except SubscriptionRefused as exc:
+            errors.append(_client_error(str(exc), topic))
+    if "subscribe" not in request and "unsubscribe" not in request:
+        errors.append(_client_error('nothing to do: use "subscribe" or "unsubscribe" / istek boş'))
+    return errors
+
+
+def _topics(request: dict[str, Any], key: str, errors: list[str]) -> list[str]:
+    value = request.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        errors.append(_client_error(f"{key} must be a list of topic names / konu adları listesi olmalı"))
+        return []
+    return value
+
+
+def _client_error(message: str, topic: str | None = None) -> str:
+    return orjson.dumps({"error": message, "topic": topic} if topic else {"error": message}).decode()
+
+
+async def _write_changes(websocket: WebSocket, sub: Subscriber, ctx: WebContext) -> None:
+    """Send queued changes; a socket blocked past the limit is closed so it holds nothing up."""
+    while True:
+        frames = await sub.take()
+        try:
+            async with asyncio.timeout(ctx.stuck_after_s):
+                for text in frames:
+                    await websocket.send_text(text)
+                    sub.sent += 1
+        except TimeoutError:
+            if websocket.application_state is WebSocketState.CONNECTED:
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(1.0):  # the close frame may not fit either
+                        await websocket.close(CLOSE_STUCK, "client too slow / istemci çok yavaş")
+            ctx.closed_stuck += 1
+            raise _ClientGone from None
+        except (RuntimeError, OSError) as exc:  # the socket closed under us
+            raise _ClientGone from exc

@@ -1,0 +1,115 @@
+"""Shared fixtures: a real `boardcast demo` subprocess on a free port, and a WebSocket client for it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_json(url: str, timeout: float = 5.0):
+    """GET a URL and decode its JSON body."""
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+@dataclass
+class DemoProcess:
+    """A running `boardcast demo` and what it printed."""
+
+    proc: subprocess.Popen
+    url: str
+    data: Path
+    port: int
+    output: list[str] = field(default_factory=list)
+    token: str = ""
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://") + "ws"
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush or clean up."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> int:
+        """Ctrl-C, as a person at the terminal would."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout=15)
+
+
+def start_demo(data: Path, *, speed: float = 20.0, tables: int = 4, port: int | None = None) -> DemoProcess:
+    """Start the demo and wait until /api/health answers (20 s at most)."""
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hub",
+            "demo",
+            "--data",
+            str(data),
+            "--port",
+            str(port),
+            "--speed",
+            str(speed),
+            "--tables",
+            str(tables),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    demo = DemoProcess(proc, f"http://127.0.0.1:{port}/", data, port)
+    deadline = time.monotonic() + 20
+    os.set_blocking(proc.stdout.fileno(), False)
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if line:
+            demo.output.append(line)
+            if "Bearer " in line:
+                demo.token = line.split("Bearer ")[1].split("'")[0]
+        if proc.poll() is not None:
+            raise AssertionError(f"demo exited with {proc.returncode}: {''.join(demo.output)}")
+        if demo.token:
+            try:
+                get_json(demo.url + "api/health", timeout=1)
+                return demo
+            except OSError:
+                pass
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError(f"demo did not serve /api/health within 20 s: {''.join(demo.output)}")
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[DemoProcess]:
+    """A demo hub with four fast simulated tables."""
+    running = start_demo(tmp_path / "data")
+    yield running
+    if running.proc.poll() is None:
+        running.proc.kill()
+        running.proc.wait()

@@ -1,0 +1,280 @@
+"""A device session on real pseudo-terminals through pyserial: handshake, frames, faults, unplug and replug."""
+
+import asyncio
+import contextlib
+import itertools
+import os
+import random
+from collections.abc import AsyncIterator, Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from devices.observations import DeviceHello, Heartbeat, LinkChange, LinkState, Observation, ScoreboardState
+from devices.session import Backoff, DeviceSession
+from devices.simulators.pty import PtyPair, open_pty_pair
+from devices.simulators.tabletennis import TableTennisScoreboard
+from devices.wire.codec import Frame, FrameError, FrameErrorKind, WireCodec, decode_frame
+from devices.wire.messages import Command, encode_report, report_to_body
+
+FAST = Backoff(initial=0.05, factor=2.0, maximum=0.2, jitter=0.2)
+EPOCH = 1_700_000_000
+
+
+class RecordingSink:
+    """Keeps everything a session reports, in order."""
+
+    def __init__(self) -> None:
+        self.observations: list[Observation] = []
+        self.links: list[LinkChange] = []
+        self.errors: list[FrameError] = []
+
+    def observe(self, observation: Observation) -> None:
+        self.observations.append(observation)
+
+    def link_changed(self, change: LinkChange) -> None:
+        self.links.append(change)
+
+    def frame_error(self, url: str, device_id: str | None, error: FrameError, at: float) -> None:
+        self.errors.append(error)
+
+    def states(self) -> list[ScoreboardState]:
+        return [o.report for o in self.observations if isinstance(o.report, ScoreboardState)]
+
+    def link_states(self) -> list[LinkState]:
+        return [change.state for change in self.links]
+
+
+async def eventually(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    """Wait until condition() holds, for at most `seconds`."""
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await asyncio.sleep(0.005)
+
+
+@contextlib.asynccontextmanager
+async def running(*coroutines: Coroutine[Any, Any, None]) -> AsyncIterator[list[asyncio.Task[None]]]:
+    """Run coroutines as tasks of one group for the duration of the block, then cancel them."""
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(coroutine) for coroutine in coroutines]
+        try:
+            yield tasks
+        finally:
+            for task in tasks:
+                task.cancel()
+
+
+async def stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+def without_repeats(states: list[ScoreboardState]) -> list[ScoreboardState]:
+    """Displays with resync repeats folded; a rally always changes the display."""
+    return [s for i, s in enumerate(states) if i == 0 or s != states[i - 1]]
+
+
+def is_run_of(seen: list[ScoreboardState], shown: list[ScoreboardState]) -> bool:
+    """Whether seen is a contiguous run of what the board showed."""
+    return any(shown[i : i + len(seen)] == seen for i in range(len(shown) - len(seen) + 1))
+
+
+def session_on(pair: PtyPair | Path, sink: RecordingSink, **options: Any) -> DeviceSession:
+    path = pair.slave_path if isinstance(pair, PtyPair) else str(pair)
+    return DeviceSession.for_url(f"serial://{path}?baud=115200&protocol=wire", sink, backoff=FAST, **options)
+
+
+def read_commands(master_fd: int) -> list[Command]:
+    os.set_blocking(master_fd, False)
+    data = b""
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(master_fd, 4096):
+            data += chunk
+    return [Command.decode(f) for f in WireCodec().feed(data) if isinstance(f, Frame)]
+
+
+async def test_session_sees_hello_then_the_states_the_scoreboard_showed() -> None:
+    with open_pty_pair() as pair:
+        board = TableTennisScoreboard("tt-07", seed=7, speed=200, boot_epoch=EPOCH, first_seq=65500)
+        sink = RecordingSink()
+        session = session_on(pair, sink)
+        async with running(board.run_on_fd(pair.master_fd), session.run()):
+            await eventually(lambda: len(sink.states()) >= 40)
+
+    first = sink.observations[0]
+    assert isinstance(first.report, DeviceHello)
+    assert (first.device_id, first.boot_epoch, first.report.family) == ("tt-07", EPOCH, "tt-scoreboard")
+    assert all((o.device_id, o.boot_epoch) == ("tt-07", EPOCH) for o in sink.observations)
+    seen = without_repeats(sink.states())
+    assert len(seen) >= 30 and is_run_of(seen, board.history)
+    seqs = [o.seq for o in sink.observations]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert seqs[-1] > 65535  # the u16 counter wrapped on the wire and kept growing here
+    for observation in sink.observations:  # raw is the frame exactly as the device sent it
+        frame = decode_frame(observation.raw)
+        assert isinstance(frame, Frame) and (frame.type, frame.body) == report_to_body(observation.report)
+    assert sink.errors == []
+    assert LinkState.CONNECTED in sink.link_states()
+    assert board.commands[0] == Command.resync()
+
+
+async def test_garbage_between_frames_is_counted_and_later_frames_still_arrive() -> None:
+    with open_pty_pair() as pair:
+        board = TableTennisScoreboard("tt-07", seed=3, speed=200, boot_epoch=EPOCH)
+        sink = RecordingSink()
+        session = session_on(pair, sink)
+        async with running(board.run_on_fd(pair.master_fd), session.run()):
+            await eventually(lambda: len(sink.states()) >= 5)
+            good = encode_report(ScoreboardState(points=(1, 0), games=(0, 0)), seq=9)
+            torn = good[:5] + bytes([good[5] ^ 0xFF]) + good[6:]
+            await board.inject(b"\x05\xde\xad\x00")  # a code byte promising more than there is
+            await board.inject(torn)
+            await board.inject(b"\x00" * 8)  # idle fill, not an error
+            before = len(sink.states())
+            await eventually(lambda: len(sink.states()) >= before + 5)
+
+    assert [error.kind for error in sink.errors] == [FrameErrorKind.BAD_COBS, FrameErrorKind.BAD_CRC]
+    assert sink.errors[0].raw == b"\x05\xde\xad\x00"
+    assert session.stats.frame_errors == 2
+    assert is_run_of(without_repeats(sink.states()), board.history)
+
+
+async def test_a_repeated_frame_is_delivered_with_the_same_key() -> None:
+    with open_pty_pair() as pair:
+        board = TableTennisScoreboard("tt-07", seed=4, speed=20, boot_epoch=EPOCH)
+        sink = RecordingSink()
+        async with running(board.run_on_fd(pair.master_fd), session_on(pair, sink).run()):
+            await eventually(lambda: len(sink.states()) >= 1)
+            count = len(sink.observations)
+            await board.repeat_last_frame()
+            await eventually(lambda: len(sink.observations) >= count + 1)
+
+    original, repeat = sink.observations[count - 1], sink.observations[count]
+    assert (repeat.device_id, repeat.boot_epoch, repeat.seq) == (
+        original.device_id,
+        original.boot_epoch,
+        original.seq,
+    )
+    assert repeat.raw == original.raw
+
+
+async def test_matches_end_with_the_result_then_a_new_match_then_heartbeats() -> None:
+    with open_pty_pair() as pair:
+        board = TableTennisScoreboard("tt-07", seed=5, speed=2000, boot_epoch=EPOCH, best_of=3, matches=2)
+        sink = RecordingSink()
+        async with running(board.run_on_fd(pair.master_fd), session_on(pair, sink).run()):
+            await asyncio.wait_for(board.done.wait(), 5)
+            await eventually(lambda: any(isinstance(o.report, Heartbeat) for o in sink.observations))
+            await eventually(lambda: sink.states()[-1] == board.state)
+
+    assert board.matches_played == 2
+    results = [s for s in sink.states() if max(s.games) == 2]
+    assert results and all(r.server is None and len(r.game_scores) == sum(r.games) for r in results)
+    first_result = sink.states().index(results[0])
+    fresh = ScoreboardState(points=(0, 0), games=(0, 0), server=(5 + 1) % 2)
+    assert fresh in sink.states()[first_result:]  # the second match starts from 0-0, games 0-0
+    assert sink.states()[-1] == results[-1] != results[0]
+    heartbeat = next(o.report for o in sink.observations if isinstance(o.report, Heartbeat))
+    assert heartbeat.battery == 87
+
+
+async def test_frames_before_hello_are_counted_not_emitted_and_ask_for_another_resync() -> None:
+    with open_pty_pair() as pair:
+        sink = RecordingSink()
+        session = session_on(pair, sink)
+        async with running(session.run()):
+            await eventually(lambda: session.connected and len(read_commands(pair.master_fd)) == 1)
+            os.write(pair.master_fd, encode_report(ScoreboardState(points=(3, 2), games=(0, 0)), seq=1))
+            await eventually(lambda: session.stats.frames_before_hello == 1)
+            await eventually(lambda: read_commands(pair.master_fd) == [Command.resync()])
+            hello = DeviceHello("tt-07", "tt-scoreboard", "BC-TT1", "1.0", 1, EPOCH)
+            os.write(pair.master_fd, encode_report(hello, seq=2))
+            os.write(pair.master_fd, encode_report(ScoreboardState(points=(4, 2), games=(0, 0)), seq=3))
+            await eventually(lambda: len(sink.observations) == 2)
+
+    assert [o.report for o in sink.observations] == [hello, ScoreboardState(points=(4, 2), games=(0, 0))]
+    assert [o.seq for o in sink.observations] == [2, 3]
+    assert session.stats.frames_ok == 2
+
+
+async def test_a_hello_from_another_device_is_flagged_and_its_frames_ignored() -> None:
+    with open_pty_pair() as pair:
+        board = TableTennisScoreboard("tt-08", seed=1, speed=200, boot_epoch=EPOCH)
+        sink = RecordingSink()
+        session = session_on(pair, sink, expected_device_id="tt-07")
+        async with running(board.run_on_fd(pair.master_fd), session.run()):
+            await eventually(lambda: len(sink.errors) >= 1 and session.stats.frames_before_hello >= 3)
+
+    assert sink.observations == []
+    assert sink.errors[0].kind is FrameErrorKind.WRONG_DEVICE
+    assert "'tt-08'" in sink.errors[0].detail and "'tt-07'" in sink.errors[0].detail
+
+
+async def test_silence_drops_the_connection_and_reconnects() -> None:
+    with open_pty_pair() as pair:
+        sink = RecordingSink()
+        session = session_on(pair, sink, silence_timeout=0.2)
+        async with running(session.run()):
+            await eventually(lambda: sink.link_states().count(LinkState.CONNECTED) >= 2)
+
+    dropped = next(change for change in sink.links if change.state is LinkState.DISCONNECTED)
+    assert dropped.detail.startswith("no data from the device for 0.2 s; reconnecting; retrying in ")
+    assert " / cihazdan 0.2 sn veri gelmedi" in dropped.detail
+    assert session.stats.reconnects >= 1
+
+
+async def test_a_missing_port_retries_with_backoff_until_it_is_plugged_in(tmp_path: Path) -> None:
+    port = tmp_path / "ttyBC0"
+    sink = RecordingSink()
+    session = session_on(port, sink)
+    async with running(session.run()):
+        await eventually(lambda: sink.link_states().count(LinkState.DISCONNECTED) >= 4)
+        failures = [change for change in sink.links if change.state is LinkState.DISCONNECTED]
+        with open_pty_pair() as pair:
+            board = TableTennisScoreboard("tt-07", seed=2, speed=200, boot_epoch=EPOCH)
+            os.symlink(pair.slave_path, port)  # the cable goes in
+            async with running(board.run_on_fd(pair.master_fd)):
+                await eventually(lambda: len(sink.states()) >= 3)
+
+    assert all(f"serial port {port} does not exist" in change.detail for change in failures)
+    assert all(f"seri port {port} yok" in change.detail for change in failures)
+    assert [change.attempt for change in failures[:4]] == [1, 2, 3, 4]
+    connecting = [c.at for c in sink.links if c.state is LinkState.CONNECTING][:4]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(connecting)]
+    assert gaps[0] < gaps[1] < gaps[2]  # 0.04-0.05 s, 0.08-0.1 s, 0.16-0.2 s
+    assert LinkState.CONNECTED in sink.link_states()
+    assert isinstance(sink.observations[0].report, DeviceHello)
+
+
+async def test_unplugging_the_device_is_noticed_and_reconnection_is_tried() -> None:
+    pair = open_pty_pair()
+    try:
+        board = TableTennisScoreboard("tt-07", seed=6, speed=200, boot_epoch=EPOCH)
+        sink = RecordingSink()
+        session = session_on(pair, sink)
+        async with running(session.run()):
+            async with asyncio.TaskGroup() as group:
+                device = group.create_task(board.run_on_fd(pair.master_fd))
+                await eventually(lambda: len(sink.states()) >= 3)
+                await stop(device)
+            unplugged_at = len(sink.links)
+            pair.close_master()  # the cable comes out
+            await eventually(lambda: sink.link_states()[unplugged_at:].count(LinkState.DISCONNECTED) >= 2)
+    finally:
+        pair.close()
+
+    after = sink.links[unplugged_at:]
+    assert after[0].state is LinkState.DISCONNECTED and after[0].device_id == "tt-07"
+    assert after[1].state is LinkState.CONNECTING and after[1].attempt == 2
+    assert "does not exist" in after[2].detail
+    assert not session.connected
+
+
+def test_backoff_grows_by_the_factor_up_to_the_maximum_with_bounded_jitter() -> None:
+    backoff = Backoff()
+    rng = random.Random(1)
+    for attempt, base in [(1, 0.5), (2, 1.0), (3, 2.0), (6, 16.0), (7, 30.0), (50, 30.0)]:
+        delays = [backoff.delay(attempt, rng) for _ in range(200)]
+        assert all(0.8 * base <= delay <= base for delay in delays)
+        assert max(delays) - min(delays) > 0.1 * base  # jitter is really there
+    assert Backoff(jitter=0.0).delay(3, rng) == 2.0

@@ -1,0 +1,119 @@
+"""The event log: commits before acknowledging, stores a device frame once, refuses a damaged file."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hub.eventlog import EventLog, EventLogError, EventRecord, Snapshot
+
+
+def device_record(log: EventLog, seq: int, body: dict | None = None) -> EventRecord:
+    return EventRecord(
+        id=log.next_id(),
+        kind="device.heartbeat",
+        at=1.0,
+        body=body or {},
+        device_id="d1",
+        boot_epoch=7,
+        seq=seq,
+    )
+
+
+async def open_log(path: Path) -> EventLog:
+    log = EventLog(path)
+    log.open()
+    log.start()
+    return log
+
+
+async def test_future_resolves_only_after_the_row_is_readable_from_another_connection(tmp_path: Path) -> None:
+    log = await open_log(tmp_path / "log.sqlite3")
+    try:
+        stored = await log.append(device_record(log, 1, {"battery": 80}))
+        assert stored is True
+        other = sqlite3.connect(tmp_path / "log.sqlite3")
+        assert other.execute("SELECT COUNT(*) FROM events WHERE seq = 1").fetchone()[0] == 1
+        other.close()
+    finally:
+        await log.close()
+
+
+async def test_the_same_device_frame_is_stored_once(tmp_path: Path) -> None:
+    log = await open_log(tmp_path / "log.sqlite3")
+    try:
+        first = log.append(device_record(log, 5))
+        again = log.append(device_record(log, 5))
+        assert await asyncio.gather(first, again) == [True, False]
+        assert [e.seq for e in log.events()] == [5]
+    finally:
+        await log.close()
+
+
+async def test_many_appends_are_grouped_into_few_commits(tmp_path: Path) -> None:
+    log = await open_log(tmp_path / "log.sqlite3")
+    try:
+        results = await asyncio.gather(*(log.append(device_record(log, seq)) for seq in range(2000)))
+        assert all(results)
+        assert log.committed_events == 2000
+        assert log.commits < 200, f"{log.commits} commits for 2000 events: no group commit"
+    finally:
+        await log.close()
+
+
+async def test_listeners_hear_commits_in_order(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "log.sqlite3")
+    log.open()
+    heard: list[int] = []
+    log.add_listener(lambda records, inserted: heard.extend(r.seq for r in records))
+    log.start()
+    try:
+        await asyncio.gather(*(log.append(device_record(log, seq)) for seq in range(300)))
+        assert heard == list(range(300))
+    finally:
+        await log.close()
+
+
+async def test_ids_continue_after_reopen_and_snapshots_keep_the_latest(tmp_path: Path) -> None:
+    path = tmp_path / "log.sqlite3"
+    log = await open_log(path)
+    await log.append(device_record(log, 1))
+    log.put_snapshot(Snapshot("m1", 10, 1.0, {"v": 10}))
+    log.put_snapshot(Snapshot("m1", 20, 2.0, {"v": 20}))
+    await log.close()
+
+    log = await open_log(path)
+    try:
+        assert log.last_id == 1
+        assert log.next_id() == 2
+        assert log.snapshots()["m1"].state == {"v": 20}
+        assert log.device_high_water() == {("d1", 7): 1}
+    finally:
+        await log.close()
+
+
+def test_a_file_that_is_not_a_database_is_refused_with_its_name(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite3"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(EventLogError, match=r"events\.sqlite3"):
+        EventLog(path).open()
+
+
+async def test_a_torn_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite3"
+    log = await open_log(path)
+    await asyncio.gather(*(log.append(device_record(log, seq, {"pad": "x" * 500})) for seq in range(500)))
+    await log.close()
+    checkpoint = sqlite3.connect(path)
+    checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    checkpoint.close()
+    data = bytearray(path.read_bytes())
+    size = len(data)
+    del data[size // 2 :]  # a truncated copy, as after a failed disk or an interrupted backup
+    data += b"\x00" * 4096
+    path.write_bytes(bytes(data))
+    with pytest.raises(EventLogError, match=r"damaged|not a readable"):
+        EventLog(path).open()
