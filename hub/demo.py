@@ -75,16 +75,19 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
             (m for m in working.values() if m.info.table == table.id), key=lambda m: m.info.round
         )
         remaining = [m for m in on_table if m.status not in CLOSED]
+        shown = (
+            remaining[0] if remaining else on_table[-1]
+        )  # a board whose matches are over keeps its last display
         start = None
-        if remaining and remaining[0].status is MatchStatus.LIVE:
-            s = remaining[0].sport_state
+        if shown.status is not MatchStatus.SCHEDULED:
+            s = shown.sport_state
             start = ScoreboardState(points=s.points, games=s.games, game_scores=s.game_scores)
         board = TableTennisScoreboard(
             table.device_id or table.id,
             seed=rng.randrange(2**32),
             speed=speed,
             best_of=5,
-            matches=len(remaining),
+            matches=max(1, len(remaining)),
             start=start,
         )
         boards.append((board, pty))

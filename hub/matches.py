@@ -144,18 +144,19 @@ def apply_event(
 
     if kind == EventKind.DEVICE_REPORT:
         report = rules.report_from_dict(body["report"])
+        outcome = rules.apply(match.sport_state, report, at)
         if match.status in (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED):
-            anomalies = (
-                Anomaly(
-                    "match.report_after_close",
-                    Severity.WARNING,
-                    f"The device reported after the match was {match.status.value}; the result was not changed.",
-                    "Cihaz, maç kapandıktan sonra veri gönderdi; sonuç değiştirilmedi.",
-                    {"device_id": body.get("device_id")},
-                ),
-            )
+            if outcome.facts or outcome.anomalies:  # a board repeating its final display is no news
+                anomalies = (
+                    Anomaly(
+                        "match.report_after_close",
+                        Severity.WARNING,
+                        f"The device reported a change after the match was {match.status.value}; the result was not changed.",
+                        "Cihaz, maç kapandıktan sonra değişiklik bildirdi; sonuç değiştirilmedi.",
+                        {"device_id": body.get("device_id")},
+                    ),
+                )
         else:
-            outcome = rules.apply(match.sport_state, report, at)
             facts, anomalies = outcome.facts, outcome.anomalies
             state = replace(state, sport_state=outcome.state)
             if state.status is MatchStatus.SCHEDULED:

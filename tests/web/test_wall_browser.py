@@ -1,0 +1,98 @@
+"""The spectator wall in a real Chromium: every table live, informational until a referee confirms."""
+
+from __future__ import annotations
+
+import shutil
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.conftest import DemoProcess, get_json, start_demo
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"Chromium is required for the page tests and was not found at {CHROMIUM}; run scripts/test.sh"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def fast_demo(tmp_path: Path) -> Iterator[DemoProcess]:
+    demo = start_demo(tmp_path / "data", speed=30)
+    yield demo
+    demo.stop()
+
+
+def open_wall(browser: Browser, url: str, locale: str, viewport: dict | None = None) -> Page:
+    context = browser.new_context(locale=locale, viewport=viewport or {"width": 1600, "height": 900})
+    page = context.new_page()
+    page.goto(url)
+    return page
+
+
+def test_wall_shows_every_table_live_and_marks_results_informational(browser: Browser, fast_demo) -> None:
+    page = open_wall(browser, fast_demo.url, "tr-TR")
+    tiles = page.locator(".tile")
+    expect(tiles).to_have_count(8)
+    expect(page.locator("#connection")).to_have_text("Canlı")
+    expect(page.locator("#match-TT-R1-T1 .provenance")).to_have_text("Bilgilendirme amaçlıdır")
+    expect(page.locator(".notice")).to_contain_text("bilgilendirme amaçlıdır")
+
+    first = page.locator("#match-TT-R1-T1")
+    expect(first).to_have_attribute("data-status", "live", timeout=10_000)
+    version = int(first.get_attribute("data-version"))
+    page.wait_for_function(
+        f"() => Number(document.querySelector('#match-TT-R1-T1').dataset.version) > {version}", timeout=10_000
+    )
+    points = first.locator(".side-0 .points").inner_text() + first.locator(".side-1 .points").inner_text()
+    assert points.strip() != ""
+
+    page.locator("#lang").click()
+    expect(page.locator("#match-TT-R1-T1 .provenance")).to_have_text("Informational")
+    expect(page.locator("#connection")).to_have_text("Live")
+    page.screenshot(path=str(Path(fast_demo.data).parent / "wall.png"))
+
+
+def test_english_browser_gets_english_and_a_confirmed_result_turns_official(
+    browser: Browser, tmp_path
+) -> None:
+    demo = start_demo(tmp_path / "data", speed=400, tables=1)
+    try:
+        page = open_wall(browser, demo.url, "en-GB", viewport={"width": 390, "height": 844})  # a phone
+        expect(page.locator("#match-TT-R1-T1 .provenance")).to_have_text("Informational")
+        expect(page.locator("#match-TT-R1-T1")).to_have_attribute("data-status", "finished", timeout=40_000)
+        request = urllib.request.Request(
+            demo.url + "api/matches/TT-R1-T1/confirm",
+            method="POST",
+            data=b"",
+            headers={"Authorization": f"Bearer {demo.token}"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.status == 200
+        expect(page.locator("#match-TT-R1-T1 .provenance")).to_have_text("Official result", timeout=1_000)
+        expect(page.locator("#match-TT-R1-T1")).to_have_class("tile official")
+        assert get_json(demo.url + "api/matches/TT-R1-T1")["official"] is True
+        page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+    finally:
+        demo.stop()
