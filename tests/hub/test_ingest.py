@@ -141,12 +141,16 @@ async def test_over_a_real_pty_duplicates_and_garbage_lose_nothing(tmp_path: Pat
                     await asyncio.sleep(0.01)
                 await board.repeat_last_frame()
                 await board.inject(b"\x13\x37garbage\xff\x00")
-                while hall.match("M1").status.value != "finished":
+                await board.done.wait()
+                final = board.history[-1].games
+                while hall.match("M1").sport_state.games != final:
                     await asyncio.sleep(0.01)
             for task in tasks:
                 task.cancel()
         match = hall.match("M1")
-        assert match.sport_state.winner == board._sim.winner
+        assert match.status.value == "finished"
+        assert match.sport_state.winner == (0 if final[0] > final[1] else 1)
+        assert match.sport_state.games == final
         assert [a.code for a in match.anomalies if a.code.startswith("tt.")] == []
         health = ingest.health["T1"]
         assert health.frame_errors >= 1
