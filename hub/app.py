@@ -8,7 +8,6 @@ commits what it holds before the process exits.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -94,16 +93,3 @@ class HubRuntime:
         """Ask the web server to stop; run() then winds everything down."""
         if self.server is not None:
             self.server.should_exit = True
-
-
-async def serve(venue: Venue, data_dir: Path, host: str, port: int, on_ready: Callable[[], None]) -> None:
-    """Open and run a hub until stopped."""
-    runtime = HubRuntime(venue, data_dir, host=host, port=port)
-    runtime.open()
-
-    async def announce() -> None:
-        await runtime.ready.wait()
-        on_ready()
-
-    with contextlib.suppress(asyncio.CancelledError):
-        await runtime.run(announce)

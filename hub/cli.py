@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from hub import __version__
@@ -83,14 +84,12 @@ def _run_serve(args: argparse.Namespace) -> int:
     url = f"http://{args.host}:{args.port}/"
     where = data.resolve()
 
-    async def announce() -> None:
-        await runtime.ready.wait()
-        print(f"Boardcast {__version__}: {venue.name}", flush=True)
-        print(f"  Spectators / Seyirciler: {url}", flush=True)
-        print(f"  Data / Veri: {where}", flush=True)
-        print("  Stop with Ctrl-C / Durdurmak için Ctrl-C", flush=True)
-
-    return _run(runtime, announce)
+    banner = [
+        f"Boardcast {__version__}: {venue.name}",
+        f"  Spectators / Seyirciler: {url}",
+        f"  Data / Veri: {where}",
+    ]
+    return _run(runtime, banner)
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -104,33 +103,32 @@ def _run_demo(args: argparse.Namespace) -> int:
     url = f"http://{args.host}:{args.port}/"
     where = data.resolve()
 
-    async def announce() -> None:
-        await runtime.ready.wait()
-        print(f"Boardcast {__version__} demo: {len(boards)} simulated table-tennis tables", flush=True)
-        print(f"  Spectators / Seyirciler:  {url}", flush=True)
-        print(f"  API:                      {url}api/matches", flush=True)
-        print(f"  Referee token / Hakem anahtarı: {demo.token}", flush=True)
-        print(
-            f"  Confirm / Onay: curl -X POST -H 'Authorization: Bearer {demo.token}' {url}api/matches/ID/confirm",
-            flush=True,
-        )
-        print(
-            f"  Data / Veri: {where}  (run again to resume / tekrar çalıştırınca devam eder)",
-            flush=True,
-        )
-        print("  Stop with Ctrl-C / Durdurmak için Ctrl-C", flush=True)
-
-    jobs = [announce] + [lambda b=b, p=p: b.run_on_fd(p.master_fd) for b, p in boards]
+    banner = [
+        f"Boardcast {__version__} demo: {len(boards)} simulated table-tennis tables",
+        f"  Spectators / Seyirciler:  {url}",
+        f"  API:                      {url}api/matches",
+        f"  Referee token / Hakem anahtarı: {demo.token}",
+        f"  Confirm / Onay: curl -X POST -H 'Authorization: Bearer {demo.token}' {url}api/matches/ID/confirm",
+        f"  Data / Veri: {where}  (run again to resume / tekrar çalıştırınca devam eder)",
+    ]
+    boards_running = [lambda b=b, p=p: b.run_on_fd(p.master_fd) for b, p in boards]
     try:
-        return _run(runtime, *jobs)
+        return _run(runtime, banner, *boards_running)
     finally:
         for pty in demo.ptys:
             pty.close()
 
 
-def _run(runtime: HubRuntime, *jobs) -> int:
+def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Awaitable[None]]) -> int:
+    """Serve until Ctrl-C or SIGTERM; print the banner once the server listens."""
+
+    async def announce() -> None:
+        await runtime.ready.wait()
+        for line in [*banner, "  Stop with Ctrl-C / Durdurmak için Ctrl-C"]:
+            print(line, flush=True)
+
     try:
-        asyncio.run(runtime.run(*jobs))
+        asyncio.run(runtime.run(announce, *jobs))
     except OSError as exc:
         print(
             f"boardcast: cannot serve on {runtime.host}:{runtime.port}: {exc} / sunulamıyor", file=sys.stderr

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from devices.observations import DeviceHello, Observation, ScoreboardState
 from devices.session import DeviceSession
@@ -12,7 +16,7 @@ from devices.simulators.tabletennis import TableTennisScoreboard
 from hub.eventlog import EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
-from hub.ingest import Ingest
+from hub.ingest import Ingest, TableSink
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue
 
@@ -33,78 +37,69 @@ async def open_hub(path: Path, device: str | None = None) -> tuple[Hall, Ingest]
     return hall, Ingest(hall)
 
 
+@dataclass
+class Hub:
+    hall: Hall
+    ingest: Ingest
+    sink: TableSink
+
+    def observe(self, *observations: Observation) -> None:
+        for observation in observations:
+            self.sink.observe(observation)
+
+
+@pytest.fixture
+async def hub(tmp_path: Path) -> AsyncIterator[Hub]:
+    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
+    yield Hub(hall, ingest, ingest.sink_for(hall.venue.tables[0]))
+    await hall.log.close()
+
+
+def state(seq: int, points: tuple[int, int], epoch: int = 42) -> Observation:
+    return obs(seq, ScoreboardState(points, (0, 0)), epoch)
+
+
 def obs(seq: int, report, epoch: int = 42) -> Observation:
     return Observation("tt-1", epoch, seq, float(seq), report, raw=bytes([seq % 256]))
 
 
-async def test_a_resent_frame_is_stored_once_and_applied_once(tmp_path: Path) -> None:
-    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
-    sink = ingest.sink_for(hall.venue.tables[0])
-    try:
-        sink.observe(obs(0, HELLO))
-        sink.observe(obs(1, ScoreboardState((0, 0), (0, 0))))
-        sink.observe(obs(2, ScoreboardState((1, 0), (0, 0))))
-        sink.observe(obs(2, ScoreboardState((1, 0), (0, 0))))  # the radio repeated it
-        await hall.log.flush()
-        rows = [e for e in hall.log.events() if e.device_id == "tt-1"]
-        assert sorted(e.seq for e in rows) == [0, 1, 2]
-        match = hall.match("M1")
-        assert match.sport_state.points == (1, 0)
-        assert match.sport_state.rallies == 1
-        assert ingest.health["T1"].late == 1
-    finally:
-        await hall.log.close()
+async def test_a_resent_frame_is_stored_once_and_applied_once(hub: Hub) -> None:
+    hub.observe(obs(0, HELLO), state(1, (0, 0)), state(2, (1, 0)), state(2, (1, 0)))  # the radio repeated 2
+    await hub.hall.log.flush()
+    rows = [e for e in hub.hall.log.events() if e.device_id == "tt-1"]
+    assert sorted(e.seq for e in rows) == [0, 1, 2]
+    match = hub.hall.match("M1")
+    assert match.sport_state.points == (1, 0)
+    assert match.sport_state.rallies == 1
+    assert hub.ingest.health["T1"].late == 1
 
 
-async def test_a_seq_gap_is_a_device_gap_anomaly_on_the_match(tmp_path: Path) -> None:
-    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
-    sink = ingest.sink_for(hall.venue.tables[0])
-    try:
-        sink.observe(obs(0, HELLO))
-        sink.observe(obs(1, ScoreboardState((0, 0), (0, 0))))
-        sink.observe(obs(5, ScoreboardState((1, 0), (0, 0))))
-        await hall.log.flush()
-        gaps = [a for a in hall.match("M1").anomalies if a.code == "device.gap"]
-        assert len(gaps) == 1
-        assert gaps[0].data == {"device_id": "tt-1", "boot_epoch": 42, "expected": 2, "got": 5}
-        assert "2–4" in gaps[0].message_en
-        assert ingest.health["T1"].gaps == 1
-    finally:
-        await hall.log.close()
+async def test_a_seq_gap_is_a_device_gap_anomaly_on_the_match(hub: Hub) -> None:
+    hub.observe(obs(0, HELLO), state(1, (0, 0)), state(5, (1, 0)))
+    await hub.hall.log.flush()
+    gaps = [a for a in hub.hall.match("M1").anomalies if a.code == "device.gap"]
+    assert len(gaps) == 1
+    assert gaps[0].data == {"device_id": "tt-1", "boot_epoch": 42, "expected": 2, "got": 5}
+    assert "2–4" in gaps[0].message_en
+    assert hub.ingest.health["T1"].gaps == 1
 
 
-async def test_a_late_frame_is_kept_in_the_log_but_never_moves_the_score_back(tmp_path: Path) -> None:
-    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
-    sink = ingest.sink_for(hall.venue.tables[0])
-    try:
-        sink.observe(obs(0, HELLO))
-        sink.observe(obs(1, ScoreboardState((0, 0), (0, 0))))
-        sink.observe(obs(3, ScoreboardState((2, 0), (0, 0))))
-        sink.observe(obs(2, ScoreboardState((1, 0), (0, 0))))  # arrives after seq 3
-        await hall.log.flush()
-        assert hall.match("M1").sport_state.points == (2, 0)
-        late = [e for e in hall.log.events() if e.kind == "device.late"]
-        assert [e.seq for e in late] == [2]
-        assert late[0].body["report"]["points"] == [1, 0]
-    finally:
-        await hall.log.close()
+async def test_a_late_frame_is_kept_in_the_log_but_never_moves_the_score_back(hub: Hub) -> None:
+    hub.observe(obs(0, HELLO), state(1, (0, 0)), state(3, (2, 0)), state(2, (1, 0)))  # 2 arrives after 3
+    await hub.hall.log.flush()
+    assert hub.hall.match("M1").sport_state.points == (2, 0)
+    late = [e for e in hub.hall.log.events() if e.kind == "device.late"]
+    assert [e.seq for e in late] == [2]
+    assert late[0].body["report"]["points"] == [1, 0]
 
 
-async def test_a_new_boot_epoch_starts_seq_again_without_a_gap(tmp_path: Path) -> None:
-    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
-    sink = ingest.sink_for(hall.venue.tables[0])
-    try:
-        sink.observe(obs(0, HELLO))
-        sink.observe(obs(1, ScoreboardState((0, 0), (0, 0))))
-        sink.observe(obs(9, ScoreboardState((1, 0), (0, 0)), epoch=42))
-        rebooted = DeviceHello("tt-1", "tt-scoreboard", "test", "1.0", 1, boot_epoch=43)
-        sink.observe(obs(0, rebooted, epoch=43))
-        sink.observe(obs(1, ScoreboardState((2, 0), (0, 0)), epoch=43))
-        await hall.log.flush()
-        assert [a.code for a in hall.match("M1").anomalies].count("device.gap") == 1  # only 1 -> 9
-        assert hall.match("M1").sport_state.points == (2, 0)
-    finally:
-        await hall.log.close()
+async def test_a_new_boot_epoch_starts_seq_again_without_a_gap(hub: Hub) -> None:
+    rebooted = DeviceHello("tt-1", "tt-scoreboard", "test", "1.0", 1, boot_epoch=43)
+    hub.observe(obs(0, HELLO), state(1, (0, 0)), state(9, (1, 0)), obs(0, rebooted, epoch=43))
+    hub.observe(state(1, (2, 0), epoch=43))
+    await hub.hall.log.flush()
+    assert [a.code for a in hub.hall.match("M1").anomalies].count("device.gap") == 1  # only 1 -> 9
+    assert hub.hall.match("M1").sport_state.points == (2, 0)
 
 
 async def test_high_water_survives_a_restart_so_a_resent_frame_is_still_not_applied(tmp_path: Path) -> None:
