@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -43,9 +44,14 @@ class HubRuntime:
         self.sessions: list[DeviceSession] = []
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
+        self._socket: socket.socket | None = None
 
     def open(self) -> None:
-        """Open the log and rebuild every match from it; raises EventLogError on a damaged file."""
+        """Take the listening port, open the log and rebuild every match from it.
+
+        Raises OSError when the port is taken and EventLogError on a damaged log, before anything runs.
+        """
+        self._socket = socket.create_server((self.host, self.port))
         self.log.open()
         self.hall.load()
         self.ingest = Ingest(self.hall)
@@ -75,7 +81,7 @@ class HubRuntime:
             async with asyncio.TaskGroup() as tg:
                 workers = [tg.create_task(s.run(), name=f"device {s.url}") for s in self.sessions]
                 workers += [tg.create_task(job()) for job in extra]
-                serving = tg.create_task(self.server.serve(), name="web")
+                serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")
                 tg.create_task(self._announce_ready())
                 await serving
                 for worker in workers:

@@ -74,6 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     except EventLogError as exc:
         print(f"boardcast: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except OSError as exc:
+        print(
+            f"boardcast: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; choose another --port "
+            f"/ bu adreste dinlenemiyor; başka bir --port seçin",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
 
 
 def _run_serve(args: argparse.Namespace) -> int:
@@ -127,16 +134,9 @@ def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Awaitable[N
         for line in [*banner, "  Stop with Ctrl-C / Durdurmak için Ctrl-C"]:
             print(line, flush=True)
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(runtime.run(announce, *jobs))
-    except OSError as exc:
-        print(
-            f"boardcast: cannot serve on {runtime.host}:{runtime.port}: {exc} / sunulamıyor", file=sys.stderr
-        )
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        pass
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(OSError):  # stdout may be gone when the terminal closed
         print(
             "Stopped; every accepted event is on disk. / Durduruldu; kabul edilen her olay diskte.",
             flush=True,

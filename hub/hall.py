@@ -59,8 +59,11 @@ def replay_match(
 class Hall:
     """Every match of the venue: working state, committed state, and the path from one to the other."""
 
-    def __init__(self, venue: Venue, eventlog: EventLog, fanout: Fanout) -> None:
+    def __init__(
+        self, venue: Venue, eventlog: EventLog, fanout: Fanout, *, snapshot_every: int = SNAPSHOT_EVERY
+    ) -> None:
         self.venue = venue
+        self.snapshot_every = snapshot_every
         self.log = eventlog
         self.fanout = fanout
         self.infos: dict[str, MatchInfo] = {m.id: m for m in venue.matches}
@@ -172,7 +175,7 @@ class Hall:
                     if not new:  # the hall guards against this; if it happens, the log is what counts
                         log.error("match event %s/%s was not stored", record.match_id, record.offset)
                     changed[record.match_id] = (state, record.id)
-                    if state.version % SNAPSHOT_EVERY == 0:
+                    if state.version % self.snapshot_every == 0:
                         self.log.put_snapshot(
                             Snapshot(record.match_id, state.version, record.at, to_snapshot(state))
                         )

@@ -1,0 +1,141 @@
+"""`boardcast serve` and the README's demo command, as an organiser runs them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from devices.simulators.pty import open_pty_pair
+from devices.simulators.tabletennis import TableTennisScoreboard
+from tests.conftest import ROOT, free_port, get_json
+
+VENUE = """\
+[venue]
+name = "Test Salonu"
+
+[[tables]]
+id = "T1"
+sport = "tabletennis"
+device = "serial://{missing}"
+
+[[tables]]
+id = "T2"
+sport = "tabletennis"
+device = "serial://{pty}"
+device_id = "tt-2"
+
+[[matches]]
+id = "M1"
+table = "T1"
+
+[[matches]]
+id = "M2"
+table = "T2"
+players = ["Ayşe", "Elif"]
+"""
+
+
+async def wait_json(url: str, predicate, within: float = 20.0):
+    deadline = time.monotonic() + within
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = await asyncio.to_thread(get_json, url, 2)
+            if predicate(last):
+                return last
+        except OSError:
+            pass
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{url} never satisfied the condition; last answer: {last}")
+
+
+async def test_a_missing_port_is_reported_and_retried_while_the_other_table_runs(tmp_path: Path) -> None:
+    pty = open_pty_pair()
+    missing = tmp_path / "ttyUSB-unplugged"
+    venue = tmp_path / "hall.toml"
+    venue.write_text(VENUE.format(missing=missing, pty=pty.slave_path), encoding="utf-8")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub", "serve", "--venue", str(venue), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    board = TableTennisScoreboard("tt-2", seed=3, speed=50)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        async with asyncio.TaskGroup() as tg:
+            playing = tg.create_task(board.run_on_fd(pty.master_fd))
+            await wait_json(
+                url + "api/matches/M2", lambda m: m["status"] == "live" and m["state"]["points"] != [0, 0]
+            )
+            devices = await wait_json(
+                url + "api/devices",
+                lambda ds: any(d["table"] == "T1" and "does not exist" in d["link_detail"] for d in ds),
+            )
+            by_table = {d["table"]: d for d in devices}
+            assert by_table["T1"]["link"] in ("disconnected", "connecting")
+            assert str(missing) in by_table["T1"]["link_detail"]
+            assert by_table["T2"]["link"] == "connected" and by_table["T2"]["device_id"] == "tt-2"
+            assert get_json(url + "api/matches/M1")["status"] == "scheduled"
+
+            # Plug the device in at the configured path: the retry finds it.
+            os.symlink(pty.slave_path, missing)
+            plugged = await wait_json(
+                url + "api/devices",
+                lambda ds: any(d["table"] == "T1" and d["link"] == "connected" for d in ds),
+                45,
+            )
+            assert plugged
+            playing.cancel()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        output = proc.communicate(timeout=15)[0]
+        pty.close()
+    assert proc.returncode == 0, output
+    assert "Test Salonu" in output and "Stopped" in output
+
+
+def test_a_port_in_use_is_one_clear_message_and_exit_1(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "hub", "demo", "--data", str(tmp_path / "d"), "--port", str(port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+async def test_the_readme_demo_command_serves_live_tables(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        ["bash", "scripts/demo.sh", "--port", str(port), "--data", str(tmp_path / "data"), "--speed", "20"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        started = time.monotonic()
+        await wait_json(url + "api/health", lambda h: h["status"] == "ok", within=60)
+        matches = await wait_json(url + "api/matches", lambda ms: sum(m["status"] == "live" for m in ms) == 4)
+        assert time.monotonic() - started < 60
+        assert len(matches) == 8
+    finally:
+        proc.send_signal(signal.SIGINT)
+        output = proc.communicate(timeout=15)[0]
+    assert proc.returncode == 0, output
+    assert "Referee token / Hakem anahtarı:" in output
