@@ -11,17 +11,16 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from devices.observations import LinkChange, LinkState, Observation, Report
+from devices.transports.base import Opener
 from devices.transports.serial import DeviceUnavailable, open_serial, parse_serial_url
 from devices.wire.codec import Frame, FrameError, FrameErrorKind, MessageType, WireCodec
 from devices.wire.messages import BodyError, Command, decode_hello, decode_report
 from devices.wire.sequence import SeqUnwrapper
-
-Opener = Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
 
 _READ_SIZE = 4096
 _ORPHAN_RESYNC_INTERVAL = 1.0  # at most one resync a second for frames that come before any HELLO
