@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from devices.observations import LinkChange, LinkState, Observation, Report
-from devices.transports.base import Opener
+from devices.observations import DeviceEvent, LinkChange, LinkState, Observation, Report
+from devices.transports.base import ByteReader, ByteWriter, Opener
 from devices.transports.serial import DeviceUnavailable, open_serial, parse_serial_url
-from devices.wire.codec import Frame, FrameError, FrameErrorKind, MessageType, WireCodec
-from devices.wire.messages import BodyError, Command, decode_hello, decode_report
+from devices.wire.codec import PROTOCOL_VERSION, Frame, FrameError, FrameErrorKind, MessageType, WireCodec
+from devices.wire.messages import BodyError, Command, EventKind, decode_hello, decode_report
 from devices.wire.sequence import SeqUnwrapper
 
 _READ_SIZE = 4096
@@ -73,6 +73,21 @@ class _Identity:
     device_id: str
     boot_epoch: int
     family: str
+    capabilities: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """A device's answer to a command; `ok` is None when the device cannot acknowledge at all."""
+
+    seq: int
+    ok: bool | None
+    error: str = ""
+    attempts: int = 1
+
+
+class CommandFailed(RuntimeError):
+    """A command that could not be delivered or was never acknowledged; the message says which."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +104,7 @@ def serial_opener(url: str) -> Opener:
     """An opener for a serial device URL; the URL is checked now, so a typo fails before the first connect."""
     parse_serial_url(url)
 
-    async def open_() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def open_() -> tuple[ByteReader, ByteWriter]:
         return await open_serial(url)
 
     return open_
@@ -130,6 +145,9 @@ class DeviceSession:
         self._frames_before_hello = 0
         self._bytes_in = 0
         self._last_seen: float | None = None
+        self._acks: dict[int, asyncio.Future[Ack]] = {}
+        self._last_gap_resync = float("-inf")
+        self.gap_resyncs = 0
 
     @classmethod
     def for_url(cls, url: str, sink: SessionSink, **options: Any) -> DeviceSession:
@@ -196,12 +214,53 @@ class DeviceSession:
             raise
 
     async def send(self, command: Command) -> bool:
-        """Write one COMMAND frame; return False if no connection is open."""
+        """Write one COMMAND frame, without waiting for an answer; return False if no connection is open."""
+        seq = self._tx_seq
+        self._tx_seq = (self._tx_seq + 1) & 0xFFFF
+        return await self._write(command.encode(seq))
+
+    async def command(self, command: Command, *, retries: int = 3, interval: float = 1.0) -> Ack:
+        """Send a command and wait for its ACK, resending the same frame (same seq) up to `retries` times.
+
+        Raise CommandFailed if no connection is open or the device never acknowledges. A device whose HELLO
+        lacks the "ack" capability gets the command once and an Ack with ok=None.
+        """
+        identity = self._identity
+        if self._writer is None or identity is None or not self._hello_this_connection:
+            raise CommandFailed(
+                f"{self.url}: no device connected; command {command.cmd!r} not sent / cihaz bağlı değil"
+            )
+        seq = self._tx_seq
+        self._tx_seq = (self._tx_seq + 1) & 0xFFFF
+        frame = command.encode(seq)
+        if "ack" not in identity.capabilities:
+            if not await self._write(frame):
+                raise CommandFailed(
+                    f"{self.url}: the link closed while sending {command.cmd!r} / bağlantı koptu"
+                )
+            return Ack(seq, None, "the device does not acknowledge commands", 1)
+        answer: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
+        self._acks[seq] = answer
+        try:
+            for attempt in range(1, retries + 2):
+                await self._write(frame)  # a failed write is retried like a lost one
+                try:
+                    async with asyncio.timeout(interval):
+                        ack = await asyncio.shield(answer)
+                    return Ack(ack.seq, ack.ok, ack.error, attempt)
+                except TimeoutError:
+                    continue
+        finally:
+            self._acks.pop(seq, None)
+        raise CommandFailed(
+            f"{self.url}: device {identity.device_id} did not acknowledge {command.cmd!r} after "
+            f"{retries + 1} tries / cihaz komutu onaylamadı"
+        )
+
+    async def _write(self, frame: bytes) -> bool:
         writer = self._writer
         if writer is None:
             return False
-        frame = command.encode(self._tx_seq)
-        self._tx_seq = (self._tx_seq + 1) & 0xFFFF
         try:
             writer.write(frame)
             await writer.drain()
@@ -209,7 +268,7 @@ class DeviceSession:
             return False
         return True
 
-    async def _serve(self, reader: asyncio.StreamReader) -> tuple[_Reason, bool]:
+    async def _serve(self, reader: ByteReader) -> tuple[_Reason, bool]:
         codec = WireCodec()
         self._hello_this_connection = False
         self._last_orphan_resync = float("-inf")
@@ -255,7 +314,27 @@ class DeviceSession:
         except BodyError as exc:
             self._error(FrameError(FrameErrorKind.BAD_BODY, f"{exc}.", frame.raw), now)
             return
+        if isinstance(report, DeviceEvent) and report.kind == EventKind.ACK.value:
+            self._on_ack(report.data)
+        before = self._unwrapper.highest
         self._emit(frame, report, now)
+        if before is not None and self._unwrapper.highest > before + 1:
+            await self._resync_after_gap()
+
+    def _on_ack(self, body: dict[str, Any]) -> None:
+        seq, ok = body.get("ack"), body.get("ok")
+        waiting = self._acks.get(seq) if isinstance(seq, int) else None
+        if waiting is not None and not waiting.done():
+            error = body.get("error")
+            waiting.set_result(Ack(seq, bool(ok), error if isinstance(error, str) else ""))
+
+    async def _resync_after_gap(self) -> None:
+        """Frames went missing: ask for the full state now, at most once a second."""
+        loop_now = asyncio.get_running_loop().time()
+        if loop_now - self._last_gap_resync >= _ORPHAN_RESYNC_INTERVAL:
+            self._last_gap_resync = loop_now
+            self.gap_resyncs += 1
+            await self._resync()
 
     def _on_hello(self, frame: Frame, now: float) -> None:
         try:
@@ -275,8 +354,22 @@ class DeviceSession:
                 now,
             )
             return
-        identity = _Identity(hello.device_id, hello.boot_epoch, hello.family)
-        if identity != self._identity:
+        if hello.protocol != PROTOCOL_VERSION:
+            self._hello_this_connection = False
+            self._error(
+                FrameError(
+                    FrameErrorKind.UNSUPPORTED_PROTOCOL,
+                    f"Device {hello.device_id!r} on {self.url} speaks Boardcast Wire protocol {hello.protocol}; "
+                    f"this hub speaks {PROTOCOL_VERSION}. Its frames are ignored; update its firmware.",
+                    frame.raw,
+                ),
+                now,
+            )
+            return
+        identity = _Identity(hello.device_id, hello.boot_epoch, hello.family, frozenset(hello.capabilities))
+        if (identity.device_id, identity.boot_epoch) != (
+            (self._identity.device_id, self._identity.boot_epoch) if self._identity else None
+        ):
             self._unwrapper.reset()
             self._identity = identity
         self._hello_this_connection = True
@@ -321,7 +414,7 @@ def _open_failure(url: str, exc: OSError) -> _Reason:
     return _Reason(f"cannot open {url}: {exc}", f"{url} açılamadı: {exc}")
 
 
-async def _close(writer: asyncio.StreamWriter) -> None:
+async def _close(writer: ByteWriter) -> None:
     writer.close()
     with contextlib.suppress(Exception):
         async with asyncio.timeout(_CLOSE_TIMEOUT):

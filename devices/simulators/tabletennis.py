@@ -229,6 +229,9 @@ class TableTennisScoreboard:
         self._booted_at = time.monotonic()
         self.history: list[ScoreboardState] = [self._sim.state]  # every display shown, in order
         self.commands: list[Command] = []  # every command received, in order
+        self.shown_text = ""
+        self.drop_acks = 0  # fault hook: how many commands to execute without acknowledging
+        self._executed: set[int] = set()
         self.frames_sent = 0
         self.matches_played = 0
         self.done = asyncio.Event()  # set when the last match has ended; the device stays on
@@ -248,7 +251,7 @@ class TableTennisScoreboard:
             firmware="sim-1.0",
             protocol=PROTOCOL_VERSION,
             boot_epoch=self.boot_epoch,
-            capabilities=("resync", "show_text"),
+            capabilities=("resync", "show_text", "ack"),
         )
 
     @property
@@ -328,9 +331,28 @@ class TableTennisScoreboard:
             await self._send_raw(MessageType.ERROR, {"code": "bad_command", "detail": str(exc)})
             return
         self.commands.append(command)
+        if frame.seq in self._executed:  # a resend of a command already done: acknowledge, do not redo
+            await self._ack(frame.seq, ok=True)
+            return
+        self._executed.add(frame.seq)
+        ok, error = True, ""
+        if command.cmd == CommandName.SHOW_TEXT:
+            self.shown_text = str(command.args.get("text", ""))
+        elif command.cmd != CommandName.RESYNC:
+            ok, error = False, f"a scoreboard cannot {command.cmd}"
+        if self.drop_acks > 0:  # fault hook: done, but the acknowledgement is lost, as on a noisy link
+            self.drop_acks -= 1
+        else:
+            await self._ack(frame.seq, ok=ok, error=error)
         if command.cmd == CommandName.RESYNC:
             await self._send(self.hello)
             await self._send(self.state)
+
+    async def _ack(self, seq: int, *, ok: bool, error: str = "") -> None:
+        body: dict[str, object] = {"ack": seq, "ok": ok}
+        if error:
+            body["error"] = error
+        await self._send_raw(MessageType.ACK, body)
 
     async def _send(self, report: Report) -> None:
         message_type, body = report_to_body(report)

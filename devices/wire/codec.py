@@ -51,6 +51,7 @@ class FrameErrorKind(enum.StrEnum):
     BAD_BODY = "bad_body"
     TOO_LONG = "too_long"
     WRONG_DEVICE = "wrong_device"  # raised by a session, never by the codec
+    UNSUPPORTED_PROTOCOL = "unsupported_protocol"  # a HELLO naming a protocol this hub does not speak
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ class CommandName(enum.StrEnum):
 
     RESYNC = "resync"  # send HELLO and the full state again
     SHOW_TEXT = "show_text"  # show a short text on the device display
+    SET_CLOCK = "set_clock"  # set a clock's remaining times (a referee's correction)
 
 
 class EventKind(enum.StrEnum):
@@ -43,6 +44,16 @@ class Command:
     def resync(cls) -> Command:
         """Ask the device for HELLO and its full state."""
         return cls(CommandName.RESYNC.value)
+
+    @classmethod
+    def show_text(cls, text: str, seconds: int = 5) -> Command:
+        """Show a short text on the device's display for a few seconds."""
+        return cls(CommandName.SHOW_TEXT.value, {"text": text, "seconds": seconds})
+
+    @classmethod
+    def set_clock(cls, remaining_ms: tuple[int, int], running: int | None) -> Command:
+        """Set a clock's remaining times and which side runs."""
+        return cls(CommandName.SET_CLOCK.value, {"remaining_ms": list(remaining_ms), "running": running})
 
     def to_body(self) -> dict[str, Any]:
         """The COMMAND frame body."""
@@ -174,6 +185,10 @@ def report_to_body(report: Report) -> tuple[MessageType, dict[str, Any]]:
                 "server": report.server,
                 "game_scores": [list(score) for score in report.game_scores],
             }
+        case DeviceEvent(kind=EventKind.ACK.value):
+            return MessageType.ACK, dict(report.data)
+        case DeviceEvent(kind=EventKind.DEVICE_ERROR.value):
+            return MessageType.ERROR, dict(report.data)
         case DeviceEvent():
             return MessageType.EVENT, {"kind": report.kind, "data": dict(report.data)}
     raise TypeError(f"not a report: {report!r}")

@@ -1,0 +1,153 @@
+"""Hub-to-device commands over a real pty: acknowledged, resent with the same seq, never done twice; a
+seq gap asks for a resync; a device speaking another protocol version is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from devices.observations import DeviceHello, ScoreboardState
+from devices.session import CommandFailed, DeviceSession
+from devices.simulators.pty import open_pty_pair
+from devices.simulators.tabletennis import TableTennisScoreboard
+from devices.wire.codec import Frame, FrameErrorKind, MessageType, WireCodec
+from devices.wire.messages import Command, encode_report
+from tests.devices.test_session_serial import FAST, RecordingSink, eventually, running
+
+
+def hello(protocol: int = 1, capabilities: tuple[str, ...] = ("resync", "ack")) -> DeviceHello:
+    return DeviceHello("man-1", "tt-scoreboard", "manual", "0.1", protocol, 77, capabilities)
+
+
+class ManualDevice:
+    """A device written by hand on the pty master: sends chosen frames, records the hub's commands."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.codec = WireCodec()
+        self.received: list[Frame] = []
+
+    def send(self, seq: int, report) -> None:
+        os.write(self.fd, encode_report(report, seq))
+
+    def poll(self) -> list[Frame]:
+        try:
+            data = os.read(self.fd, 4096)
+        except BlockingIOError:
+            return self.received
+        self.received += [f for f in self.codec.feed(data) if isinstance(f, Frame)]
+        return self.received
+
+    def commands(self) -> list[str]:
+        return [f.body["cmd"] for f in self.poll() if f.type is MessageType.COMMAND]
+
+
+async def connected_board(**options):
+    pair = open_pty_pair()
+    board = TableTennisScoreboard("tt-c", seed=1, speed=1, **options)
+    sink = RecordingSink()
+    session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
+    return pair, board, sink, session
+
+
+async def test_a_command_is_acknowledged_and_done_once() -> None:
+    pair, board, sink, session = await connected_board()
+    with pair:
+        async with running(board.run_on_fd(pair.master_fd), session.run()):
+            await eventually(lambda: any(isinstance(o.report, ScoreboardState) for o in sink.observations))
+            ack = await session.command(Command.show_text("Masa 4: mola / Table 4: break"))
+    assert ack.ok is True and ack.attempts == 1
+    assert board.shown_text == "Masa 4: mola / Table 4: break"
+
+
+async def test_a_lost_ack_is_resent_with_the_same_seq_and_not_done_twice() -> None:
+    pair, board, sink, session = await connected_board()
+    with pair:
+        async with running(board.run_on_fd(pair.master_fd), session.run()):
+            await eventually(lambda: any(isinstance(o.report, ScoreboardState) for o in sink.observations))
+            board.drop_acks = 1
+            ack = await session.command(Command.show_text("tekrar"), interval=0.3)
+    assert ack.ok is True and ack.attempts == 2
+    shows = [c for c in board.commands if c.cmd == "show_text"]
+    assert len(shows) == 2  # received twice...
+    assert board.shown_text == "tekrar"  # ...done once (the second was acknowledged only)
+
+
+async def test_a_command_the_device_cannot_do_is_refused_with_its_reason() -> None:
+    pair, board, sink, session = await connected_board()
+    with pair:
+        async with running(board.run_on_fd(pair.master_fd), session.run()):
+            await eventually(lambda: any(isinstance(o.report, ScoreboardState) for o in sink.observations))
+            ack = await session.command(Command.set_clock((60_000, 60_000), None))
+    assert ack.ok is False and "cannot set_clock" in ack.error
+
+
+async def test_a_device_that_never_acknowledges_fails_clearly_after_the_retries() -> None:
+    with open_pty_pair() as pair:
+        os.set_blocking(pair.master_fd, False)
+        device = ManualDevice(pair.master_fd)
+        sink = RecordingSink()
+        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
+        async with running(session.run()):
+            await eventually(lambda: "resync" in device.commands())
+            device.send(0, hello())
+            await eventually(lambda: len(sink.observations) == 1)
+            with pytest.raises(CommandFailed, match="did not acknowledge 'show_text' after 3 tries"):
+                await session.command(Command.show_text("x"), retries=2, interval=0.1)
+            await eventually(lambda: device.commands().count("show_text") == 3)
+            seqs = {
+                f.seq
+                for f in device.received
+                if f.type is MessageType.COMMAND and f.body["cmd"] == "show_text"
+            }
+            assert len(seqs) == 1  # every resend carried the same seq
+
+
+async def test_a_device_without_ack_gets_the_command_once() -> None:
+    with open_pty_pair() as pair:
+        os.set_blocking(pair.master_fd, False)
+        device = ManualDevice(pair.master_fd)
+        session = DeviceSession.for_url(pair.slave_path, RecordingSink(), backoff=FAST)
+        async with running(session.run()):
+            await eventually(lambda: "resync" in device.commands())
+            device.send(0, hello(capabilities=("resync",)))
+            await asyncio.sleep(0.1)
+            ack = await session.command(Command.show_text("x"))
+            assert ack.ok is None
+            await eventually(lambda: device.commands().count("show_text") == 1)
+
+
+async def test_a_seq_gap_asks_the_device_for_a_resync() -> None:
+    with open_pty_pair() as pair:
+        os.set_blocking(pair.master_fd, False)
+        device = ManualDevice(pair.master_fd)
+        sink = RecordingSink()
+        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
+        async with running(session.run()):
+            await eventually(lambda: device.commands() == ["resync"])
+            device.send(0, hello())
+            device.send(1, ScoreboardState((0, 0), (0, 0)))
+            device.send(2, ScoreboardState((1, 0), (0, 0)))
+            await eventually(lambda: len(sink.observations) == 3)
+            assert device.commands() == ["resync"]
+            device.send(6, ScoreboardState((3, 0), (0, 0)))  # 3, 4 and 5 were lost
+            await eventually(lambda: device.commands() == ["resync", "resync"])
+            assert session.gap_resyncs == 1
+
+
+async def test_a_device_speaking_another_protocol_version_is_refused() -> None:
+    with open_pty_pair() as pair:
+        os.set_blocking(pair.master_fd, False)
+        device = ManualDevice(pair.master_fd)
+        sink = RecordingSink()
+        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
+        async with running(session.run()):
+            await eventually(lambda: "resync" in device.commands())
+            device.send(0, hello(protocol=2))
+            device.send(1, ScoreboardState((4, 4), (0, 0)))
+            await eventually(lambda: any(e.kind is FrameErrorKind.UNSUPPORTED_PROTOCOL for e in sink.errors))
+        assert sink.observations == []
+        error = next(e for e in sink.errors if e.kind is FrameErrorKind.UNSUPPORTED_PROTOCOL)
+        assert "protocol 2" in error.detail and "man-1" in error.detail
