@@ -15,18 +15,21 @@ from pathlib import Path
 
 import uvicorn
 
-from devices.session import DeviceSession
+from devices.session import DeviceSession, serial_opener
+from devices.transports.base import Opener
+from devices.transports.tcp import TcpGateway, parse_tcp_url
 from hub.auth import Authenticator
 from hub.eventlog import EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
 from hub.ingest import Ingest
-from hub.venue import Venue
+from hub.venue import TableConfig, Venue
 from hub.web import WebContext, create_app
 
 log = logging.getLogger(__name__)
 
 LOG_FILE = "events.sqlite3"
+HEALTH_EVERY_S = 1.0
 
 
 class HubRuntime:
@@ -41,7 +44,8 @@ class HubRuntime:
         self.hall = Hall(venue, self.log, self.fanout)
         self.auth = Authenticator(venue.referees)
         self.ingest: Ingest | None = None
-        self.sessions: list[DeviceSession] = []
+        self.sessions: dict[str, DeviceSession] = {}
+        self.gateways: dict[str, TcpGateway] = {}
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
         self._socket: socket.socket | None = None
@@ -55,12 +59,50 @@ class HubRuntime:
         self.log.open()
         self.hall.load()
         self.ingest = Ingest(self.hall)
+        self.gateways = self._gateways()
+        for gateway in self.gateways.values():
+            gateway.bind()
+        for table in self.venue.tables:
+            if table.device:
+                sink = self.ingest.sink_for(table)
+                opener = self._opener(table)
+                session = DeviceSession(table.device, opener, sink, expected_device_id=table.device_id)
+                self.sessions[table.id] = session
+
+    def _gateways(self) -> dict[str, TcpGateway]:
+        """One TCP gateway per listen address named by the venue's tcp:// devices."""
+        assert self.ingest is not None
+        tokens: dict[str, dict[str, str]] = {}
+        for table in self.venue.tables:
+            if table.device and table.device.startswith("tcp://"):
+                assert table.device_id and table.device_token_sha256  # the venue checks this
+                tokens.setdefault(table.device, {})[table.device_id] = table.device_token_sha256
+        gateways = {}
+        for url, device_tokens in tokens.items():
+            host, port = parse_tcp_url(url)
+            gateways[url] = TcpGateway(host, port, device_tokens, on_refused=self.ingest.device_refused)
+        return gateways
+
+    def _opener(self, table: TableConfig) -> Opener:
+        """How a table's device is reached, by its URL's scheme."""
+        assert table.device is not None
+        if table.device.startswith("tcp://"):
+            assert table.device_id is not None
+            return self.gateways[table.device].opener(table.device_id)
+        return serial_opener(table.device)
 
     async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
         """Serve until the web server is told to stop; `extra` are more owned tasks (simulators)."""
         assert self.ingest is not None, "open() first"
         self.log.start()
-        ctx = WebContext(self.hall, self.fanout, self.ingest, self.auth)
+        ctx = WebContext(
+            self.hall,
+            self.fanout,
+            self.ingest,
+            self.auth,
+            sessions=self.sessions,
+            gateways=list(self.gateways.values()),
+        )
         config = uvicorn.Config(
             create_app(ctx),
             host=self.host,
@@ -71,15 +113,13 @@ class HubRuntime:
             lifespan="off",
         )
         self.server = uvicorn.Server(config)
-        for table in self.venue.tables:
-            if table.device:
-                sink = self.ingest.sink_for(table)
-                self.sessions.append(
-                    DeviceSession.for_url(table.device, sink, expected_device_id=table.device_id)
-                )
         try:
             async with asyncio.TaskGroup() as tg:
-                workers = [tg.create_task(s.run(), name=f"device {s.url}") for s in self.sessions]
+                workers = [tg.create_task(s.run(), name=f"device {s.url}") for s in self.sessions.values()]
+                workers += [
+                    tg.create_task(g.serve(), name=f"gateway {g.url}") for g in self.gateways.values()
+                ]
+                workers.append(tg.create_task(self._publish_health(), name="device health"))
                 workers += [tg.create_task(job()) for job in extra]
                 serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")
                 tg.create_task(self._announce_ready())
@@ -88,6 +128,12 @@ class HubRuntime:
                     worker.cancel()
         finally:
             await self.log.close()
+
+    async def _publish_health(self) -> None:
+        assert self.ingest is not None
+        while True:
+            await asyncio.sleep(HEALTH_EVERY_S)
+            self.ingest.board.publish()
 
     async def _announce_ready(self) -> None:
         assert self.server is not None

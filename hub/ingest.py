@@ -9,12 +9,12 @@ Device health (link, counters, battery) is kept here for `/api/health` and `/api
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
 from devices.observations import DeviceHello, Heartbeat, LinkChange, LinkState, Observation
 from hub.eventlog import EventRecord
 from hub.hall import Hall
+from hub.health import DeviceHealth, HealthBoard
 from hub.matches import EventKind
 from hub.rules.base import Severity
 from hub.sports import report_to_dict
@@ -23,42 +23,16 @@ from hub.venue import TableConfig
 log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class DeviceHealth:
-    """What the hub knows of one table's device link; counters only grow."""
-
-    table: str
-    url: str | None
-    device_id: str | None = None
-    family: str | None = None
-    model: str | None = None
-    firmware: str | None = None
-    boot_epoch: int | None = None
-    link: str = LinkState.DISCONNECTED.value
-    link_detail: str = ""
-    last_seen: float | None = None
-    battery: int | None = None
-    frames: int = 0
-    frame_errors: int = 0
-    duplicates: int = 0
-    late: int = 0
-    gaps: int = 0
-    reconnects: int = 0
-    last_error: str = ""
-    errors_by_kind: dict[str, int] = field(default_factory=dict)
-
-    def public(self) -> dict[str, Any]:
-        """As plain data."""
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
-
-
 class Ingest:
     """Turns observations into logged match events, once each."""
 
-    def __init__(self, hall: Hall) -> None:
+    def __init__(self, hall: Hall, board: HealthBoard | None = None) -> None:
         self.hall = hall
+        self.board = board or HealthBoard(hall.fanout)
+        self.health: dict[str, DeviceHealth] = self.board.tables
+        self.dirty = self.board.dirty
         self._high_water: dict[tuple[str, int], int] = hall.log.device_high_water()
-        self.health: dict[str, DeviceHealth] = {}
+        self._last_refusal: dict[tuple[str, str], float] = {}
         hall.log.add_listener(self._count_duplicates)
 
     def sink_for(self, table: TableConfig) -> TableSink:
@@ -80,13 +54,13 @@ class Ingest:
         health = self.health[table.id]
         health.frames += 1
         health.last_seen = obs.received_at
+        self.dirty.add(table.id)
         key = (obs.device_id, obs.boot_epoch)
         high = self._high_water.get(key)
         report = obs.report
 
         if isinstance(report, DeviceHello):
-            health.device_id, health.family, health.model = report.device_id, report.family, report.model
-            health.firmware, health.boot_epoch = report.firmware, report.boot_epoch
+            self._on_hello(table, health, obs, report)
         elif isinstance(report, Heartbeat) and report.battery is not None:
             health.battery = report.battery
 
@@ -100,7 +74,7 @@ class Ingest:
             health.gaps += 1
             self._anomaly(
                 table,
-                obs,
+                obs.received_at,
                 "device.gap",
                 Severity.WARNING,
                 f"Device {obs.device_id} skipped frames {high + 1}–{obs.seq - 1}; the board's next full state "
@@ -117,19 +91,8 @@ class Ingest:
 
         sport = self.hall.venue_sport(table)
         if isinstance(report, sport.report_type):
-            if health.family is not None and health.family not in sport.families:
-                self._anomaly(
-                    table,
-                    obs,
-                    "device.wrong_family",
-                    Severity.ERROR,
-                    f"Device {obs.device_id} is a {health.family}, but table {table.id} plays {sport.name}; "
-                    f"its reports are kept but not applied.",
-                    f"{obs.device_id} cihazı {health.family} türünde, {table.id} masası ise {sport.name}; "
-                    f"raporları saklandı ama uygulanmadı.",
-                    {"device_id": obs.device_id, "family": health.family},
-                )
-                self._log_unbound("device.report", obs, {"report": report_to_dict(report)})
+            if health.blocked:  # kept in the log, never applied: the referee has the anomaly that says why
+                self._log_unbound("device.refused_report", obs, {"report": report_to_dict(report)})
                 return
             match_id = self.hall.current_match(table.id, sport.is_fresh_start(report))
             if match_id is not None:
@@ -150,6 +113,51 @@ class Ingest:
                 return
         self._log_unbound(_kind_of(report), obs, {"report": _plain(report)})
 
+    def _on_hello(
+        self, table: TableConfig, health: DeviceHealth, obs: Observation, hello: DeviceHello
+    ) -> None:
+        """Take a device's identity; refuse its reports if it belongs to another table or another sport."""
+        health.device_id, health.family, health.model = hello.device_id, hello.family, hello.model
+        health.firmware, health.boot_epoch = hello.firmware, hello.boot_epoch
+        health.blocked = ""
+        sport = self.hall.venue_sport(table)
+        owner = next(
+            (
+                h.table
+                for h in self.health.values()
+                if h.table != table.id
+                and h.device_id == hello.device_id
+                and h.link == LinkState.CONNECTED.value
+            ),
+            None,
+        )
+        if owner is not None:
+            health.blocked = "id_conflict"
+            self._anomaly(
+                table,
+                obs.received_at,
+                "device.id_conflict",
+                Severity.ERROR,
+                f"A device on table {table.id} ({health.url}) claims id {hello.device_id}, which is connected at "
+                f"table {owner}; its reports are kept but not applied.",
+                f"{table.id} masasındaki cihaz, {owner} masasında bağlı olan {hello.device_id} kimliğini "
+                f"kullanıyor; raporları saklandı ama uygulanmadı.",
+                {"device_id": hello.device_id, "table": table.id, "owner_table": owner},
+            )
+        elif hello.family not in sport.families:
+            health.blocked = "wrong_family"
+            self._anomaly(
+                table,
+                obs.received_at,
+                "device.wrong_family",
+                Severity.ERROR,
+                f"Device {hello.device_id} is a {hello.family}, but table {table.id} plays {sport.name}; "
+                f"its reports are kept but not applied.",
+                f"{hello.device_id} cihazı {hello.family} türünde, {table.id} masası ise {sport.name}; "
+                f"raporları saklandı ama uygulanmadı.",
+                {"device_id": hello.device_id, "family": hello.family, "sport": sport.name},
+            )
+
     def _log_unbound(self, kind: str, obs: Observation, body: dict[str, Any]) -> None:
         """Log a device frame that belongs to no match (hello, heartbeat, a late frame)."""
         self.hall.log.append(
@@ -167,23 +175,23 @@ class Ingest:
 
     def _anomaly(
         self,
-        table: TableConfig,
-        obs: Observation,
+        table: TableConfig | None,
+        at: float,
         code: str,
         severity: Severity,
         message_en: str,
         message_tr: str,
         data: dict[str, Any],
     ) -> None:
+        """Record an anomaly on the table's current match, or in the log alone when no match is bound."""
         body = {"code": code, "severity": severity.value, "message_en": message_en, "message_tr": message_tr}
         body["data"] = data
-        match_id = self.hall.current_match(table.id, fresh_start=False)
+        match_id = self.hall.current_match(table.id, fresh_start=False) if table is not None else None
         if match_id is not None:
-            self.hall.record(match_id, EventKind.ANOMALY, body, obs.received_at)
-        else:
-            self.hall.log.append(
-                EventRecord(id=self.hall.log.next_id(), kind="anomaly", at=obs.received_at, body=body)
-            )
+            self.hall.record(match_id, EventKind.ANOMALY, body, at)
+        else:  # no match to hang it on: the log keeps it, and the devices topic shows the latest
+            self.hall.log.append(EventRecord(id=self.hall.log.next_id(), kind="anomaly", at=at, body=body))
+            self.board.unbound_anomalies[:] = [*self.board.unbound_anomalies[-99:], {**body, "at": at}]
 
     # -- link and framing -----------------------------------------------------------------------------------
 
@@ -194,16 +202,66 @@ class Ingest:
             health.reconnects += 1
         health.link = change.state.value
         health.link_detail = change.detail
+        self.dirty.add(table.id)
         if change.state is LinkState.DISCONNECTED:
             log.info("table %s: device link down: %s", table.id, change.detail)
 
-    def frame_error(self, table: TableConfig, error: Any) -> None:
-        """Count a malformed frame; the session has already skipped to the next delimiter."""
+    def frame_error(self, table: TableConfig, error: Any, at: float) -> None:
+        """Count a malformed frame; a device that is the wrong one, or speaks another version, is an anomaly."""
         health = self.health[table.id]
         health.frame_errors += 1
         kind = str(getattr(error, "kind", "error"))
         health.errors_by_kind[kind] = health.errors_by_kind.get(kind, 0) + 1
         health.last_error = str(getattr(error, "detail", error))
+        self.dirty.add(table.id)
+        if kind in _REFUSAL_KINDS and at - self._last_refusal.get((table.id, kind), float("-inf")) >= 60.0:
+            self._last_refusal[(table.id, kind)] = at  # once a minute, not once a frame
+            english, turkish = _REFUSAL_KINDS[kind]
+            self._anomaly(
+                table,
+                at,
+                f"device.{kind}",
+                Severity.ERROR,
+                f"Table {table.id} ({health.url}): {english}: {health.last_error}",
+                f"{table.id} masası ({health.url}): {turkish}: {health.last_error}",
+                {"table": table.id, "kind": kind},
+            )
+
+    def device_refused(self, refusal: Any) -> None:
+        """A connection the TCP gateway turned away: logged, and shown to the referee."""
+        self.board.refusals[:] = [
+            *self.board.refusals[-99:],
+            {
+                "peer": refusal.peer,
+                "device_id": refusal.device_id,
+                "reason": refusal.reason.value,
+                "at": refusal.at,
+            },
+        ]
+        who = refusal.device_id or "an unknown device"
+        self._anomaly(
+            None,
+            refusal.at,
+            "device.refused",
+            Severity.ERROR,
+            f"The TCP gateway refused {who} from {refusal.peer}: {refusal.reason.value} ({refusal.detail}).",
+            f"TCP geçidi {refusal.peer} adresinden gelen {refusal.device_id or 'bilinmeyen cihaz'} bağlantısını "
+            f"reddetti: {refusal.reason.value}.",
+            {"peer": refusal.peer, "device_id": refusal.device_id, "reason": refusal.reason.value},
+        )
+
+
+_REFUSAL_KINDS = {
+    "wrong_device": ("another device answered where the venue expects a different one", "yanlış cihaz"),
+    "unsupported_protocol": (
+        "the device speaks a protocol version this hub does not",
+        "desteklenmeyen protokol",
+    ),
+    "bad_version": (
+        "frames carry a protocol version this hub does not speak",
+        "desteklenmeyen çerçeve sürümü",
+    ),
+}
 
 
 class TableSink:
@@ -223,7 +281,7 @@ class TableSink:
 
     def frame_error(self, url: str, device_id: str | None, error: Any, at: float) -> None:
         """The device sent something that is not a frame."""
-        self._ingest.frame_error(self.table, error)
+        self._ingest.frame_error(self.table, error, at)
 
 
 def _kind_of(report: object) -> str:

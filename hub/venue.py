@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from devices.transports.tcp import parse_tcp_url
 from hub.matches import MatchInfo
 from hub.sports import SPORTS
 
@@ -36,6 +37,7 @@ class TableConfig:
     sport: str
     device: str | None = None  # a device URL: serial:///dev/ttyUSB0, /dev/pts/3, socket://host:port
     device_id: str | None = None  # the id the device must announce, when known
+    device_token_sha256: str | None = None  # for devices that connect over TCP: SHA-256 of their token
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +149,45 @@ def parse_venue(text: str, path: Path) -> Venue:
                 "tables", i, "device", "must be a device URL such as serial:///dev/ttyUSB0 / cihaz adresi"
             )
         device_id = t.get("device_id")
-        if device_id is not None and not isinstance(device_id, str):
-            raise fail("tables", i, "device_id", "must be a string / metin olmalı")
-        tables.append(TableConfig(tid, sport, device, device_id))
+        if device_id is not None and not (isinstance(device_id, str) and _ID.match(device_id)):
+            raise fail(
+                "tables", i, "device_id", "must be an id (letters, digits, '-', '_', '.') / kimlik olmalı"
+            )
+        digest = t.get("device_token_sha256")
+        if digest is not None and not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise fail(
+                "tables",
+                i,
+                "device_token_sha256",
+                "must be 64 lowercase hex digits (a SHA-256) / SHA-256 özeti olmalı",
+            )
+        if isinstance(device, str) and device.startswith("tcp://"):
+            try:
+                parse_tcp_url(device)
+            except ValueError as exc:
+                raise fail("tables", i, "device", f"{exc} / geçersiz TCP adresi") from None
+            if device_id is None:
+                raise fail(
+                    "tables",
+                    i,
+                    "device_id",
+                    "a TCP device needs its device_id / TCP cihazı için kimlik gerekli",
+                )
+            if digest is None:
+                raise fail(
+                    "tables",
+                    i,
+                    "device_token_sha256",
+                    "a TCP device needs the SHA-256 of its token (boardcast device-token ID) / belirteç özeti gerekli",
+                )
+        if device_id is not None and any(x.device_id == device_id for x in tables):
+            raise fail(
+                "tables",
+                i,
+                "device_id",
+                f"device {device_id!r} is already on another table / cihaz başka masada",
+            )
+        tables.append(TableConfig(tid, sport, device, device_id, digest))
 
     matches: list[MatchInfo] = []
     for i, m in enumerate(_array(data, "matches", fail)):

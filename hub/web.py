@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +22,17 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from devices.session import CommandFailed, DeviceSession
+from devices.transports.tcp import TcpGateway
+from devices.wire.messages import BodyError, Command, CommandName
 from hub import __version__
 from hub.auth import Authenticator
 from hub.fanout import Fanout, Subscriber, SubscriptionRefused
 from hub.hall import Hall, UnknownMatch
 from hub.ingest import Ingest
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
+
+log = logging.getLogger(__name__)
 
 WEB_DISPLAY = Path(__file__).resolve().parent.parent / "web-display"
 MAX_CLIENT_MESSAGE = 4096
@@ -43,6 +49,8 @@ class WebContext:
     fanout: Fanout
     ingest: Ingest
     auth: Authenticator
+    sessions: dict[str, DeviceSession] = field(default_factory=dict)
+    gateways: list[TcpGateway] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)
     stuck_after_s: float = STUCK_AFTER_S
     closed_stuck: int = 0
@@ -83,6 +91,9 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
                     "total": len(ctx.ingest.health),
                     "connected": sum(1 for d in devices if d.link == "connected"),
                 },
+                "gateways": [
+                    {"url": g.url, "accepted": g.accepted, "refused": len(g.refused)} for g in ctx.gateways
+                ],
                 "clients": len(ctx.fanout.clients),
                 "clients_closed_stuck": ctx.closed_stuck,
             }
@@ -98,7 +109,14 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
             return _error(404, "no such match / böyle bir maç yok")
 
     async def list_devices(request: Request) -> Response:
-        return ORJSONResponse([h.public() for h in ctx.ingest.health.values()])
+        return ORJSONResponse(
+            {
+                **ctx.ingest.board.snapshot(),
+                "gateways": [
+                    {"url": g.url, "accepted": g.accepted, "refused": len(g.refused)} for g in ctx.gateways
+                ],
+            }
+        )
 
     async def confirm(request: Request) -> Response:
         referee = ctx.auth.referee_for(request.headers.get("authorization"))
@@ -113,6 +131,36 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
             return _error(409, str(exc))
         await ctx.hall.record(match_id, EventKind.REFEREE_CONFIRM, {}, time.time(), actor=referee.name)
         return ORJSONResponse(public_view(ctx.hall.match(match_id)))
+
+    async def command(request: Request) -> Response:
+        referee = ctx.auth.referee_for(request.headers.get("authorization"))
+        if referee is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        session = ctx.sessions.get(request.path_params["table_id"])
+        if session is None:
+            return _error(404, "no device on that table / bu masada cihaz yok")
+        try:
+            body = orjson.loads(await request.body())
+            wanted = Command.from_body(body)
+        except (orjson.JSONDecodeError, BodyError) as exc:
+            return _error(400, f"{exc} / geçersiz komut")
+        if wanted.cmd not in {c.value for c in CommandName}:
+            return _error(
+                400, f"unknown command {wanted.cmd!r}; known: {', '.join(c.value for c in CommandName)}"
+            )
+        try:
+            ack = await session.command(wanted)
+        except CommandFailed as exc:
+            status = 409 if "no device connected" in str(exc) else 504
+            return _error(status, str(exc))
+        log.info(
+            "referee %s sent %s to table %s: ok=%s",
+            referee.name,
+            wanted.cmd,
+            request.path_params["table_id"],
+            ack.ok,
+        )
+        return ORJSONResponse({"ok": ack.ok, "error": ack.error, "attempts": ack.attempts, "seq": ack.seq})
 
     async def index(request: Request) -> Response:
         return FileResponse(static_dir / "index.html")
@@ -136,6 +184,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         Route("/api/matches/{match_id}", get_match),
         Route("/api/matches/{match_id}/confirm", confirm, methods=["POST"]),
         Route("/api/devices", list_devices),
+        Route("/api/tables/{table_id}/command", command, methods=["POST"]),
         WebSocketRoute("/ws", feed),
         Mount("/static", StaticFiles(directory=static_dir), name="static"),
     ]

@@ -78,9 +78,9 @@ async def test_a_missing_port_is_reported_and_retried_while_the_other_table_runs
             )
             devices = await wait_json(
                 url + "api/devices",
-                lambda ds: any(d["table"] == "T1" and "does not exist" in d["link_detail"] for d in ds),
+                lambda ds: any(d["table"] == "T1" and "does not exist" in d["link_detail"] for d in ds["tables"]),
             )
-            by_table = {d["table"]: d for d in devices}
+            by_table = {d["table"]: d for d in devices["tables"]}
             assert by_table["T1"]["link"] in ("disconnected", "connecting")
             assert str(missing) in by_table["T1"]["link_detail"]
             assert by_table["T2"]["link"] == "connected" and by_table["T2"]["device_id"] == "tt-2"
@@ -90,7 +90,7 @@ async def test_a_missing_port_is_reported_and_retried_while_the_other_table_runs
             os.symlink(pty.slave_path, missing)
             plugged = await wait_json(
                 url + "api/devices",
-                lambda ds: any(d["table"] == "T1" and d["link"] == "connected" for d in ds),
+                lambda ds: any(d["table"] == "T1" and d["link"] == "connected" for d in ds["tables"]),
                 45,
             )
             assert plugged

@@ -207,6 +207,7 @@ class TableTennisScoreboard:
         start: ScoreboardState | None = None,
         first_seq: int = 0,
         battery: int | None = 87,
+        token: str | None = None,
     ) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, got {speed}")
@@ -218,6 +219,7 @@ class TableTennisScoreboard:
         self.matches = matches
         self.boot_epoch = int(time.time()) if boot_epoch is None else boot_epoch
         self.battery = battery
+        self.token = token
         self._seed = seed
         self._timing = random.Random(seed ^ 0x5EED)
         self._sim = TableTennisMatchSim(seed, best_of, first_server=seed % 2, start=start)
@@ -281,7 +283,11 @@ class TableTennisScoreboard:
 
     async def _run(self, link: _Link) -> None:
         self._link = link
-        await self._send(self.hello)
+        if self.token is not None:  # on TCP the first HELLO of a connection proves who we are
+            _, body = report_to_body(self.hello)
+            await self._send_raw(MessageType.HELLO, {**body, "token": self.token})
+        else:
+            await self._send(self.hello)
         await self._send(self.state)
         async with asyncio.TaskGroup() as group:
             group.create_task(self._listen(link))

@@ -1,0 +1,73 @@
+"""Device health for organisers: each table's link, counters and battery, served on `/api/devices` and the
+`devices` topic. Changes are published at most once a second per table, so a chatty device costs the
+spectators nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from devices.observations import LinkState
+from hub.fanout import Fanout
+
+TOPIC = "devices"
+
+
+@dataclass(slots=True)
+class DeviceHealth:
+    """What the hub knows of one table's device link; counters only grow."""
+
+    table: str
+    url: str | None
+    device_id: str | None = None
+    family: str | None = None
+    model: str | None = None
+    firmware: str | None = None
+    boot_epoch: int | None = None
+    link: str = LinkState.DISCONNECTED.value
+    link_detail: str = ""
+    last_seen: float | None = None
+    battery: int | None = None
+    frames: int = 0
+    frame_errors: int = 0
+    duplicates: int = 0
+    late: int = 0
+    gaps: int = 0
+    reconnects: int = 0
+    last_error: str = ""
+    blocked: str = ""  # why its reports are not applied: "id_conflict", "wrong_family", or ""
+    errors_by_kind: dict[str, int] = field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        """As plain data."""
+        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+
+
+class HealthBoard:
+    """Every table's DeviceHealth, and what changed since it was last published."""
+
+    def __init__(self, fanout: Fanout) -> None:
+        self.tables: dict[str, DeviceHealth] = {}
+        self.dirty: set[str] = set()
+        self.refusals: list[dict[str, Any]] = []
+        self.unbound_anomalies: list[dict[str, Any]] = []
+        self.version = 0
+        self._fanout = fanout
+        fanout.add_source(lambda topic: (lambda: (self.version, self.snapshot())) if topic == TOPIC else None)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole devices topic."""
+        return {
+            "official": False,
+            "tables": [h.public() for h in self.tables.values()],
+            "refusals": self.refusals[-20:],
+            "anomalies": self.unbound_anomalies[-20:],
+        }
+
+    def publish(self) -> None:
+        """Send what changed since the last call, one entry per table."""
+        for table in sorted(self.dirty):
+            self.version += 1
+            self._fanout.publish(TOPIC, self.version, self.tables[table].public(), key=table)
+        self.dirty.clear()
