@@ -283,6 +283,7 @@ class TableTennisScoreboard:
 
     async def _run(self, link: _Link) -> None:
         self._link = link
+        await link.write(b"\x00")  # ends any frame torn by a reset, as the spec asks of every device
         if self.token is not None:  # on TCP the first HELLO of a connection proves who we are
             _, body = report_to_body(self.hello)
             await self._send_raw(MessageType.HELLO, {**body, "token": self.token})
