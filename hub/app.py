@@ -8,6 +8,7 @@ commits what it holds before the process exits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,7 @@ import uvicorn
 
 from devices.session import DeviceSession, serial_opener
 from devices.transports.base import Opener
+from devices.transports.ble import BleConnector
 from devices.transports.tcp import TcpGateway, parse_tcp_url
 from hub.auth import Authenticator
 from hub.eventlog import EventLog
@@ -46,6 +48,7 @@ class HubRuntime:
         self.ingest: Ingest | None = None
         self.sessions: dict[str, DeviceSession] = {}
         self.gateways: dict[str, TcpGateway] = {}
+        self.ble: BleConnector | None = None  # made only when a table has a ble:// device
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
         self._socket: socket.socket | None = None
@@ -89,6 +92,10 @@ class HubRuntime:
         if table.device.startswith("tcp://"):
             assert table.device_id is not None
             return self.gateways[table.device].opener(table.device_id)
+        if table.device.startswith("ble://"):
+            if self.ble is None:
+                self.ble = BleConnector()
+            return self.ble.opener(table.device)
         return serial_opener(table.device)
 
     async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
@@ -114,7 +121,9 @@ class HubRuntime:
         )
         self.server = uvicorn.Server(config)
         try:
-            async with asyncio.TaskGroup() as tg:
+            async with contextlib.AsyncExitStack() as stack, asyncio.TaskGroup() as tg:
+                if self.ble is not None:  # one scanner and one connect lock per adapter, for every BLE table
+                    await stack.enter_async_context(self.ble)
                 workers = [tg.create_task(s.run(), name=f"device {s.url}") for s in self.sessions.values()]
                 workers += [
                     tg.create_task(g.serve(), name=f"gateway {g.url}") for g in self.gateways.values()

@@ -14,9 +14,12 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from devices.transports.tcp import token_digest
 from hub import __version__
 from hub.app import HubRuntime
+from hub.auth import new_token
 from hub.eventlog import EventLogError
+from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import VenueError, load_venue
 
 EXIT_FAILED = 1
@@ -48,6 +51,16 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run a venue / bir salonu çalıştır")
     serve.add_argument("--venue", required=True, type=Path, help="venue file (TOML) / salon dosyası")
     common(serve, None)
+    devices = commands.add_parser(
+        "devices",
+        help="list serial ports and nearby BLE devices / seri portları ve yakındaki BLE cihazlarını listele",
+    )
+    devices.add_argument("--scan", type=float, default=5.0, help="BLE scan seconds / BLE tarama süresi (sn)")
+
+    token = commands.add_parser(
+        "device-token", help="make a token for a TCP device / TCP cihazı için belirteç üret"
+    )
+    token.add_argument("device_id", help="the device id / cihaz kimliği")
     return parser
 
 
@@ -64,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables < 1 if args.command == "demo" else False:
         print("boardcast: --tables must be at least 1 / en az 1 masa", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.command == "devices":
+        return _list_devices(args.scan)
+    if args.command == "device-token":
+        return _device_token(args.device_id)
     try:
         if args.command == "demo":
             return _run_demo(args)
@@ -81,6 +98,47 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
+
+
+def _list_devices(scan_seconds: float) -> int:
+    """Print serial ports, then nearby BLE devices Boardcast can talk to (or why there are none)."""
+    from serial.tools import list_ports
+
+    from devices.transports.ble import BluetoothUnavailable, scan_nearby
+
+    ports = sorted(list_ports.comports(), key=lambda p: p.device)
+    print(f"Serial ports / Seri portlar: {len(ports)}")
+    for port in ports:
+        ids = f" [{port.vid:04x}:{port.pid:04x}]" if port.vid is not None and port.pid is not None else ""
+        print(f"  serial://{port.device}  {port.description or ''}{ids}")
+    try:
+        nearby = asyncio.run(scan_nearby(scan_seconds))
+    except BluetoothUnavailable as exc:
+        print(str(exc).splitlines()[0])
+        return 0
+    print(f"Bluetooth LE devices / BLE cihazları: {len(nearby)}")
+    for device in nearby:
+        print(f"  {device.url}  {device.name or '?'}  {device.rssi} dBm")
+    return 0
+
+
+def _device_token(device_id: str) -> int:
+    """Print a new device token once, and the venue-file line that holds only its hash."""
+    if not _DEVICE_ID.match(device_id):
+        print(
+            f"boardcast: {device_id!r} is not a device id (letters, digits, '-', '_', '.') / geçersiz kimlik",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    token = new_token()
+    print(
+        f"Token for {device_id} (shown once; put it in the device) / {device_id} belirteci (bir kez gösterilir):"
+    )
+    print(f"  {token}")
+    print("Venue file, in the device's [[tables]] entry / Salon dosyasına:")
+    print(f'  device_id = "{device_id}"')
+    print(f'  device_token_sha256 = "{token_digest(token)}"')
+    return 0
 
 
 def _run_serve(args: argparse.Namespace) -> int:

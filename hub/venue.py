@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from devices.transports.ble import parse_ble_url
 from devices.transports.tcp import parse_tcp_url
 from hub.matches import MatchInfo
 from hub.sports import SPORTS
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ID = ID_PATTERN
 _ROLES = ("referee", "chief")
 
 
@@ -180,6 +182,11 @@ def parse_venue(text: str, path: Path) -> Venue:
                     "device_token_sha256",
                     "a TCP device needs the SHA-256 of its token (boardcast device-token ID) / belirteç özeti gerekli",
                 )
+        if isinstance(device, str) and device.startswith("ble://"):
+            try:
+                parse_ble_url(device)
+            except ValueError as exc:
+                raise fail("tables", i, "device", f"{exc} / geçersiz BLE adresi") from None
         if device_id is not None and any(x.device_id == device_id for x in tables):
             raise fail(
                 "tables",

@@ -78,7 +78,9 @@ async def test_a_missing_port_is_reported_and_retried_while_the_other_table_runs
             )
             devices = await wait_json(
                 url + "api/devices",
-                lambda ds: any(d["table"] == "T1" and "does not exist" in d["link_detail"] for d in ds["tables"]),
+                lambda ds: any(
+                    d["table"] == "T1" and "does not exist" in d["link_detail"] for d in ds["tables"]
+                ),
             )
             by_table = {d["table"]: d for d in devices["tables"]}
             assert by_table["T1"]["link"] in ("disconnected", "connecting")

@@ -1,0 +1,1 @@
+"""Test support that stands in for hardware: importable by tests and demos, never used by the hub itself."""
