@@ -342,6 +342,19 @@ class DeviceSession:
         except BodyError as exc:
             self._error(FrameError(FrameErrorKind.BAD_BODY, f"{exc}.", frame.raw), now)
             return
+        if isinstance(frame.body, dict) and "token" in frame.body:
+            # Only a TCP gateway reads tokens, from the first HELLO; one here would be written to the log.
+            self._hello_this_connection = False
+            self._error(
+                FrameError(
+                    FrameErrorKind.BAD_BODY,
+                    f"Device {hello.device_id!r} on {self.url} repeated its secret token in a HELLO; the frame "
+                    "is refused so the token is never stored. Send the token only in the first HELLO on TCP.",
+                    b"",  # not even the raw bytes: they hold the secret
+                ),
+                now,
+            )
+            return
         if self._expected_device_id is not None and hello.device_id != self._expected_device_id:
             self._hello_this_connection = False
             self._error(

@@ -7,6 +7,7 @@ field, what it must be and what came instead.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,9 @@ from devices.wire.codec import Frame, MessageType, encode_frame
 
 class BodyError(ValueError):
     """A frame whose body does not match its message type; the message names the field."""
+
+
+DEVICE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 class CommandName(enum.StrEnum):
@@ -111,8 +115,11 @@ def decode_hello(body: Any) -> DeviceHello:
     if not isinstance(capabilities, list) or not all(isinstance(item, str) for item in capabilities):
         raise BodyError(f"hello.capabilities must be a list of strings, got {capabilities!r}")
     device_id = _string(mapping, "device_id", "hello")
-    if not device_id:
-        raise BodyError("hello.device_id must be a non-empty string, got ''")
+    if not DEVICE_ID.fullmatch(device_id):
+        raise BodyError(
+            f"hello.device_id must be 1-64 letters, digits, '-', '_' or '.', starting with a letter or digit, "
+            f"got {device_id!r}"
+        )
     return DeviceHello(
         device_id=device_id,
         family=_string(mapping, "family", "hello"),

@@ -12,8 +12,8 @@ from devices.observations import DeviceHello, ScoreboardState
 from devices.session import CommandFailed, DeviceSession
 from devices.simulators.pty import open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
-from devices.wire.codec import Frame, FrameErrorKind, MessageType, WireCodec
-from devices.wire.messages import Command, encode_report
+from devices.wire.codec import Frame, FrameErrorKind, MessageType, WireCodec, encode_frame
+from devices.wire.messages import Command, encode_report, report_to_body
 from tests.devices.test_session_serial import FAST, RecordingSink, eventually, running
 
 
@@ -151,3 +151,18 @@ async def test_a_device_speaking_another_protocol_version_is_refused() -> None:
         assert sink.observations == []
         error = next(e for e in sink.errors if e.kind is FrameErrorKind.UNSUPPORTED_PROTOCOL)
         assert "protocol 2" in error.detail and "man-1" in error.detail
+
+
+async def test_a_hello_that_repeats_the_secret_token_is_refused_and_never_passed_on() -> None:
+    with open_pty_pair() as pair:
+        os.set_blocking(pair.master_fd, False)
+        device = ManualDevice(pair.master_fd)
+        sink = RecordingSink()
+        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
+        async with running(session.run()):
+            await eventually(lambda: "resync" in device.commands())
+            _, body = report_to_body(hello())
+            os.write(pair.master_fd, encode_frame(MessageType.HELLO, 0, {**body, "token": "hunter2"}))
+            await eventually(lambda: bool(sink.errors))
+        assert sink.observations == []
+        assert "token" in sink.errors[0].detail and sink.errors[0].raw == b""

@@ -105,7 +105,7 @@ def test_every_report_survives_the_wire(report: Any) -> None:
         ),
         (MessageType.STATE, [1, 2], "state body must be a map, got list [1, 2]"),
         (MessageType.HELLO, {**HELLO_BODY, "device_id": 7}, "hello.device_id must be a string, got 7"),
-        (MessageType.HELLO, {**HELLO_BODY, "device_id": ""}, "hello.device_id must be a non-empty string"),
+        (MessageType.HELLO, {**HELLO_BODY, "device_id": ""}, "hello.device_id must be 1-64 letters"),
         (
             MessageType.HELLO,
             {**HELLO_BODY, "boot_epoch": -1},
