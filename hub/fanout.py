@@ -51,6 +51,7 @@ class Subscriber:
         self.sent = 0
         self.coalesced = 0
         self.closed = False
+        self.referee: str | None = None  # the referee this client proved to be, if any
 
     def offer(self, key: tuple[str, str | None], item: Published) -> None:
         """Queue a frame, replacing an unsent older version of the same (topic, key)."""

@@ -24,6 +24,7 @@ from hub.matches import (
     from_snapshot,
     new_match,
     public_view,
+    referee_view,
     summary,
     to_snapshot,
 )
@@ -180,10 +181,13 @@ class Hall:
                             Snapshot(record.match_id, state.version, record.at, to_snapshot(state))
                         )
         for match_id, (state, log_id) in changed.items():
+            before = self.committed.get(match_id)
             self.committed[match_id] = state
             self.venue_version = max(self.venue_version, log_id)
             self.fanout.publish(f"match:{match_id}", state.version, public_view(state))
             self.fanout.publish("venue", self.venue_version, summary(state), key=match_id)
+            if before is None or (before.status, before.anomalies[-1:]) != (state.status, state.anomalies[-1:]):
+                self.fanout.publish("referee", self.venue_version, referee_view(state), key=match_id)
 
     # -- fan-out snapshots ----------------------------------------------------------------------------------
 
@@ -199,6 +203,11 @@ class Hall:
     def _snapshot_source(self, topic: str) -> SnapshotSource | None:
         if topic == "venue":
             return lambda: (self.venue_version, self.venue_snapshot())
+        if topic == "referee":
+            return lambda: (
+                self.venue_version,
+                {"official": False, "matches": [referee_view(m) for m in self.matches()]},
+            )
         if topic.startswith("match:") and topic[6:] in self.committed:
             match_id = topic[6:]
             return lambda: (self.committed[match_id].version, public_view(self.committed[match_id]))

@@ -35,6 +35,7 @@ class EventKind(enum.StrEnum):
     DEVICE_REPORT = "device.report"
     ANOMALY = "anomaly"
     REFEREE_CONFIRM = "referee.confirm"
+    REFEREE_INPUT = "referee.input"  # a time-out, card, expedite or score correction the referee records
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +46,12 @@ class MatchInfo:
     sport: str
     table: str
     round: int = 1
-    players: tuple[str, str] = ("", "")
+    players: tuple[str, ...] = ("", "")  # two names, or four for doubles: A1, A2, B1, B2
     best_of: int = 5
+    doubles: bool = False
+    first_server: str | None = None  # "A"/"B", or in doubles "A1".."B2"; None: from the first report
+    first_receiver: str | None = None  # doubles only
+    ruleset: str = "ittf"
 
     @property
     def rules(self) -> Sport:
@@ -142,8 +147,8 @@ def apply_event(
     anomalies: tuple[Anomaly, ...] = ()
     state = replace(match, version=offset, updated_at=at)
 
-    if kind == EventKind.DEVICE_REPORT:
-        report = rules.report_from_dict(body["report"])
+    if kind in (EventKind.DEVICE_REPORT, EventKind.REFEREE_INPUT):
+        report = rules.report_from_dict(body["report"] if kind == EventKind.DEVICE_REPORT else body["input"])
         outcome = rules.apply(match.sport_state, report, at)
         if match.status in (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED):
             if outcome.facts or outcome.anomalies:  # a board repeating its final display is no news
@@ -284,3 +289,18 @@ def public_view(match: MatchState) -> dict[str, Any]:
         }
     )
     return view
+
+
+def referee_view(match: MatchState) -> dict[str, Any]:
+    """What the referee console watches of a match: its status and every anomaly with its evidence."""
+    return {
+        "id": match.info.id,
+        "table": match.info.table,
+        "round": match.info.round,
+        "players": list(match.info.players),
+        "status": match.status.value,
+        "official": match.official,
+        "version": match.version,
+        "updated_at": match.updated_at,
+        "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
+    }

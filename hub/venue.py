@@ -20,6 +20,7 @@ from hub.sports import SPORTS
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ID = ID_PATTERN
 _ROLES = ("referee", "chief")
+RULESETS = ("ittf", "legacy21")
 
 
 class VenueError(ValueError):
@@ -210,13 +211,58 @@ def parse_venue(text: str, path: Path) -> Venue:
             raise fail(
                 "matches", i, "round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı"
             )
-        players = m.get("players", ["", ""])
-        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
-            raise fail("matches", i, "players", 'must be two names, ["A", "B"] / iki isim olmalı')
+        doubles = m.get("doubles", False)
+        if not isinstance(doubles, bool):
+            raise fail("matches", i, "doubles", "must be true or false / true ya da false olmalı")
+        wanted = 4 if doubles else 2
+        players = m.get("players", [""] * wanted)
+        if not (
+            isinstance(players, list) and len(players) == wanted and all(isinstance(p, str) for p in players)
+        ):
+            shape = '["A1", "A2", "B1", "B2"]' if doubles else '["A", "B"]'
+            raise fail("matches", i, "players", f"must be {wanted} names, {shape} / {wanted} isim olmalı")
         best_of = m.get("best_of", 5)
         if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
             raise fail("matches", i, "best_of", "must be an odd number of games (3, 5, 7) / tek sayı olmalı")
-        matches.append(MatchInfo(mid, table.sport, table.id, rnd, (players[0], players[1]), best_of))
+        ruleset = m.get("ruleset", "ittf")
+        if ruleset not in RULESETS:
+            raise fail("matches", i, "ruleset", f"must be one of {', '.join(RULESETS)} / geçersiz kural seti")
+        sides = ("A1", "A2", "B1", "B2") if doubles else ("A", "B")
+        first_server = m.get("first_server")
+        if first_server is not None and first_server not in sides:
+            raise fail(
+                "matches", i, "first_server", f"must be one of {', '.join(sides)} / geçersiz ilk servis"
+            )
+        first_receiver = m.get("first_receiver")
+        if first_receiver is not None:
+            if not doubles or first_receiver not in sides:
+                raise fail(
+                    "matches",
+                    i,
+                    "first_receiver",
+                    "only for doubles: one of B1, B2, A1, A2 / yalnızca çiftlerde",
+                )
+            if first_server is not None and first_receiver[0] == first_server[0]:
+                raise fail(
+                    "matches",
+                    i,
+                    "first_receiver",
+                    "must be on the other side from first_server / karşı taraftan olmalı",
+                )
+        matches.append(
+            MatchInfo(
+                mid,
+                table.sport,
+                table.id,
+                rnd,
+                tuple(players),
+                best_of,
+                doubles,
+                first_server,
+                first_receiver,
+                ruleset,
+            )
+        )
 
     referees: list[RefereeConfig] = []
     for i, r in enumerate(_array(data, "referees", fail)):

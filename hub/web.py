@@ -38,6 +38,7 @@ WEB_DISPLAY = Path(__file__).resolve().parent.parent / "web-display"
 MAX_CLIENT_MESSAGE = 4096
 STUCK_AFTER_S = 10.0
 CLOSE_TOO_BIG = 1009
+REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
 CLOSE_STUCK = 1013  # "try again later": the client could not keep up
 
 
@@ -165,12 +166,17 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
     async def index(request: Request) -> Response:
         return FileResponse(static_dir / "index.html")
 
+    async def match_page(request: Request) -> Response:
+        if request.path_params["match_id"] not in ctx.hall.committed:
+            return _error(404, "no such match / böyle bir maç yok")
+        return FileResponse(static_dir / "match.html")
+
     async def feed(websocket: WebSocket) -> None:
         await websocket.accept()
         sub = ctx.fanout.connect()
         try:
             async with asyncio.TaskGroup() as tg:
-                tg.create_task(_read_requests(websocket, ctx.fanout, sub))
+                tg.create_task(_read_requests(websocket, ctx.fanout, sub, ctx.auth))
                 tg.create_task(_write_changes(websocket, sub, ctx))
         except* (WebSocketDisconnect, _ClientGone):
             pass
@@ -179,6 +185,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
 
     routes = [
         Route("/", index),
+        Route("/match/{match_id}", match_page),
         Route("/api/health", health),
         Route("/api/matches", list_matches),
         Route("/api/matches/{match_id}", get_match),
@@ -195,7 +202,7 @@ class _ClientGone(Exception):
     """The client closed, or was closed for breaking a limit."""
 
 
-async def _read_requests(websocket: WebSocket, fanout: Fanout, sub: Subscriber) -> None:
+async def _read_requests(websocket: WebSocket, fanout: Fanout, sub: Subscriber, auth: Authenticator) -> None:
     """Handle subscribe/unsubscribe requests; a bad request gets an error message, not silence."""
     while True:
         message = await websocket.receive()
@@ -209,11 +216,13 @@ async def _read_requests(websocket: WebSocket, fanout: Fanout, sub: Subscriber) 
         if len(text) > MAX_CLIENT_MESSAGE:
             await websocket.close(CLOSE_TOO_BIG, f"messages are limited to {MAX_CLIENT_MESSAGE} bytes")
             raise _ClientGone
-        for reply in handle_request(fanout, sub, text):
+        for reply in handle_request(fanout, sub, text, auth):
             await websocket.send_text(reply)
 
 
-def handle_request(fanout: Fanout, sub: Subscriber, text: str) -> list[str]:
+def handle_request(
+    fanout: Fanout, sub: Subscriber, text: str, auth: Authenticator | None = None
+) -> list[str]:
     """Apply one client request; return the error replies to send, if any."""
     try:
         request = orjson.loads(text)
@@ -228,7 +237,22 @@ def handle_request(fanout: Fanout, sub: Subscriber, text: str) -> list[str]:
         resume = {}
     for topic in _topics(request, "unsubscribe", errors):
         fanout.unsubscribe(sub, topic)
+    token = request.get("token")
+    if isinstance(token, str) and auth is not None:
+        referee = auth.referee_for(f"Bearer {token}")
+        if referee is None:
+            errors.append(_client_error("the referee token is not valid / hakem anahtarı geçersiz"))
+        sub.referee = referee.name if referee else sub.referee
     for topic in _topics(request, "subscribe", errors):
+        if topic in REFEREE_TOPICS and sub.referee is None:
+            errors.append(
+                _client_error(
+                    'this topic needs a referee token: {"subscribe": ["referee"], "token": "…"} '
+                    "/ bu konu hakem anahtarı ister",
+                    topic,
+                )
+            )
+            continue
         version = resume.get(topic)
         if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
             errors.append(_client_error(f"resume version for {topic} must be an integer", topic))
