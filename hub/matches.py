@@ -259,8 +259,8 @@ def from_snapshot(info: MatchInfo, data: dict[str, Any]) -> MatchState:
     )
 
 
-def summary(match: MatchState) -> dict[str, Any]:
-    """The compact public view for the venue wall: no private data, no history."""
+def _identity(match: MatchState) -> dict[str, Any]:
+    """What every view of a match starts with: which match, where, who, and how far it stands."""
     return {
         "id": match.info.id,
         "sport": match.info.sport,
@@ -271,6 +271,13 @@ def summary(match: MatchState) -> dict[str, Any]:
         "official": match.official,
         "version": match.version,
         "updated_at": match.updated_at,
+    }
+
+
+def summary(match: MatchState) -> dict[str, Any]:
+    """The compact public view for the venue wall: no private data, no history."""
+    return {
+        **_identity(match),
         "state": match.info.rules.to_dict(match.sport_state),
         "open_anomalies": len(match.anomalies),
     }
@@ -278,29 +285,16 @@ def summary(match: MatchState) -> dict[str, Any]:
 
 def public_view(match: MatchState) -> dict[str, Any]:
     """The full public view of one match for its own screen."""
-    view = summary(match)
-    view.update(
-        {
-            "started_at": match.started_at,
-            "finished_at": match.finished_at,
-            "confirmed_at": match.confirmed_at,
-            "facts": [{"kind": f.kind, "data": f.data, "offset": f.offset, "at": f.at} for f in match.facts],
-            "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
-        }
-    )
-    return view
+    return {
+        **summary(match),
+        "started_at": match.started_at,
+        "finished_at": match.finished_at,
+        "confirmed_at": match.confirmed_at,
+        "facts": [{"kind": f.kind, "data": f.data, "offset": f.offset, "at": f.at} for f in match.facts],
+        "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
+    }
 
 
 def referee_view(match: MatchState) -> dict[str, Any]:
     """What the referee console watches of a match: its status and every anomaly with its evidence."""
-    return {
-        "id": match.info.id,
-        "table": match.info.table,
-        "round": match.info.round,
-        "players": list(match.info.players),
-        "status": match.status.value,
-        "official": match.official,
-        "version": match.version,
-        "updated_at": match.updated_at,
-        "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
-    }
+    return {**_identity(match), "anomalies": [anomaly_to_dict(a) for a in match.anomalies]}
