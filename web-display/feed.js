@@ -1,9 +1,10 @@
 // The /ws feed: subscribe, keep the last version of each topic, resume after a drop with backoff and jitter.
 export class Feed {
-  constructor(topics, onMessage, onState) {
+  constructor(topics, onMessage, onState, onError = null) {
     this.topics = topics;
     this.onMessage = onMessage;
     this.onState = onState;
+    this.onError = onError;  // optional: the hub refused a request, e.g. an unknown topic
     this.versions = {};
     this.attempt = 0;
     this.connect();
@@ -20,7 +21,11 @@ export class Feed {
     };
     ws.onmessage = (event) => {
       const message = JSON.parse(event.data);
-      if (message.error) { console.warn("boardcast:", message.error); return; }
+      if (message.error) {
+        console.warn("boardcast:", message.error);
+        if (this.onError) this.onError(message);
+        return;
+      }
       this.versions[message.topic] = message.version;
       this.onMessage(message);
     };

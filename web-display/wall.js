@@ -48,7 +48,15 @@ function sortTiles() {
 function render(match) {
   const tile = tileFor(match);
   const s = match.state || {};
-  tile.querySelector(".table").textContent = `${t().table} ${match.table}`;
+  const link = tile.querySelector(".table");
+  link.textContent = `${t().table} ${match.table}`;
+  link.href = `/match/${encodeURIComponent(match.id)}`;
+  link.title = t().openMatch;
+  const expedite = tile.querySelector(".expedite");
+  expedite.hidden = !s.expedite;
+  expedite.textContent = t().expediteShort;
+  expedite.title = t().expedite;
+  const doubles = Boolean(s.doubles) || match.players.length === 4;
   tile.querySelector(".round").textContent = `${t().round} ${match.round}`;
   const status = tile.querySelector(".status");
   status.textContent = t().status[match.status] || match.status;
@@ -57,18 +65,55 @@ function render(match) {
   tile.dataset.version = match.version;
   for (const side of [0, 1]) {
     const row = tile.querySelector(`.side-${side}`);
-    row.querySelector(".name").textContent = match.players[side] || "—";
+    const names = doubles ? match.players.slice(2 * side, 2 * side + 2) : [match.players[side]];
+    const name = row.querySelector(".name");
+    name.textContent = names.filter(Boolean).join(" /\n") || "—";  // a pair takes two short lines
+    name.classList.toggle("pair", doubles);
+    renderMarks(row.querySelector(".marks"), s, side);
     row.querySelector(".games").textContent = s.games ? s.games[side] : "";
     row.querySelector(".points").textContent = s.points ? s.points[side] : "";
-    row.querySelector(".serve").classList.toggle("on", s.server === side && match.status === "live");
+    const serve = row.querySelector(".serve");
+    serve.classList.toggle("on", s.server === side && match.status === "live");
+    serve.title = serve.classList.contains("on") ? t().serve : "";
     row.classList.toggle("winner", s.winner === side);
   }
-  tile.querySelector(".history").textContent = (s.game_scores || []).map(([a, b]) => `${a}-${b}`).join("  ");
+  tile.querySelector(".history").textContent = (s.game_scores || []).map(([a, b]) => `${a}-${b}`).join(" · ");
   const provenance = tile.querySelector(".provenance");
   provenance.textContent = match.official ? t().official : t().informational;
   provenance.className = `provenance ${match.official ? "official" : "informational"}`;
   tile.classList.toggle("official", match.official);
   renderAge(tile, match);
+}
+
+// Time-out (used / active), cards and penalty points of one side, small enough for a tile row.
+function renderMarks(el, s, side) {
+  const marks = [];
+  const active = s.timeout_active === side;
+  if (active || (s.timeouts && s.timeouts[side])) {
+    const timeout = document.createElement("span");
+    timeout.className = `mark timeout ${active ? "active" : "used"}`;
+    timeout.textContent = "T";
+    timeout.title = active ? t().timeoutActive : t().timeoutUsed;
+    marks.push(timeout);
+  }
+  for (const card of (s.cards && s.cards[side]) || []) {
+    if (!t().cards[card]) continue;
+    const c = document.createElement("span");
+    c.className = `mark card card-${card}`;
+    c.title = t().cards[card];
+    c.setAttribute("role", "img");
+    c.setAttribute("aria-label", t().cards[card]);
+    marks.push(c);
+  }
+  const penalty = (s.penalty_points && s.penalty_points[side]) || 0;
+  if (penalty > 0) {
+    const p = document.createElement("span");
+    p.className = "mark penalty";
+    p.textContent = `+${penalty}`;
+    p.title = t().penalty(penalty);
+    marks.push(p);
+  }
+  el.replaceChildren(...marks);
 }
 
 function renderAge(tile, match) {
@@ -79,6 +124,12 @@ function renderAge(tile, match) {
   age.textContent = stale ? `${t().stale} · ${t().ago(seconds)}` : t().ago(seconds);
   age.classList.toggle("stale", stale);
   tile.classList.toggle("stale", stale);
+}
+
+/** Draw one match's tile exactly as a venue change would (exported so tests can draw a crafted state). */
+export function show(match) {
+  matches.set(match.id, match);
+  render(match);
 }
 
 function onMessage(message) {

@@ -1,0 +1,242 @@
+// The match screen: one table's live scoreboard, big enough to read across a hall, mirrored to the table's ends.
+// `render(match)` draws a match topic's data (hub public_view) and is exported so tests can draw a crafted state
+// with the very same code the live feed uses.
+import { Feed } from "./feed.js";
+import { TEXTS, pickLanguage } from "./i18n.js";
+
+const STALE_AFTER_S = 120;
+const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
+const CARD_KINDS = ["yellow", "yellow_red", "red"];
+
+let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
+let connection = "connecting";
+let current = null;
+let notFound = false;
+
+function t() { return TEXTS[lang]; }
+const $ = (id) => document.getElementById(id);
+
+export function matchIdFromPath(pathname = location.pathname) {
+  const parts = pathname.split("/").filter(Boolean);
+  return parts[0] === "match" && parts[1] ? decodeURIComponent(parts[1]) : null;
+}
+
+/** ITTF compact notation from side 0's view: the loser's points, negative when side 0 lost ("7/-4/8/5"). */
+export function compactNotation(gameScores) {
+  return (gameScores || []).map(([a, b]) => (a > b ? String(b) : `-${a}`)).join("/");
+}
+
+/** Each side's player names: one per side in singles, a pair in doubles ([A1, A2], [B1, B2]). */
+export function sidesOf(match) {
+  const players = match.players || [];
+  const doubles = (match.state && match.state.doubles) || players.length === 4;
+  return doubles ? [[players[0], players[1]], [players[2], players[3]]] : [[players[0]], [players[1]]];
+}
+
+function sideEl(side) {
+  const el = $(`side-${side}`);
+  if (!el.firstElementChild) el.append($("side").content.cloneNode(true));
+  return el;
+}
+
+function isSide(value) { return value === 0 || value === 1; }
+
+export function render(match) {
+  current = match;
+  notFound = false;
+  $("not-found").hidden = true;
+  if (!match) return;
+  const s = match.state || {};
+  const status = match.status || "scheduled";
+  const playing = status === "live";
+  const ends = s.ends === "swapped" ? "swapped" : "normal";
+  const left = ends === "swapped" ? 1 : 0;
+  const doubles = Boolean(s.doubles) || (match.players || []).length === 4;
+  const sides = sidesOf(match);
+
+  document.title = `${t().table} ${match.table} — ${sides.map((p) => p.filter(Boolean).join(" / ")).join(" – ")}`;
+  $("table").textContent = `${t().table} ${match.table ?? ""}`;
+  $("round").textContent = match.round != null ? `${t().round} ${match.round}` : "";
+  const gameNo = s.game || (s.games ? s.games[0] + s.games[1] + 1 : null);
+  $("game-no").textContent = gameNo && s.winner == null ? t().gameNo(gameNo) : "";
+  const statusEl = $("status");
+  statusEl.textContent = t().status[status] || status;
+  statusEl.className = `status ${status}`;
+
+  const provenance = $("provenance");
+  provenance.textContent = match.official ? t().official : t().informational;
+  provenance.className = `provenance ${match.official ? "official" : "informational"}`;
+
+  const board = $("board");
+  board.dataset.ends = ends;
+  board.dataset.status = status;
+  board.dataset.version = match.version ?? "";
+  board.dataset.official = String(Boolean(match.official));
+  board.classList.toggle("doubles", doubles);
+  // Once decided, the big numbers are the games won (the rally score of a finished match is history).
+  const decided = isSide(s.winner);
+  board.classList.toggle("decided", decided);
+  $("ends-note").hidden = ends !== "swapped";
+
+  const expedite = $("expedite");
+  expedite.hidden = !s.expedite;
+  const since = s.expedite_since;
+  expedite.querySelector(".expedite-since").textContent =
+    s.expedite && since && since.points ? t().expediteSince(since.game, since.points[0], since.points[1]) : "";
+
+  for (const side of [0, 1]) {
+    const el = sideEl(side);
+    const position = side === left ? "left" : "right";
+    el.classList.toggle("left", position === "left");
+    el.classList.toggle("right", position === "right");
+    el.dataset.position = position;
+    const serving = playing && s.server === side;
+    el.classList.toggle("serving", serving);
+    el.dataset.serving = String(serving);
+    el.querySelector(".ball").title = serving ? t().serve : "";
+    el.classList.toggle("winner", s.winner === side);
+
+    const names = el.querySelector(".names");
+    names.replaceChildren(...sides[side].map((name, i) => {
+      const code = `${side === 0 ? "A" : "B"}${i + 1}`;
+      const row = document.createElement("div");
+      row.className = "player";
+      row.dataset.player = code;
+      const label = document.createElement("span");
+      label.className = "pname";
+      label.textContent = name || "—";
+      row.append(label);
+      if (doubles && playing) {
+        const role = s.server_player === code ? "serve" : s.receiver_player === code ? "receive" : null;
+        if (role) {
+          const tag = document.createElement("span");
+          tag.className = `role role-${role}`;
+          tag.textContent = role === "serve" ? t().serve : t().receive;
+          row.append(tag);
+          row.dataset.role = role;
+        }
+      }
+      return row;
+    }));
+
+    const timeout = el.querySelector(".timeout");
+    const active = s.timeout_active === side;
+    const used = Boolean(s.timeouts && s.timeouts[side]);
+    timeout.hidden = !(active || used);
+    timeout.className = `timeout ${active ? "active" : "used"}`;
+    timeout.textContent = active ? t().timeoutActive : t().timeout;
+    timeout.title = active ? t().timeoutActive : t().timeoutUsed;
+    timeout.dataset.state = active ? "active" : used ? "used" : "none";
+
+    const cards = ((s.cards && s.cards[side]) || []).filter((c) => CARD_KINDS.includes(c));
+    el.querySelector(".cards").replaceChildren(...cards.map((card) => {
+      const c = document.createElement("span");
+      c.className = `card card-${card}`;
+      c.dataset.card = card;
+      c.title = t().cards[card];
+      c.setAttribute("role", "img");
+      c.setAttribute("aria-label", t().cards[card]);
+      return c;
+    }));
+    const penalty = el.querySelector(".penalty");
+    const penaltyPoints = (s.penalty_points && s.penalty_points[side]) || 0;
+    penalty.hidden = !(penaltyPoints > 0);
+    penalty.textContent = penaltyPoints > 0 ? t().penalty(penaltyPoints) : "";
+    const won = el.querySelector(".won");
+    won.hidden = s.winner !== side;
+    won.textContent = t().winner;
+
+    el.querySelector(".games-label").textContent = t().games;
+    el.querySelector(".games-value").textContent = s.games ? s.games[side] : "0";
+    const bigNumber = decided ? s.games : s.points;
+    el.querySelector(".points").textContent = bigNumber ? bigNumber[side] : "0";
+  }
+
+  renderHistory(match, sides);
+  $("compact").textContent = compactNotation(s.game_scores) || "—";
+  renderAge();
+}
+
+function renderHistory(match, sides) {
+  const scores = (match.state && match.state.game_scores) || [];
+  const table = $("history");
+  const head = document.createElement("tr");
+  head.append(cell("th", t().history));
+  scores.forEach((_, i) => head.append(cell("th", String(i + 1))));
+  const rows = [0, 1].map((side) => {
+    const row = document.createElement("tr");
+    row.append(cell("th", sides[side].filter(Boolean).map(shortName).join(" / ") || "—"));
+    for (const game of scores) {
+      const td = cell("td", String(game[side]));
+      if (game[side] > game[1 - side]) td.className = "game-won";
+      row.append(td);
+    }
+    return row;
+  });
+  table.replaceChildren(head, ...rows);
+}
+
+function cell(tag, text) {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  return el;
+}
+
+function shortName(name) {
+  const parts = String(name).trim().split(/\s+/);
+  return parts.length > 1 ? `${parts[0][0]}. ${parts.slice(1).join(" ")}` : parts[0];
+}
+
+function renderAge() {
+  const age = $("age");
+  if (!current || !current.updated_at) { age.textContent = current ? t().never : ""; return; }
+  const seconds = Math.max(0, Math.round(Date.now() / 1000 - current.updated_at));
+  const stale = current.status === "live" && seconds > STALE_AFTER_S;
+  age.textContent = `${t().updated}: ${stale ? `${t().stale} · ` : ""}${t().ago(seconds)}`;
+  age.classList.toggle("stale", stale);
+  $("board").classList.toggle("stale", stale);
+}
+
+function renderConnection() {
+  const el = $("connection");
+  el.className = `conn conn-${connection}`;
+  // "Live" is the match status here; the link to the hub is "connected".
+  el.textContent = connection === "open" ? t().connected : t()[connection];
+}
+
+function applyLanguage() {
+  document.documentElement.lang = lang;
+  $("lang").textContent = lang === "tr" ? "EN" : "TR";
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t()[el.dataset.i18n];
+  $("history").setAttribute("aria-label", t().history);
+  renderConnection();
+  if (current) render(current);
+  $("not-found").hidden = !notFound;
+}
+
+function start() {
+  const id = matchIdFromPath();
+  $("lang").addEventListener("click", () => {
+    lang = lang === "tr" ? "en" : "tr";
+    localStorage.setItem("boardcast.lang", lang);
+    applyLanguage();
+  });
+  applyLanguage();
+  setInterval(renderAge, 1000);
+  if (!id) { notFound = true; $("not-found").hidden = false; return; }
+  const topic = `match:${id}`;
+  new Feed(
+    [topic],
+    (message) => {
+      if (message.topic !== topic) return;
+      if (current && !message.snapshot && current.version > message.data.version) return;
+      render(message.data);
+    },
+    (state) => { connection = state; renderConnection(); },
+    (error) => {
+      if (error.topic === topic && !current) { notFound = true; $("not-found").hidden = false; }
+    },
+  );
+}
+
+start();
