@@ -186,7 +186,10 @@ class Hall:
             self.venue_version = max(self.venue_version, log_id)
             self.fanout.publish(f"match:{match_id}", state.version, public_view(state))
             self.fanout.publish("venue", self.venue_version, summary(state), key=match_id)
-            if before is None or (before.status, before.anomalies[-1:]) != (state.status, state.anomalies[-1:]):
+            if before is None or (before.status, before.anomalies[-1:]) != (
+                state.status,
+                state.anomalies[-1:],
+            ):
                 self.fanout.publish("referee", self.venue_version, referee_view(state), key=match_id)
 
     # -- fan-out snapshots ----------------------------------------------------------------------------------
