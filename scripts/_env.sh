@@ -32,3 +32,17 @@ ensure_chromium() {
     apt_install chromium
   fi
 }
+
+ensure_gnubg() {
+  # GNU Backgammon, the oracle of the backgammon agreement tests: the Debian CLI (`gnubg -t -p script.py`,
+  # run for XGID/Match ID, .mat import and hint lists) and PyPI gnubg-nn (its move generator from Python,
+  # in the `test` extra; wheels for CPython 3.11/3.12 on x86_64). The tests fail, never skip, without them.
+  if ! command -v gnubg >/dev/null && [ ! -x /usr/games/gnubg ]; then
+    echo "== installing GNU Backgammon for the backgammon tests (Debian package 'gnubg')"
+    apt_install gnubg
+  fi
+  if ! .venv/bin/python -c 'import gnubg_nn' 2>/dev/null; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check 'gnubg-nn==1.1.0a11' ||
+      echo "boardcast: PyPI gnubg-nn could not be installed for $(.venv/bin/python --version); the backgammon agreement tests will fail / gnubg-nn kurulamadı" >&2
+  fi
+}

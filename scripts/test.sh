@@ -10,6 +10,7 @@ source scripts/_env.sh
 ensure_venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 ensure_chromium
+ensure_gnubg
 
 echo "== ruff"
 .venv/bin/ruff check .

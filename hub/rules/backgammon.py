@@ -1,0 +1,1043 @@
+"""Backgammon legality and match state as a pure reducer (tournament rules, RULES.md §1; seed 000 §5–§8).
+
+Two layers:
+
+- an exact move model: `Position`, `legal_plays`, `legal_results`, `partial_results` and the contract
+  function `legal_position_ids`, which agrees with GNU Backgammon's generator (max dice, then max pips,
+  results deduplicated by resulting position);
+- the match: `initial`, `apply(state, event, at) -> Outcome`, which folds dice, board snapshots, clock
+  presses and cube actions, and reports facts and anomalies (`bg.*`) without ever rejecting an input.
+
+Sides are 0 = A and 1 = B. `Position.points[0]` is point 1 seen from A: A's checkers are positive and move
+from 24 towards 1; B's are negative and move from 1 towards 24.
+"""
+
+from __future__ import annotations
+
+import binascii
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hub.rules import backgammon_ids as ids
+from hub.rules import clock as clk
+from hub.rules.backgammon_ids import IdError, board_from_position_id
+from hub.rules.base import Anomaly, Fact, Outcome, Severity
+
+SIDE_NAMES = ("A", "B")
+CHECKERS = 15
+
+# --- the move model ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A board: 24 signed points (A positive, from A's view), checkers on the bar and borne off, side on roll."""
+
+    points: tuple[int, ...]
+    bar: tuple[int, int] = (0, 0)
+    off: tuple[int, int] = (0, 0)
+    turn: int = 0
+
+    def side_view(self, side: int) -> tuple[int, ...]:
+        """`side`'s checkers counted from its own 1-point, index 24 = bar (GNU Backgammon's layout)."""
+        if side == 0:
+            return (*(n if n > 0 else 0 for n in self.points), self.bar[0])
+        pts = self.points
+        return (*(-pts[23 - i] if pts[23 - i] < 0 else 0 for i in range(24)), self.bar[1])
+
+    def board(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """GNU Backgammon `TanBoard`: (player not on roll, player on roll)."""
+        return self.side_view(1 - self.turn), self.side_view(self.turn)
+
+    def position_id(self) -> str:
+        """GNU Backgammon Position ID, from the side on roll."""
+        return ids.position_id(self.board())
+
+    def same_board(self, other: Position) -> bool:
+        """Same checkers everywhere, whoever is on roll."""
+        return self.points == other.points and self.bar == other.bar and self.off == other.off
+
+    def with_turn(self, turn: int) -> Position:
+        return replace(self, turn=turn)
+
+    @classmethod
+    def from_board(cls, board: Iterable[Iterable[int]], turn: int = 0) -> Position:
+        """The inverse of `board()`: `(not on roll, on roll)` sides, `turn` = the side on roll."""
+        opp, me = (tuple(s) for s in board)
+        a, b = (me, opp) if turn == 0 else (opp, me)
+        points = [a[i] - b[23 - i] for i in range(24)]
+        return cls(tuple(points), (a[24], b[24]), (CHECKERS - sum(a), CHECKERS - sum(b)), turn)
+
+    @classmethod
+    def from_position_id(cls, pid: str, turn: int = 0) -> Position:
+        """Decode a Position ID with `turn` as the side on roll."""
+        return cls.from_board(board_from_position_id(pid), turn)
+
+
+START = Position(
+    (-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2),
+)
+
+
+def board_problem(points: Iterable[int], bar: Iterable[int], off: Iterable[int]) -> str | None:
+    """Why a snapshot cannot be a position (in English), or None when it can."""
+    points, bar, off = list(points), list(bar), list(off)
+    if len(points) != 24 or len(bar) != 2 or len(off) != 2:
+        return "a board has 24 points, 2 bars and 2 trays"
+    if any(not isinstance(n, int) or isinstance(n, bool) for n in (*points, *bar, *off)):
+        return "checker counts must be integers"
+    if min(*bar, *off) < 0:
+        return "a bar or tray holds a negative number of checkers"
+    a = sum(n for n in points if n > 0) + bar[0] + off[0]
+    b = -sum(n for n in points if n < 0) + bar[1] + off[1]
+    if a != CHECKERS or b != CHECKERS:
+        return f"A has {a} checkers and B has {b}; each side has 15"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """One way to reach a distinct legal result: moves as (from, to) in the mover's own numbering
+    (25 = bar, 0 = off), whether each hit, and the resulting position (same side still on roll)."""
+
+    moves: tuple[tuple[int, int, bool], ...]
+    result: Position
+
+    @property
+    def notation(self) -> str:
+        """GNU Backgammon style, e.g. `13/7 8/7`, `bar/22*`, `6/off(2)`."""
+        return notation(self.moves)
+
+
+def notation(moves: Iterable[tuple[int, int, bool]]) -> str:
+    """Moves as text in GNU Backgammon's style: one checker's steps joined (`24/13`, `24/18*/13`), higher
+    points first, repeated moves as `(n)`."""
+    chains: list[list[tuple[int, bool]]] = []  # [(point, hit on arrival)], first = origin
+    for frm, to, hit in moves:
+        for chain in chains:
+            if chain[-1][0] == frm and frm not in (0, 25):
+                chain.append((to, hit))
+                break
+        else:
+            chains.append([(frm, False), (to, hit)])
+    texts: list[tuple[int, int, str]] = []
+    for chain in chains:
+        shown = [chain[0]] + [step for step in chain[1:-1] if step[1]] + [chain[-1]]
+        text = "/".join(
+            ("bar" if p == 25 else "off" if p == 0 else str(p)) + ("*" if hit else "") for p, hit in shown
+        )
+        texts.append((chain[0][0], chain[-1][0], text))
+    texts.sort(key=lambda t: (-t[0], -t[1]))
+    out: list[list[Any]] = []
+    for _, _, text in texts:
+        if out and out[-1][0] == text:
+            out[-1][1] += 1
+        else:
+            out.append([text, 1])
+    return " ".join(t if n == 1 else f"{t}({n})" for t, n in out)
+
+
+def play_steps(position: Position, steps: Iterable[tuple[int, int, bool]]) -> Position:
+    """The position after moving the side on roll's checkers by `steps` ((from, to, hit) in its own
+    numbering, 25 = bar, 0 = off). No legality check: a hit is made whenever one opposing checker is hit."""
+    side = position.turn
+    me = list(position.side_view(side))
+    opp = list(position.side_view(1 - side))
+    off = list(position.off)
+    for frm, to, _hit in steps:
+        me[frm - 1] -= 1
+        if to == 0:
+            off[side] += 1
+            continue
+        me[to - 1] += 1
+        if opp[24 - to] == 1:
+            opp[24 - to] = 0
+            opp[24] += 1
+    result = Position.from_board((tuple(opp), tuple(me)), side)
+    return result
+
+
+_RUN = ["0" + "1" * n for n in range(16)]
+
+
+def _search(opp: tuple[int, ...], me: list[int], d1: int, d2: int) -> dict[tuple[tuple[int, ...], int], None]:
+    """Distinct best results as `(me after, mask of opponent points hit)`; `me` is restored on return.
+
+    Depth-first over both die orders (doubles: each move from no higher than the last), keeping only the
+    sequences that use the most dice and then the most pips, as GNU Backgammon's `SaveMoves` does. A play
+    using every die has the highest score there is, so the last level records without comparing.
+    """
+    found: dict[tuple[tuple[int, ...], int], None] = {}
+    doubles = d1 == d2
+    last_i = 3 if doubles else 1
+    full = (last_i + 1, 4 * d1 if doubles else d1 + d2)
+    best = [(0, 0)]
+
+    def rec(dice: tuple[int, ...], i: int, top: int, pips: int, mask: int) -> None:
+        d = dice[i]
+        moved = False
+        home = None
+        for s in (24,) if me[24] else [s for s in range(top, -1, -1) if me[s]]:
+            if not me[s]:
+                continue
+            t = s - d
+            if t >= 0:
+                o = 23 - t
+                m2 = mask
+                if o < 24 and not (mask >> o) & 1:
+                    n = opp[o]
+                    if n:
+                        if n >= 2:
+                            continue
+                        m2 = mask | (1 << o)
+                me[s] -= 1
+                me[t] += 1
+            else:
+                if home is None:
+                    home = not any(me[6:])
+                if not home or (t != -1 and any(me[s + 1 : 6])):
+                    continue
+                m2 = mask
+                me[s] -= 1
+            if i == last_i:
+                if not moved and best[0] != full:
+                    best[0] = full
+                    found.clear()
+                found[(tuple(me), m2)] = None
+            else:
+                rec(dice, i + 1, s if doubles else 24, pips + d, m2)
+            moved = True
+            me[s] += 1
+            if t >= 0:
+                me[t] -= 1
+        if not moved:
+            score = (i, pips)
+            b = best[0]
+            if score > b:
+                best[0] = score
+                found.clear()
+                found[(tuple(me), mask)] = None
+            elif score == b:
+                found[(tuple(me), mask)] = None
+
+    if doubles:
+        rec((d1, d1, d1, d1), 0, 24, 0, 0)
+    else:
+        rec((d1, d2), 0, 24, 0, 0)
+        rec((d2, d1), 0, 24, 0, 0)
+    return found if best[0][0] else {}
+
+
+def _check_dice(d1: int, d2: int) -> None:
+    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise ValueError(f"dice must be 1-6, got {d1} and {d2}")
+
+
+_b2a = binascii.b2a_base64
+
+
+def legal_position_ids(position_id: str, die1: int, die2: int) -> set[str]:
+    """GNU Backgammon Position IDs of every distinct position the player on roll can reach with the roll,
+    with the same player still on roll; the empty set when no play is possible."""
+    _check_dice(die1, die2)
+    try:
+        raw = binascii.a2b_base64(position_id + "==")
+    except binascii.Error:
+        raise IdError(f"not a Position ID: {position_id!r}") from None
+    if len(position_id) != 14 or len(raw) != 10:
+        raise IdError(f"not a Position ID (14 Base64 characters): {position_id!r}")
+    parts = format(int.from_bytes(raw, "little"), "080b")[::-1].split("0", 50)
+    if len(parts) < 51:
+        raise IdError(f"Position ID {position_id!r} does not describe two sides")
+    counts = list(map(len, parts[:50]))
+    opp = tuple(counts[:25])
+    me = counts[25:]
+    if sum(opp) > CHECKERS or sum(me) > CHECKERS:
+        raise IdError(f"Position ID {position_id!r} has more than 15 checkers for one side")
+    found = _search(opp, me, die1, die2)
+    if not found:
+        return set()
+    # The bit stream is opponent then player on roll; reversed, it is the player's codes (bar first) then
+    # the opponent's, ready for int(..., 2). A hit only empties an opponent blot and adds one to its bar.
+    run = _RUN
+    opp_parts = [run[n] for n in opp[::-1]]
+    opp_cache = {0: "".join(opp_parts)}
+    out = set()
+    for m, mask in found:
+        rev = opp_cache.get(mask)
+        if rev is None:
+            hit_parts = opp_parts.copy()
+            hits = 0
+            bits = mask
+            while bits:
+                low = bits & -bits
+                hit_parts[24 - low.bit_length() + 1] = "0"
+                hits += 1
+                bits ^= low
+            hit_parts[0] = run[opp[24] + hits]
+            rev = opp_cache[mask] = "".join(hit_parts)
+        out.add(
+            _b2a(int("".join(map(run.__getitem__, m[::-1])) + rev, 2).to_bytes(10, "little"), newline=False)[
+                :14
+            ].decode()
+        )
+    return out
+
+
+def _walk(position: Position, d1: int, d2: int) -> tuple[dict[Position, Play], set[Position]]:
+    """Legal results with one play each, and every intermediate position along a legal play."""
+    opp0 = position.side_view(1 - position.turn)
+    me0 = position.side_view(position.turn)
+    dice_orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
+    leaves: list[
+        tuple[tuple[int, int], tuple[int, ...], tuple[int, ...], tuple[Any, ...], tuple[Any, ...]]
+    ] = []
+
+    def rec(me, opp, dice, i, top, pips, moves, trail):  # type: ignore[no-untyped-def]
+        moved = False
+        if i < len(dice):
+            d = dice[i]
+            srcs = [24] if me[24] else [s for s in range(top, -1, -1) if me[s]]
+            home = not any(me[6:])
+            for s in srcs:
+                t = s - d
+                if t >= 0:
+                    o = 23 - t
+                    if opp[o] >= 2:
+                        continue
+                    hit = opp[o] == 1
+                    nm = list(me)
+                    nm[s] -= 1
+                    nm[t] += 1
+                    no = list(opp)
+                    if hit:
+                        no[o] = 0
+                        no[24] += 1
+                    step = (s + 1, t + 1, hit)
+                else:
+                    if not home or (t != -1 and any(me[s + 1 : 6])):
+                        continue
+                    nm = list(me)
+                    nm[s] -= 1
+                    no = list(opp)
+                    step = (s + 1, 0, False)
+                moved = True
+                state = (tuple(nm), tuple(no))
+                rec(
+                    state[0],
+                    state[1],
+                    dice,
+                    i + 1,
+                    s if d1 == d2 else 24,
+                    pips + d,
+                    (*moves, step),
+                    (*trail, state),
+                )
+        if not moved:
+            leaves.append(((i, pips), me, opp, moves, trail))
+
+    for dice in dice_orders:
+        rec(me0, opp0, dice, 0, 24, 0, (), ())
+    best = max(leaf[0] for leaf in leaves)
+    results: dict[Position, Play] = {}
+    partial: set[Position] = set()
+    if best[0] == 0:
+        return results, partial
+    turn = position.turn
+    for score, me, opp, moves, trail in leaves:
+        if score != best:
+            continue
+        result = Position.from_board((opp, me), turn)
+        results.setdefault(result, Play(moves, result))
+        for m, o in trail[:-1]:
+            partial.add(Position.from_board((o, m), turn))
+    return results, partial
+
+
+def legal_plays(position: Position, d1: int, d2: int) -> tuple[Play, ...]:
+    """One play per distinct legal result (GNU Backgammon's list); empty when no play is possible."""
+    _check_dice(d1, d2)
+    return tuple(_walk(position, d1, d2)[0].values())
+
+
+def legal_results(position: Position, d1: int, d2: int) -> frozenset[Position]:
+    """Every distinct position the side on roll can reach with the roll (same side still on roll)."""
+    _check_dice(d1, d2)
+    return frozenset(_walk(position, d1, d2)[0])
+
+
+def partial_results(position: Position, d1: int, d2: int) -> frozenset[Position]:
+    """Positions part-way through some legal play: a prefix that may still be completed legally."""
+    _check_dice(d1, d2)
+    return frozenset(_walk(position, d1, d2)[1])
+
+
+# --- the match ---------------------------------------------------------------------------------------
+
+
+class Phase(enum.StrEnum):
+    """Where a game stands."""
+
+    OPENING = "opening"  # waiting for the opening roll of a game
+    AWAIT_ROLL = "await_roll"  # `turn` may double or roll
+    MOVING = "moving"  # `turn` has rolled and is moving
+    DOUBLED = "doubled"  # `turn` offered a double; the opponent takes or drops
+    MATCH_OVER = "match_over"
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Opening roll: one die each."""
+
+    dice: tuple[int, int]  # (A's die, B's die)
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A side rolled two dice."""
+
+    side: int
+    dice: tuple[int, int]
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidDice:
+    """The side's dice were invalid (cocked, off the board): rerolled."""
+
+    side: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardSnapshot:
+    """What the board shows now; A positive from A's view, like `Position`."""
+
+    points: tuple[int, ...]
+    bar: tuple[int, int]
+    off: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ClockPress:
+    """The side pressed its clock: its turn is complete."""
+
+    side: int
+
+
+class CubeAction(enum.StrEnum):
+    DOUBLE = "double"
+    TAKE = "take"
+    DROP = "drop"
+
+
+@dataclass(frozen=True, slots=True)
+class Cube:
+    """A cube action by a side."""
+
+    action: CubeAction
+    side: int
+
+
+Event = Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One entry of a game's record, for exports."""
+
+    side: int
+    kind: str  # "move", "double", "take", "drop"
+    dice: tuple[int, int] | None = None
+    moves: tuple[tuple[int, int, bool], ...] = ()
+    legal: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished game: the score before it, what was played, who won how much."""
+
+    number: int
+    score_before: tuple[int, int]
+    actions: tuple[Action, ...]
+    winner: int | None
+    points: int
+    crawford: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedTurn:
+    """The last completed turn, kept until the opponent rolls or doubles so it can still be corrected."""
+
+    side: int
+    start: Position
+    dice: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BackgammonState:
+    """A backgammon match as the rules see it."""
+
+    length: int
+    score: tuple[int, int] = (0, 0)
+    phase: Phase = Phase.OPENING
+    game: int = 0
+    position: Position = START
+    turn: int = 0
+    dice: tuple[int, int] | None = None
+    turn_start: Position | None = None
+    cube_value: int = 1
+    cube_owner: int | None = None
+    crawford: bool = False
+    crawford_done: bool = False
+    illegal_pending: bool = False
+    last_turn: PlayedTurn | None = None
+    opening_tie: int | None = None
+    winner: int | None = None
+    clock: clk.ClockState | None = None
+    actions: tuple[Action, ...] = ()
+    games: tuple[GameRecord, ...] = field(default=())
+
+    @property
+    def post_crawford(self) -> bool:
+        """Not the Crawford game, and someone is one point from winning (gnubg's definition)."""
+        return self.crawford_done and not self.crawford and self.length - 1 in self.score
+
+
+def initial(length: int, clock: clk.TimeControl | None = None) -> BackgammonState:
+    """A match to `length` points that has not started."""
+    if length < 1:
+        raise ValueError(f"match length must be at least 1, got {length}")
+    return BackgammonState(length=length, clock=clk.start(clock) if clock else None)
+
+
+def _n(side: int) -> str:
+    return SIDE_NAMES[side]
+
+
+def _anomaly(code: str, severity: Severity, en: str, tr: str, **data: Any) -> Anomaly:
+    return Anomaly(code, severity, en, tr, data)
+
+
+def apply(state: BackgammonState, event: Event, at: float) -> Outcome[BackgammonState]:
+    """Fold one input into the match; never raises on a rule violation, reports it."""
+    if state.phase is Phase.MATCH_OVER:
+        return Outcome(state, (Fact("ignored", {"reason": "match over", "event": type(event).__name__}),))
+    if state.clock is not None:
+        checked = clk.check_flag(state.clock, at)
+        if checked.flagged is not None:
+            return _time_forfeit(replace(state, clock=checked), checked.flagged)
+    facts: list[Fact] = []
+    anomalies: list[Anomaly] = []
+    if state.phase is Phase.OPENING and state.opening_tie is not None and not isinstance(event, Opening):
+        state = _played_on_tie(state, event, at, anomalies)
+    handler = _HANDLERS[type(event)]
+    state = handler(state, event, at, facts, anomalies)
+    return Outcome(state, tuple(facts), tuple(anomalies))
+
+
+def _time_forfeit(state: BackgammonState, loser: int) -> Outcome[BackgammonState]:
+    winner = 1 - loser
+    score = list(state.score)
+    score[winner] = max(score[winner], state.length)
+    flag_at = state.clock.flag_at if state.clock else None
+    new = replace(state, phase=Phase.MATCH_OVER, winner=winner, score=(score[0], score[1]))
+    return Outcome(
+        new,
+        (Fact("match", {"winner": _n(winner), "score": score, "reason": "time"}),),
+        (
+            _anomaly(
+                "bg.time_forfeit",
+                Severity.ERROR,
+                f"{_n(loser)}'s time ran out; {_n(loser)} loses the match.",
+                f"{_n(loser)} oyuncusunun süresi bitti; {_n(loser)} maçı kaybeder.",
+                side=_n(loser),
+                flag_at=flag_at,
+            ),
+        ),
+    )
+
+
+def _played_on_tie(
+    state: BackgammonState, event: Event, at: float, anomalies: list[Anomaly]
+) -> BackgammonState:
+    """A tied opening roll was played instead of rerolled: flag it, and start the game as played."""
+    die = state.opening_tie or 1
+    anomalies.append(
+        _anomaly(
+            "bg.opening_tie",
+            Severity.WARNING,
+            f"Opening roll was a tie ({die}-{die}) and was played instead of rerolled.",
+            f"Açılış zarı beraberdi ({die}-{die}); yeniden atılması gerekirken oynandı.",
+            die=die,
+        )
+    )
+    mover = 0
+    if isinstance(event, BoardSnapshot):
+        b_changed = (
+            any((p < 0 or q < 0) and p != q for p, q in zip(event.points, START.points, strict=False))
+            or event.bar[1] != 0
+        )
+        a_changed = any((p > 0 or q > 0) and p != q for p, q in zip(event.points, START.points, strict=False))
+        mover = 1 if b_changed and not a_changed else 0
+    elif isinstance(event, Roll | ClockPress | Cube):
+        mover = 1 - event.side if isinstance(event, Roll) else event.side
+    state = _start_game(state, mover, (die, die), at)
+    return state
+
+
+def _start_game(state: BackgammonState, mover: int, dice: tuple[int, int], at: float) -> BackgammonState:
+    crawford = not state.crawford_done and state.length - 1 in state.score and state.length > 1
+    start = START.with_turn(mover)
+    clock = clk.start_side(state.clock, mover, at) if state.clock else None
+    return replace(
+        state,
+        phase=Phase.MOVING,
+        game=state.game + 1,
+        position=start,
+        turn=mover,
+        dice=dice,
+        turn_start=start,
+        cube_value=1,
+        cube_owner=None,
+        crawford=crawford,
+        crawford_done=state.crawford_done or crawford,
+        illegal_pending=False,
+        last_turn=None,
+        opening_tie=None,
+        clock=clock,
+        actions=(),
+    )
+
+
+def _on_opening(state: BackgammonState, ev: Opening, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+    if state.phase is not Phase.OPENING:
+        facts.append(Fact("ignored", {"reason": "opening roll during a game", "event": "opening"}))
+        return state
+    a, b = ev.dice
+    if not (1 <= a <= 6 and 1 <= b <= 6):
+        facts.append(Fact("dice_invalid", {"dice": [a, b]}))
+        return state
+    if a == b:
+        facts.append(Fact("opening_tie", {"die": a}))
+        return replace(state, opening_tie=a)
+    mover = 0 if a > b else 1
+    dice = (max(a, b), min(a, b))
+    facts.append(Fact("opening", {"side": _n(mover), "dice": list(dice), "game": state.game + 1}))
+    return _start_game(state, mover, dice, at)
+
+
+def _stood(state: BackgammonState, anomalies: list[Anomaly], by: str) -> BackgammonState:
+    """The opponent rolled or doubled: an illegal play not corrected now stands."""
+    if state.illegal_pending and state.last_turn is not None:
+        side = state.last_turn.side
+        anomalies.append(
+            _anomaly(
+                "bg.illegal_move_stood",
+                Severity.ERROR,
+                f"{_n(side)}'s illegal move stands: {_n(1 - side)} {by} before it was corrected.",
+                f"{_n(side)} oyuncusunun kural dışı hamlesi geçerli kaldı: {_n(1 - side)} düzeltilmeden önce {'zar attı' if by == 'rolled' else 'katladı'}.",
+                side=_n(side),
+                position_id=state.position.with_turn(side).position_id(),
+            )
+        )
+    return replace(state, illegal_pending=False, last_turn=None)
+
+
+def _on_roll(state: BackgammonState, ev: Roll, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+    d1, d2 = ev.dice
+    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        facts.append(Fact("dice_invalid", {"side": _n(ev.side), "dice": [d1, d2]}))
+        return state
+    if state.phase is Phase.AWAIT_ROLL and ev.side == state.turn:
+        state = _stood(state, anomalies, "rolled")
+        start = state.position.with_turn(ev.side)
+        facts.append(Fact("roll", {"side": _n(ev.side), "dice": [d1, d2], "source": ev.source}))
+        return replace(state, phase=Phase.MOVING, dice=(d1, d2), turn_start=start, position=start)
+    why = {
+        Phase.OPENING: "before the opening roll",
+        Phase.MOVING: "while a move is in progress" if ev.side != state.turn else "twice in one turn",
+        Phase.DOUBLED: "while a double is offered",
+        Phase.AWAIT_ROLL: f"but it is {_n(state.turn)}'s turn",
+    }[state.phase]
+    why_tr = {
+        Phase.OPENING: "açılış zarından önce",
+        Phase.MOVING: "hamle sürerken" if ev.side != state.turn else "aynı sırada ikinci kez",
+        Phase.DOUBLED: "katlama teklifi beklerken",
+        Phase.AWAIT_ROLL: f"oysa sıra {_n(state.turn)} oyuncusunda",
+    }[state.phase]
+    anomalies.append(
+        _anomaly(
+            "bg.roll_out_of_turn",
+            Severity.WARNING,
+            f"{_n(ev.side)} rolled {d1}-{d2} {why}; the roll is invalid and must be rerolled in turn.",
+            f"{_n(ev.side)} {why_tr} {d1}-{d2} attı; bu atış geçersizdir, sırası gelince yeniden atılır.",
+            side=_n(ev.side),
+            dice=[d1, d2],
+        )
+    )
+    return state
+
+
+def _on_invalid_dice(
+    state: BackgammonState, ev: InvalidDice, at: float, facts: list[Fact], anomalies: list[Anomaly]
+):  # type: ignore[no-untyped-def]
+    facts.append(Fact("dice_rerolled", {"side": _n(ev.side)}))
+    if state.phase is Phase.MOVING and ev.side == state.turn and state.turn_start is not None:
+        if state.game and state.turn_start == START.with_turn(ev.side) and not state.actions:
+            return replace(state, phase=Phase.OPENING, game=state.game - 1, dice=None, turn_start=None)
+        return replace(state, phase=Phase.AWAIT_ROLL, dice=None, position=state.turn_start, turn_start=None)
+    return state
+
+
+def _illegal(
+    side: int, start: Position, now: Position, dice: tuple[int, int], why: str, why_tr: str
+) -> Anomaly:
+    return _anomaly(
+        "bg.illegal_move",
+        Severity.ERROR,
+        f"{_n(side)}'s move with {dice[0]}-{dice[1]} is not legal: {why}.",
+        f"{_n(side)} oyuncusunun {dice[0]}-{dice[1]} ile yaptığı hamle kurallara aykırı: {why_tr}.",
+        side=_n(side),
+        dice=list(dice),
+        before=start.position_id(),
+        after=now.with_turn(side).position_id()
+        if board_problem(now.points, now.bar, now.off) is None
+        else None,
+    )
+
+
+def _judge(start: Position, dice: tuple[int, int], now: Position) -> tuple[str, Play | None]:
+    """'legal' (with the play), 'partial', 'start' or 'illegal'."""
+    if now.same_board(start):
+        return "start", None
+    results, partial = _walk(start, dice[0], dice[1])
+    target = now.with_turn(start.turn)
+    if target in results:
+        return "legal", results[target]
+    if target in partial:
+        return "partial", None
+    return "illegal", None
+
+
+def _resolved(facts: list[Fact], side: int) -> None:
+    facts.append(Fact("anomaly_resolved", {"code": "bg.illegal_move", "side": _n(side), "how": "corrected"}))
+
+
+def _on_board(
+    state: BackgammonState, ev: BoardSnapshot, at: float, facts: list[Fact], anomalies: list[Anomaly]
+):  # type: ignore[no-untyped-def]
+    problem = board_problem(ev.points, ev.bar, ev.off)
+    if problem is not None:
+        anomalies.append(
+            _anomaly(
+                "bg.board_inconsistent",
+                Severity.ERROR,
+                f"The board snapshot cannot be a position: {problem}.",
+                f"Tahta görüntüsü geçerli bir pozisyon olamaz: {_problem_tr(problem)}.",
+                points=list(ev.points),
+                bar=list(ev.bar),
+                off=list(ev.off),
+            )
+        )
+        return state
+    now = Position(tuple(ev.points), tuple(ev.bar), tuple(ev.off), state.turn)  # type: ignore[arg-type]
+    if state.phase is Phase.OPENING:
+        return replace(state, position=now)
+    if state.phase is Phase.MOVING and state.turn_start is not None and state.dice is not None:
+        side, start, dice = state.turn, state.turn_start, state.dice
+    elif state.last_turn is not None:
+        side, start, dice = state.last_turn.side, state.last_turn.start, state.last_turn.dice
+    else:
+        if not now.same_board(state.position):
+            anomalies.append(
+                _anomaly(
+                    "bg.illegal_move",
+                    Severity.ERROR,
+                    "Checkers moved while no roll was in play.",
+                    "Zar atılmamışken pullar oynatıldı.",
+                    before=state.position.position_id(),
+                )
+            )
+            state = replace(state, illegal_pending=True)
+        return replace(state, position=now.with_turn(state.position.turn))
+    if now.same_board(state.position):
+        return state
+    verdict, play = _judge(start, dice, now)
+    now = now.with_turn(state.position.turn)
+    moving = state.phase is Phase.MOVING
+    if verdict == "illegal" or (not moving and play is None):
+        if not state.illegal_pending:
+            anomalies.append(
+                _illegal(
+                    side,
+                    start,
+                    now,
+                    dice,
+                    "no legal play with these dice gives this position",
+                    "bu zarlarla hiçbir kurallı hamle bu pozisyonu vermez",
+                )
+            )
+        return replace(state, position=now, illegal_pending=True)
+    if state.illegal_pending:
+        _resolved(facts, side)
+    state = replace(state, position=now, illegal_pending=False)
+    if state.phase is not Phase.MOVING and play is not None:
+        # A correction after the press: the recorded move becomes the corrected one.
+        actions = list(state.actions)
+        for i in range(len(actions) - 1, -1, -1):
+            if actions[i].kind == "move" and actions[i].side == side:
+                actions[i] = replace(actions[i], moves=play.moves, legal=True)
+                break
+        facts.append(Fact("move_corrected", {"side": _n(side), "move": play.notation}))
+        return replace(state, actions=tuple(actions))
+    if verdict == "legal" and play is not None and now.off[side] == CHECKERS:
+        return _commit(state, side, at, facts, anomalies)
+    return state
+
+
+def _problem_tr(problem: str) -> str:
+    if problem.startswith("A has"):
+        return "her tarafın 15 pulu olmalı (" + problem.split(";")[0] + ")"
+    return {
+        "a board has 24 points, 2 bars and 2 trays": "tahtada 24 hane, 2 bar ve 2 toplama alanı vardır",
+        "checker counts must be integers": "pul sayıları tam sayı olmalı",
+        "a bar or tray holds a negative number of checkers": "bar ya da toplama alanında eksi sayıda pul var",
+    }.get(problem, problem)
+
+
+def _commit(state: BackgammonState, side: int, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+    """The mover's turn is complete (clock press, or the last checker borne off)."""
+    start, dice = state.turn_start, state.dice
+    assert start is not None and dice is not None
+    now = state.position
+    verdict, play = _judge(start, dice, now)
+    moves: tuple[tuple[int, int, bool], ...] = ()
+    legal = True
+    if verdict == "legal" and play is not None:
+        moves = play.moves
+        text = play.notation
+    elif verdict == "start" and not _walk(start, dice[0], dice[1])[0]:
+        text = "no play"
+    else:
+        legal = False
+        text = "?"
+        if not state.illegal_pending:
+            why, why_tr = (
+                ("the dice were not fully played", "zarların hepsi oynanmadı")
+                if verdict in ("partial", "start")
+                else ("no legal play gives this position", "hiçbir kurallı hamle bu pozisyonu vermez")
+            )
+            anomalies.append(_illegal(side, start, now, dice, why, why_tr))
+        state = replace(state, illegal_pending=True)
+    facts.append(Fact("move", {"side": _n(side), "dice": list(dice), "move": text, "legal": legal}))
+    action = Action(side, "move", dice, moves, legal)
+    clock = clk.press(state.clock, side, at) if state.clock else None
+    state = replace(
+        state,
+        phase=Phase.AWAIT_ROLL,
+        turn=1 - side,
+        dice=None,
+        turn_start=None,
+        position=now.with_turn(1 - side),
+        last_turn=PlayedTurn(side, start, dice),
+        clock=clock,
+        actions=(*state.actions, action),
+    )
+    if now.off[side] == CHECKERS:
+        state = _end_game(
+            state, side, _multiplier(now, side) * state.cube_value, _KIND[_multiplier(now, side)], at, facts
+        )
+    return state
+
+
+_KIND = {1: "single", 2: "gammon", 3: "backgammon"}
+
+
+def _multiplier(pos: Position, winner: int) -> int:
+    loser = 1 - winner
+    if pos.off[loser]:
+        return 1
+    view = pos.side_view(loser)
+    # The winner's home board is the loser's points 19-24; the bar is index 24.
+    if any(view[18:25]):
+        return 3
+    return 2
+
+
+def _end_game(
+    state: BackgammonState, winner: int, points: int, kind: str, at: float, facts: list[Fact]
+) -> BackgammonState:
+    score = list(state.score)
+    before = state.score
+    score[winner] += points
+    facts.append(
+        Fact(
+            "game",
+            {
+                "game": state.game,
+                "winner": _n(winner),
+                "points": points,
+                "win": kind,
+                "score": {"A": score[0], "B": score[1]},
+            },
+        )
+    )
+    record = GameRecord(state.game, before, state.actions, winner, points, state.crawford)
+    clock = clk.stop(state.clock, at) if state.clock else None
+    new = replace(
+        state,
+        score=(score[0], score[1]),
+        phase=Phase.OPENING,
+        dice=None,
+        turn_start=None,
+        illegal_pending=False,
+        last_turn=None,
+        games=(*state.games, record),
+        clock=clock,
+        actions=(),
+        crawford=False,
+    )
+    if score[winner] >= state.length:
+        facts.append(Fact("match", {"winner": _n(winner), "score": {"A": score[0], "B": score[1]}}))
+        return replace(new, phase=Phase.MATCH_OVER, winner=winner)
+    return new
+
+
+def _on_clock(state: BackgammonState, ev: ClockPress, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+    if state.phase is Phase.MOVING and ev.side == state.turn:
+        return _commit(state, ev.side, at, facts, anomalies)
+    facts.append(Fact("clock_press", {"side": _n(ev.side), "counted": False}))
+    return state
+
+
+def _on_cube(state: BackgammonState, ev: Cube, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+    side = ev.side
+    if ev.action is CubeAction.DOUBLE:
+        if state.phase is not Phase.AWAIT_ROLL or side != state.turn:
+            anomalies.append(
+                _anomaly(
+                    "bg.cube_after_roll",
+                    Severity.ERROR,
+                    f"{_n(side)} doubled, but a double is only allowed at the start of one's own turn, before rolling.",
+                    f"{_n(side)} katladı; katlama yalnızca kendi sırasının başında, zar atmadan önce yapılabilir.",
+                    side=_n(side),
+                )
+            )
+            return state
+        if state.cube_owner is not None and state.cube_owner != side:
+            anomalies.append(
+                _anomaly(
+                    "bg.cube_not_owner",
+                    Severity.ERROR,
+                    f"{_n(side)} doubled, but the cube belongs to {_n(state.cube_owner)}.",
+                    f"{_n(side)} katladı, oysa küp {_n(state.cube_owner)} oyuncusunda.",
+                    side=_n(side),
+                    owner=_n(state.cube_owner),
+                )
+            )
+        if state.crawford:
+            anomalies.append(
+                _anomaly(
+                    "bg.crawford_double",
+                    Severity.ERROR,
+                    f"{_n(side)} doubled in the Crawford game, where the cube is not used.",
+                    f"{_n(side)} Crawford oyununda katladı; bu oyunda küp kullanılmaz.",
+                    side=_n(side),
+                )
+            )
+        state = _stood(state, anomalies, "doubled")
+        facts.append(Fact("double", {"side": _n(side), "value": state.cube_value * 2}))
+        clock = clk.start_side(state.clock, 1 - side, at) if state.clock else None
+        return replace(
+            state, phase=Phase.DOUBLED, clock=clock, actions=(*state.actions, Action(side, "double"))
+        )
+    if state.phase is not Phase.DOUBLED or side == state.turn:
+        facts.append(
+            Fact(
+                "ignored",
+                {"reason": f"{ev.action.value} without a double offered to this side", "side": _n(side)},
+            )
+        )
+        return state
+    doubler = state.turn
+    if ev.action is CubeAction.TAKE:
+        facts.append(Fact("take", {"side": _n(side), "value": state.cube_value * 2}))
+        clock = clk.start_side(state.clock, doubler, at) if state.clock else None
+        return replace(
+            state,
+            phase=Phase.AWAIT_ROLL,
+            cube_value=state.cube_value * 2,
+            cube_owner=side,
+            clock=clock,
+            actions=(*state.actions, Action(side, "take")),
+        )
+    facts.append(Fact("drop", {"side": _n(side), "value": state.cube_value}))
+    state = replace(state, actions=(*state.actions, Action(side, "drop")))
+    return _end_game(state, doubler, state.cube_value, "drop", at, facts)
+
+
+_HANDLERS: dict[type, Any] = {
+    Opening: _on_opening,
+    Roll: _on_roll,
+    InvalidDice: _on_invalid_dice,
+    BoardSnapshot: _on_board,
+    ClockPress: _on_clock,
+    Cube: _on_cube,
+}
+
+
+# --- exports of the state ----------------------------------------------------------------------------
+
+
+def to_xgid(state: BackgammonState) -> ids.Xgid:
+    """The state's XGID content (A is XG's bottom player)."""
+    pos = state.position
+    return ids.Xgid(
+        points=pos.points,
+        bar=pos.bar,
+        cube_value=state.cube_value,
+        cube_owner=state.cube_owner,
+        turn=state.turn,
+        dice=state.dice if state.phase is Phase.MOVING and state.dice else (0, 0),
+        double_offered=state.phase is Phase.DOUBLED,
+        score=state.score,
+        crawford=state.crawford,
+        length=state.length,
+    )
+
+
+def gnubg_id(state: BackgammonState) -> str:
+    """`posid:matchid` of the current board and match state, as GNU Backgammon shows it for the XGID."""
+    return ids.xgid_to_gnubg_id(to_xgid(state))
+
+
+def xgid(state: BackgammonState) -> str:
+    """XGID text of the current board and match state."""
+    return ids.encode_xgid(to_xgid(state))
+
+
+def to_dict(state: BackgammonState) -> dict[str, Any]:
+    """The state as plain data, for snapshots and spectators."""
+    pos = state.position
+    return {
+        "length": state.length,
+        "score": {"A": state.score[0], "B": state.score[1]},
+        "phase": state.phase.value,
+        "game": state.game,
+        "turn": _n(state.turn),
+        "dice": list(state.dice) if state.dice else None,
+        "points": list(pos.points),
+        "bar": list(pos.bar),
+        "off": list(pos.off),
+        "cube": {
+            "value": state.cube_value,
+            "owner": None if state.cube_owner is None else _n(state.cube_owner),
+        },
+        "crawford": state.crawford,
+        "post_crawford": state.post_crawford,
+        "winner": None if state.winner is None else _n(state.winner),
+        "gnubg_id": gnubg_id(state),
+        "xgid": xgid(state),
+    }
