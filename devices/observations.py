@@ -16,6 +16,17 @@ class DeviceFamily(enum.StrEnum):
     TT_SCOREBOARD = "tt-scoreboard"
     BACKGAMMON_BOARD = "backgammon-board"
     CHESS_CLOCK = "chess-clock"
+    TT_WRISTBAND = "tt-wristband"  # an umpire's wristband (D-SCORE): point and undo buttons, no display
+
+
+class Ends(enum.StrEnum):
+    """Which way round the sides play, as a table-tennis board shows it."""
+
+    NORMAL = "normal"  # side 0 on the left, as at the start of the match
+    SWAPPED = "swapped"
+
+
+DOUBLES_PLAYERS = ("A1", "A2", "B1", "B2")  # side 0 is pair A, side 1 is pair B
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +58,9 @@ class ScoreboardState:
     games: tuple[int, int]
     server: int | None = None  # 0 or 1: the side the device shows as serving; never trusted by the rules
     game_scores: tuple[tuple[int, int], ...] = ()  # finished games, when the device keeps them
+    ends: str | None = None  # "normal" (side 0 on the left) | "swapped" | None when the board cannot tell
+    expedite: bool | None = None  # the board's expedite indicator, None if it has none
+    server_player: str | None = None  # doubles: "A1" | "A2" | "B1" | "B2"; None in singles or unknown
 
 
 @dataclass(frozen=True, slots=True)

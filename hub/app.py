@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 
 LOG_FILE = "events.sqlite3"
 HEALTH_EVERY_S = 1.0
+TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
 
 
 class HubRuntime:
@@ -129,6 +131,7 @@ class HubRuntime:
                     tg.create_task(g.serve(), name=f"gateway {g.url}") for g in self.gateways.values()
                 ]
                 workers.append(tg.create_task(self._publish_health(), name="device health"))
+                workers.append(tg.create_task(self._tick(), name="rules clock"))
                 workers += [tg.create_task(job()) for job in extra]
                 serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")
                 tg.create_task(self._announce_ready())
@@ -143,6 +146,11 @@ class HubRuntime:
         while True:
             await asyncio.sleep(HEALTH_EVERY_S)
             self.ingest.board.publish()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_EVERY_S)
+            self.hall.tick(time.time())
 
     async def _announce_ready(self) -> None:
         assert self.server is not None

@@ -61,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
         "device-token", help="make a token for a TCP device / TCP cihazı için belirteç üret"
     )
     token.add_argument("device_id", help="the device id / cihaz kimliği")
+
+    check = commands.add_parser(
+        "check", help="audit a recorded match stream (JSON lines) / kayıtlı bir maçı denetle"
+    )
+    check.add_argument("sport", choices=["tabletennis", "backgammon"], help="the sport / spor dalı")
+    check.add_argument("file", help="JSON lines file, '-' for standard input / JSON satırları dosyası")
     return parser
 
 
@@ -81,6 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         return _list_devices(args.scan)
     if args.command == "device-token":
         return _device_token(args.device_id)
+    if args.command == "check":
+        from hub.check import run as run_check
+
+        return run_check(args.sport, args.file)
     try:
         if args.command == "demo":
             return _run_demo(args)

@@ -164,6 +164,19 @@ class Hall:
         )
         return self.log.append(record)
 
+    def tick(self, at: float) -> int:
+        """Let rules that watch the clock (expedite due) see time pass; log a tick only where it raises an
+        anomaly, so replay sees the same tick and the log is not filled with nothing. Returns ticks logged."""
+        logged = 0
+        for match_id, state in list(self.working.items()):
+            if state.status is not MatchStatus.LIVE or state.info.rules.tick is None:
+                continue
+            trial = apply_event(state, EventKind.TICK, {}, state.version + 1, at, None)
+            if trial.anomalies:
+                self.record(match_id, EventKind.TICK, {}, at)
+                logged += 1
+        return logged
+
     def _on_commit(self, records: list[EventRecord], inserted: list[bool]) -> None:
         changed: dict[str, tuple[MatchState, int]] = {}
         for record, new in zip(records, inserted, strict=True):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from devices.observations import DeviceHello, Heartbeat, LinkChange, LinkState, Observation
+from devices.observations import DeviceEvent, DeviceHello, Heartbeat, LinkChange, LinkState, Observation
 from hub.eventlog import EventRecord
 from hub.hall import Hall
 from hub.health import DeviceHealth, HealthBoard
@@ -90,7 +90,7 @@ class Ingest:
             )
 
         sport = self.hall.venue_sport(table)
-        if isinstance(report, sport.report_type):
+        if isinstance(report, sport.report_type) and not _is_link_chatter(report):
             if health.blocked:  # kept in the log, never applied: the referee has the anomaly that says why
                 self._log_unbound("device.refused_report", obs, {"report": report_to_dict(report)})
                 return
@@ -284,11 +284,18 @@ class TableSink:
         self._ingest.frame_error(self.table, error, at)
 
 
+def _is_link_chatter(report: object) -> bool:
+    """Acknowledgements and device errors are about the link, not the match: logged, never folded."""
+    return isinstance(report, DeviceEvent) and report.kind in ("ack", "device_error")
+
+
 def _kind_of(report: object) -> str:
     if isinstance(report, DeviceHello):
         return "device.hello"
     if isinstance(report, Heartbeat):
         return "device.heartbeat"
+    if isinstance(report, DeviceEvent):
+        return f"device.{report.kind}"
     return "device.unbound"
 
 

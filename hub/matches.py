@@ -36,6 +36,7 @@ class EventKind(enum.StrEnum):
     ANOMALY = "anomaly"
     REFEREE_CONFIRM = "referee.confirm"
     REFEREE_INPUT = "referee.input"  # a time-out, card, expedite or score correction the referee records
+    TICK = "clock.tick"  # time passed with no report (logged only when the rules saw something in it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +125,7 @@ class ActionRefused(ValueError):
 
 def new_match(info: MatchInfo) -> MatchState:
     """A scheduled match with the sport's initial state."""
-    return MatchState(info=info, sport_state=info.rules.initial(info.best_of))
+    return MatchState(info=info, sport_state=info.rules.initial(info.rules.config(info)))
 
 
 def check_confirm(match: MatchState) -> None:
@@ -147,8 +148,14 @@ def apply_event(
     anomalies: tuple[Anomaly, ...] = ()
     state = replace(match, version=offset, updated_at=at)
 
-    if kind in (EventKind.DEVICE_REPORT, EventKind.REFEREE_INPUT):
-        report = rules.report_from_dict(body["report"] if kind == EventKind.DEVICE_REPORT else body["input"])
+    if kind in (EventKind.DEVICE_REPORT, EventKind.REFEREE_INPUT, EventKind.TICK):
+        if kind == EventKind.TICK:
+            assert rules.tick is not None
+            report = rules.tick()
+        else:
+            report = rules.report_from_dict(
+                body["report"] if kind == EventKind.DEVICE_REPORT else body["input"]
+            )
         outcome = rules.apply(match.sport_state, report, at)
         if match.status in (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED):
             if outcome.facts or outcome.anomalies:  # a board repeating its final display is no news

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from devices.observations import DeviceFamily, ScoreboardState
+from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
 from hub.rules import tabletennis
 from hub.rules.base import Outcome
 
@@ -16,49 +16,52 @@ class Sport:
     """How one sport plugs into the match model."""
 
     name: str
-    families: frozenset[str]  # device families whose state reports feed this sport
-    report_type: type
+    families: frozenset[str]  # device families whose reports feed this sport
+    report_type: tuple[type, ...]  # the device report classes the sport's rules accept
     initial: Callable[..., Any]
     apply: Callable[[Any, Any, float], Outcome[Any]]
     to_dict: Callable[[Any], dict[str, Any]]
     from_dict: Callable[[dict[str, Any]], Any]
-    report_from_dict: Callable[[dict[str, Any]], Any]
+    input_to_dict: Callable[[Any], dict[str, Any]]  # a device report or rules input as plain data ("type")
+    report_from_dict: Callable[[dict[str, Any]], Any]  # the inverse of input_to_dict: a rules input
     winner: Callable[[Any], int | None]
     is_fresh_start: Callable[[Any], bool]  # a report that can only open a new match (0-0, no games)
+    config: Callable[[Any], Any]  # the rules' match configuration from the venue's MatchInfo
+    tick: Callable[[], Any] | None = None  # an input meaning "time passed", for rules that watch the clock
 
 
-def _scoreboard_from_dict(data: dict[str, Any]) -> ScoreboardState:
-    return ScoreboardState(
-        points=tuple(data["points"]),  # type: ignore[arg-type]
-        games=tuple(data["games"]),  # type: ignore[arg-type]
-        server=data.get("server"),
-        game_scores=tuple(tuple(g) for g in data.get("game_scores", ())),  # type: ignore[misc]
+def _tt_fresh_start(report: Any) -> bool:
+    return (
+        isinstance(report, ScoreboardState)
+        and tuple(report.points) == (0, 0)
+        and tuple(report.games) == (0, 0)
     )
 
 
 TABLE_TENNIS = Sport(
     name="tabletennis",
-    families=frozenset({DeviceFamily.TT_SCOREBOARD}),
-    report_type=ScoreboardState,
+    families=frozenset({DeviceFamily.TT_SCOREBOARD, DeviceFamily.TT_WRISTBAND}),
+    report_type=(ScoreboardState, DeviceEvent),
     initial=tabletennis.initial,
     apply=tabletennis.apply,
     to_dict=tabletennis.to_dict,
     from_dict=tabletennis.from_dict,
-    report_from_dict=_scoreboard_from_dict,
+    input_to_dict=tabletennis.input_to_dict,
+    report_from_dict=tabletennis.input_from_dict,
     winner=lambda state: state.winner,
-    is_fresh_start=lambda report: tuple(report.points) == (0, 0) and tuple(report.games) == (0, 0),
+    is_fresh_start=_tt_fresh_start,
+    config=lambda info: tabletennis.TableTennisConfig.from_names(
+        info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
+    ),
+    tick=tabletennis.Tick,
 )
 
 SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS,)}
 
 
 def report_to_dict(report: Any) -> dict[str, Any]:
-    """A device report as plain data for the log body."""
-    if isinstance(report, ScoreboardState):
-        return {
-            "points": list(report.points),
-            "games": list(report.games),
-            "server": report.server,
-            "game_scores": [list(g) for g in report.game_scores],
-        }
+    """A device report as plain data for the log body, in the encoding of the sport that reads it."""
+    for sport in SPORTS.values():
+        if isinstance(report, sport.report_type):
+            return sport.input_to_dict(report)
     raise TypeError(f"no log encoding for {type(report).__name__}")

@@ -38,6 +38,7 @@ WEB_DISPLAY = Path(__file__).resolve().parent.parent / "web-display"
 MAX_CLIENT_MESSAGE = 4096
 STUCK_AFTER_S = 10.0
 CLOSE_TOO_BIG = 1009
+REFEREE_INPUTS = ("timeout", "card", "expedite", "correction", "point", "undo")
 REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
 CLOSE_STUCK = 1013  # "try again later": the client could not keep up
 
@@ -163,6 +164,28 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         )
         return ORJSONResponse({"ok": ack.ok, "error": ack.error, "attempts": ack.attempts, "seq": ack.seq})
 
+    async def referee_input(request: Request) -> Response:
+        referee = ctx.auth.referee_for(request.headers.get("authorization"))
+        if referee is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        match_id = request.path_params["match_id"]
+        match = ctx.hall.working.get(match_id)
+        if match is None:
+            return _error(404, "no such match / böyle bir maç yok")
+        try:
+            body = orjson.loads(await request.body())
+            if not isinstance(body, dict) or body.get("type") not in REFEREE_INPUTS:
+                raise ValueError(f'"type" must be one of {", ".join(REFEREE_INPUTS)}')
+            match.info.rules.report_from_dict(
+                body
+            )  # refuse what the rules could not read, before it is logged
+        except (orjson.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
+            return _error(400, f"{exc} / geçersiz hakem girdisi")
+        await ctx.hall.record(
+            match_id, EventKind.REFEREE_INPUT, {"input": body}, time.time(), actor=referee.name
+        )
+        return ORJSONResponse(public_view(ctx.hall.match(match_id)))
+
     async def index(request: Request) -> Response:
         return FileResponse(static_dir / "index.html")
 
@@ -190,6 +213,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         Route("/api/matches", list_matches),
         Route("/api/matches/{match_id}", get_match),
         Route("/api/matches/{match_id}/confirm", confirm, methods=["POST"]),
+        Route("/api/matches/{match_id}/inputs", referee_input, methods=["POST"]),
         Route("/api/devices", list_devices),
         Route("/api/tables/{table_id}/command", command, methods=["POST"]),
         WebSocketRoute("/ws", feed),

@@ -1,8 +1,10 @@
 """A simulated table-tennis scoreboard that speaks Boardcast Wire, for demos, tests and device makers.
 
-`TableTennisMatchSim` is the pure part: a seeded match, rally by rally, with ITTF scoring and service order.
-`TableTennisScoreboard` is the device: it boots, says HELLO, sends a STATE frame after each rally, sends
-heartbeats when idle and answers resync commands, over a pseudo-terminal fd or an asyncio stream pair.
+`TableTennisMatchSim` (devices.simulators.tabletennis_match, re-exported here) is the pure part: a seeded
+match under the ITTF rules, singles or doubles, with expedite, time-outs, cards and injectable faults.
+`TableTennisScoreboard` is the device: it boots, says HELLO, sends a STATE frame after each rally and an
+EVENT frame for each time-out, card and expedite call, sends heartbeats when idle and answers resync
+commands, over a pseudo-terminal fd or an asyncio stream pair.
 Run ``python -m devices.simulators.tabletennis --pty`` to get a pty path to point a hub at.
 """
 
@@ -16,115 +18,43 @@ import os
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from devices.observations import DeviceEvent, DeviceFamily, DeviceHello, Heartbeat, Report, ScoreboardState
+from devices.simulators.tabletennis_match import (
+    PLAIN_MATCH,
+    RALLY_SECONDS,
+    CardPlan,
+    EventKind,
+    ExpeditePlan,
+    Fault,
+    MatchOptions,
+    Ruleset,
+    TableTennisMatchSim,
+    TimeOutPlan,
+    game_over,
+)
 from devices.wire.codec import PROTOCOL_VERSION, Frame, MessageType, WireCodec, encode_frame
 from devices.wire.messages import BodyError, Command, CommandName, report_to_body
 
-GAME_POINTS = 11
-DEUCE = GAME_POINTS - 1
-RALLY_SECONDS = (2.0, 7.0)
 BETWEEN_GAMES_S = 30.0
 BETWEEN_MATCHES_S = 60.0
 HEARTBEAT_S = 5.0
+TIMEOUT_S = 20.0  # a time-out is up to 60 s; the simulator keeps it short
 
-
-def game_over(points: tuple[int, int]) -> bool:
-    """ITTF 2.11.1: a game is won by the first to 11, or by 2 clear from 10-10."""
-    return max(points) >= GAME_POINTS and abs(points[0] - points[1]) >= 2
-
-
-def first_server_of_game(match_first_server: int, game_index: int) -> int:
-    """ITTF 2.13.4: who served first in a game receives first in the next (game_index counts from 0)."""
-    return match_first_server if game_index % 2 == 0 else 1 - match_first_server
-
-
-def server_for(game_first_server: int, points: tuple[int, int]) -> int:
-    """ITTF 2.13.3: service changes every 2 points, and every point from 10-10."""
-    played = points[0] + points[1]
-    # Before 10-10 one change per 2 points; from 10-10 (20 points, 10 changes) one change per point.
-    changes = played - DEUCE if min(points) >= DEUCE else played // 2
-    return game_first_server if changes % 2 == 0 else 1 - game_first_server
-
-
-class TableTennisMatchSim:
-    """A seeded singles match producing the scoreboard display after each rally; pure, no clock."""
-
-    def __init__(
-        self, seed: int, best_of: int = 5, first_server: int = 0, *, start: ScoreboardState | None = None
-    ) -> None:
-        if best_of < 1 or best_of % 2 == 0:
-            raise ValueError(f"best_of must be an odd number of games, got {best_of}")
-        if first_server not in (0, 1):
-            raise ValueError(f"first_server must be 0 or 1, got {first_server}")
-        self.best_of = best_of
-        self.first_server = first_server
-        self._rng = random.Random(seed)
-        self._side0_wins = self._rng.uniform(0.35, 0.65)  # chance that side 0 wins a rally
-        start = start or ScoreboardState(points=(0, 0), games=(0, 0))
-        if sum(start.games) != len(start.game_scores):
-            raise ValueError(
-                f"start shows {sum(start.games)} games won but {len(start.game_scores)} finished game scores"
-            )
-        if max(start.games) > self.games_to_win:
-            raise ValueError(f"start games {start.games} exceed a best-of-{best_of} match")
-        self._points = start.points
-        self._games = start.games
-        self._game_scores = start.game_scores
-        self._state = self._display()
-
-    @property
-    def games_to_win(self) -> int:
-        """Games a side needs to take the match."""
-        return self.best_of // 2 + 1
-
-    @property
-    def state(self) -> ScoreboardState:
-        """What the scoreboard shows now."""
-        return self._state
-
-    @property
-    def finished(self) -> bool:
-        """Whether a side has won the match."""
-        return max(self._games) >= self.games_to_win
-
-    @property
-    def winner(self) -> int | None:
-        """The side that won the match, or None while it is being played."""
-        if not self.finished:
-            return None
-        return 0 if self._games[0] > self._games[1] else 1
-
-    def next_rally(self) -> ScoreboardState:
-        """Play one rally (or, after a game's last point, turn to the next game) and return the display."""
-        if self.finished:
-            raise RuntimeError("the match is over; no more rallies")
-        if game_over(self._points):
-            winner = 0 if self._points[0] > self._points[1] else 1
-            games = list(self._games)
-            games[winner] += 1
-            self._games = (games[0], games[1])
-            self._game_scores = (*self._game_scores, self._points)
-            self._points = (0, 0)
-        else:
-            server = server_for(first_server_of_game(self.first_server, sum(self._games)), self._points)
-            side0_wins = self._side0_wins + (0.04 if server == 0 else -0.04)  # a small edge on serve
-            winner = 0 if self._rng.random() < side0_wins else 1
-            points = list(self._points)
-            points[winner] += 1
-            self._points = (points[0], points[1])
-        self._state = self._display()
-        return self._state
-
-    def _display(self) -> ScoreboardState:
-        server = None
-        if not self.finished:
-            server = server_for(first_server_of_game(self.first_server, sum(self._games)), self._points)
-        return ScoreboardState(
-            points=self._points, games=self._games, server=server, game_scores=self._game_scores
-        )
+__all__ = [
+    "CardPlan",
+    "ExpeditePlan",
+    "Fault",
+    "MatchOptions",
+    "Ruleset",
+    "TableTennisMatchSim",
+    "TableTennisScoreboard",
+    "TimeOutPlan",
+    "game_over",
+]
 
 
 class _Link(Protocol):
@@ -208,6 +138,8 @@ class TableTennisScoreboard:
         first_seq: int = 0,
         battery: int | None = 87,
         token: str | None = None,
+        options: MatchOptions = PLAIN_MATCH,
+        faults: Collection[Fault] | Mapping[Fault, float] | None = None,
     ) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, got {speed}")
@@ -222,7 +154,11 @@ class TableTennisScoreboard:
         self.token = token
         self._seed = seed
         self._timing = random.Random(seed ^ 0x5EED)
-        self._sim = TableTennisMatchSim(seed, best_of, first_server=seed % 2, start=start)
+        self.options = options if faults is None else replace(options, faults=faults)
+        self._sim = TableTennisMatchSim(
+            seed, best_of, first_server=seed % 2, start=start, options=self.options
+        )
+        self._past_injected: list[tuple[Fault, int]] = []
         self._seq = first_seq & 0xFFFF
         self._link: _Link | None = None
         self._send_lock = asyncio.Lock()
@@ -230,6 +166,7 @@ class TableTennisScoreboard:
         self._last_frame = b""
         self._booted_at = time.monotonic()
         self.history: list[ScoreboardState] = [self._sim.state]  # every display shown, in order
+        self.events: list[DeviceEvent] = []  # every match EVENT sent (time-out, card, expedite), in order
         self.commands: list[Command] = []  # every command received, in order
         self.shown_text = ""
         self.drop_acks = 0  # fault hook: how many commands to execute without acknowledging
@@ -242,6 +179,16 @@ class TableTennisScoreboard:
     def state(self) -> ScoreboardState:
         """What the scoreboard shows now."""
         return self._sim.state
+
+    @property
+    def sim(self) -> TableTennisMatchSim:
+        """The match being played now."""
+        return self._sim
+
+    @property
+    def injected(self) -> list[tuple[Fault, int]]:
+        """Every fault injected in every match so far, with the match's rally count at the time."""
+        return [*self._past_injected, *self._sim.injected]
 
     @property
     def hello(self) -> DeviceHello:
@@ -299,8 +246,12 @@ class TableTennisScoreboard:
         for match_number in range(self.matches):
             if match_number > 0:
                 await asyncio.sleep(BETWEEN_MATCHES_S / self.speed)
+                self._past_injected.extend(self._sim.injected)
                 self._sim = TableTennisMatchSim(
-                    self._seed + match_number, self.best_of, (self._seed + match_number) % 2
+                    self._seed + match_number,
+                    self.best_of,
+                    (self._seed + match_number) % 2,
+                    options=self.options,
                 )
                 self.history.append(self._sim.state)
                 await self._send(self._sim.state)
@@ -309,9 +260,14 @@ class TableTennisScoreboard:
                 starting_game = shown.points == (0, 0) and sum(shown.games) > 0
                 pause = BETWEEN_GAMES_S if starting_game else self._timing.uniform(*RALLY_SECONDS)
                 await asyncio.sleep(pause / self.speed)
-                state = self._sim.next_rally()
-                self.history.append(state)
-                await self._send(state)
+                for report in self._sim.step():
+                    if isinstance(report, ScoreboardState):
+                        self.history.append(report)
+                    elif isinstance(report, DeviceEvent):
+                        self.events.append(report)
+                    await self._send(report)
+                    if isinstance(report, DeviceEvent) and report.kind == EventKind.TIMEOUT:
+                        await asyncio.sleep(TIMEOUT_S / self.speed)
             self.matches_played += 1
         self.done.set()
 
@@ -389,7 +345,16 @@ async def _serve_pty(args: argparse.Namespace) -> None:
 
     with open_pty_pair() as pair:
         print(pair.slave_path, flush=True)
-        board = TableTennisScoreboard(args.device_id, seed=args.seed, speed=args.speed, matches=args.matches)
+        showcase = MatchOptions.showcase(doubles=args.doubles)
+        options = showcase if args.showcase else MatchOptions(doubles=args.doubles)
+        board = TableTennisScoreboard(
+            args.device_id,
+            seed=args.seed,
+            speed=args.speed,
+            matches=args.matches,
+            options=options,
+            faults={Fault(name) for name in args.fault},
+        )
         await board.run_on_fd(pair.master_fd)
 
 
@@ -401,6 +366,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=int(time.time()))
     parser.add_argument("--speed", type=float, default=1.0, help="time compression, e.g. 10 for 10x")
     parser.add_argument("--matches", type=int, default=1)
+    parser.add_argument("--doubles", action="store_true", help="play doubles (server_player A1..B2 shown)")
+    parser.add_argument(
+        "--showcase", action="store_true", help="a time-out, a yellow card, expedite in game 3"
+    )
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        choices=[fault.value for fault in Fault],
+        help="inject this display error once per match (repeatable)",
+    )
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve_pty(args))

@@ -6,6 +6,7 @@ the real bleak-retry-connector code runs on top. A `FakeBleDevice` models a Nord
 peripheral: it runs a device simulator (anything with ``run_on_streams(reader, writer)``), sends what the
 simulator writes as notifications of at most ``notify_size`` bytes (ATT MTU - 3), feeds GATT writes to the
 simulator, enforces the characteristic's write size, and has fault knobs and counters for tests.
+With ``layout=DScoreLayout()`` it is a D-SCORE wristband instead: `notify_value` sends one button code.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from bleak.backends.scanner import AdvertisementData, AdvertisementDataCallback,
 from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
 from bleak.exc import BleakDeviceNotFoundError, BleakError
 
-from devices.transports.ble import NUS_RX, NUS_SERVICE, NUS_TX
+from devices.dscore.session import DSCORE_BUTTONS, DSCORE_PLAYER_TYPE, DSCORE_POKE
+from devices.transports.ble import DSCORE_SERVICE, NUS_RX, NUS_SERVICE, NUS_TX
 
 _ATT_MAX_VALUE = 512
 NUS_RX_PROPERTIES: tuple[CharacteristicPropertyName, ...] = ("write-without-response", "write")
@@ -85,6 +87,38 @@ def nus_service_collection(
     return collection, tx, rx
 
 
+@dataclass(frozen=True, slots=True)
+class DScoreLayout:
+    """A D-SCORE wristband's service table (Squore's bluetooth_le_config.json), optionally reordered."""
+
+    notify_uuid: str = DSCORE_BUTTONS
+    extra_notify_uuid: str | None = None  # a second notify characteristic listed first, if set
+
+
+def dscore_service_collection(
+    layout: DScoreLayout = DScoreLayout(),
+) -> tuple[BleakGATTServiceCollection, BleakGATTCharacteristic, BleakGATTCharacteristic]:
+    """A D-SCORE service built from real bleak classes; returns (collection, buttons/notify, player-type/write)."""
+    collection = BleakGATTServiceCollection()
+    service = BleakGATTService(None, 0x0020, DSCORE_SERVICE)
+    collection.add_service(service)
+
+    def characteristic(handle: int, uuid: str, properties: Sequence[CharacteristicPropertyName]):
+        char = BleakGATTCharacteristic(None, handle, uuid.lower(), list(properties), lambda: 20, service)
+        collection.add_characteristic(char)
+        return char
+
+    if layout.extra_notify_uuid:
+        characteristic(0x0021, layout.extra_notify_uuid, ["read", "notify"])
+    write = characteristic(0x0023, DSCORE_PLAYER_TYPE, ["write"])
+    notify = characteristic(0x0026, layout.notify_uuid, ["read", "notify"])
+    collection.add_descriptor(
+        BleakGATTDescriptor(None, 0x0027, "00002902-0000-1000-8000-00805f9b34fb", notify)
+    )
+    characteristic(0x0029, DSCORE_POKE, ["write"])
+    return collection, notify, write
+
+
 class FakeRadio:
     """The air between fake clients, fake scanners and fake peripherals; one per test."""
 
@@ -124,7 +158,7 @@ class FakeBleDevice:
         name: str,
         *,
         notify_size: int = 20,
-        layout: NusLayout = NusLayout(),
+        layout: NusLayout | DScoreLayout = NusLayout(),
         advertised_uuids: Sequence[str] = (NUS_SERVICE,),
         rssi: int = -60,
         connect_delay: float = 0.01,
@@ -192,6 +226,15 @@ class FakeBleDevice:
         self._outbox += data
         await self._flush()
 
+    def notify_value(self, value: bytes) -> bool:
+        """Send exactly one notification with this value (a button code); False if nobody subscribed."""
+        notify = self._notify
+        if notify is None or self._silenced:
+            return False
+        self.notification_sizes.append(len(value))
+        notify(bytearray(value))
+        return True
+
     def disconnect_mid_frame(self) -> None:
         """Fault: on the next simulator write, notify its first half, then drop the link."""
         self._drop_mid_frame = True
@@ -209,7 +252,10 @@ class FakeBleDevice:
             central._link_lost()
 
     def _services(self) -> BleakGATTServiceCollection:
-        collection, self._tx_char, self._rx_char = nus_service_collection(self.layout)
+        if isinstance(self.layout, DScoreLayout):
+            collection, self._tx_char, self._rx_char = dscore_service_collection(self.layout)
+        else:
+            collection, self._tx_char, self._rx_char = nus_service_collection(self.layout)
         return collection
 
     def _attach(self, client: FakeBleakClient) -> None:

@@ -1,5 +1,8 @@
 """Bluetooth LE devices as byte streams: Boardcast Wire over the Nordic UART Service, through bleak.
 
+(`BleConnector.open_values` gives the same connection handling to devices whose notifications are single
+values rather than a stream, such as D-SCORE wristbands; their decoding lives in the device's own folder.)
+
 `BleConnector` is the one owner of BLE connections in the hub. It keeps one long-running scanner per
 adapter (so BlueZ keeps every device's latest `BLEDevice`), serialises connects per adapter (BlueZ allows
 one connection initiation at a time), makes a new `BleakClient` per connection through
@@ -21,7 +24,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -165,6 +168,39 @@ def find_nus_characteristics(services: BleakGATTServiceCollection) -> NusCharact
     return NusCharacteristics(notify=notify, write=write)
 
 
+_Profile = Callable[[BleakGATTServiceCollection], tuple[BleakGATTCharacteristic, "NusCharacteristics | None"]]
+_NOT_WIRE = (
+    "is it a Boardcast Wire device?",
+    "Nordic UART hizmeti eksik; Boardcast Wire cihazı mı?",
+)
+
+
+def _missing_service(service: str) -> tuple[str, str]:
+    return (
+        f"is it the right kind of device for this URL's protocol (service {service})?",
+        f"{service} hizmeti veya bildirim özelliği eksik; bu URL'deki protokole uygun cihaz mı?",
+    )
+
+
+def _nus_profile(services: BleakGATTServiceCollection) -> tuple[BleakGATTCharacteristic, NusCharacteristics]:
+    chars = find_nus_characteristics(services)
+    return chars.notify, chars
+
+
+def find_notify_characteristic(
+    services: BleakGATTServiceCollection, service_uuid: str, *, prefer: str | None = None
+) -> BleakGATTCharacteristic:
+    """The notify (or indicate) characteristic of a service, `prefer` first; raise LookupError if none."""
+    service = services.get_service(service_uuid)
+    if service is None:
+        raise LookupError(f"the device has no service {service_uuid}")
+    notifying = [c for c in service.characteristics if {"notify", "indicate"} & set(c.properties)]
+    if not notifying:
+        raise LookupError(f"service {service_uuid} has no notify characteristic")
+    preferred = [c for c in notifying if prefer is not None and c.uuid.lower() == prefer.lower()]
+    return (preferred or notifying)[0]
+
+
 class BleLink:
     """One connected NUS peripheral as a byte reader and writer (both Protocols of transports.base)."""
 
@@ -230,7 +266,7 @@ class BleLink:
         elif self._close_started:  # the connector has stopped: disconnect here
             await self._disconnect()
 
-    def _attach(self, client: BleakClient, chars: NusCharacteristics) -> None:
+    def _attach(self, client: BleakClient, chars: NusCharacteristics | None) -> None:
         self._client = client
         self._chars = chars
 
@@ -261,6 +297,35 @@ class BleLink:
             _LOGGER.warning("%s: disconnect failed: %r", self.address, exc)
         finally:
             self._connector._forget(self)
+
+
+class BleValueLink(BleLink):
+    """One connected peripheral whose notifications are separate values (a button code), not a byte stream.
+
+    Nothing is written to such a device: write() and drain() raise as on a closed link.
+    """
+
+    def __init__(self, address: str, connector: BleConnector) -> None:
+        super().__init__(address, connector)
+        self._values: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def next_value(self) -> bytes | None:
+        """The next notification value, in order; None once the link is down."""
+        if self._down and self._values.empty():
+            return None
+        return await self._values.get()
+
+    def _on_notify(self, _sender: BleakGATTCharacteristic, data: bytearray) -> None:
+        if self._down:
+            return
+        self.notifications += 1
+        self.bytes_in += len(data)
+        self._values.put_nowait(bytes(data))
+
+    def _mark_down(self) -> None:
+        if not self._down:
+            super()._mark_down()
+            self._values.put_nowait(None)
 
 
 class _Adapter:
@@ -347,6 +412,11 @@ class BleConnector:
     def opener(self, url: str) -> Opener:
         """An opener for a ``ble://`` device URL; the URL is checked now, so a typo fails at once."""
         target = parse_ble_url(url)
+        if target.protocol == "dscore":
+            raise ValueError(
+                f"device URL {url!r} is a D-SCORE wristband: it sends button codes, not a byte stream; "
+                "run it with devices.dscore.session.DScoreSession"
+            )
         if target.protocol not in (None, "wire"):
             raise ValueError(
                 f"device URL {url!r}: BLE protocol {target.protocol!r} is not supported yet; "
@@ -367,6 +437,27 @@ class BleConnector:
 
     async def open(self, url: str) -> BleLink:
         """Connect to a NUS device and subscribe once; raise BleUnavailable (an OSError) if it cannot."""
+        link = await self._open(url, BleLink, _nus_profile, _NOT_WIRE)
+        assert isinstance(link, BleLink)
+        return link
+
+    async def open_values(self, url: str, service: str, *, prefer: str | None = None) -> BleValueLink:
+        """Connect and subscribe to the notify characteristic of `service`; each notification is one value.
+
+        The characteristic is found by its notify property inside the service (`prefer` names the UUID to
+        take if there are several). Raise BleUnavailable (an OSError) if it cannot.
+        """
+
+        def profile(services: BleakGATTServiceCollection) -> tuple[BleakGATTCharacteristic, None]:
+            return find_notify_characteristic(services, service, prefer=prefer), None
+
+        link = await self._open(url, BleValueLink, profile, _missing_service(service))
+        assert isinstance(link, BleValueLink)
+        return link
+
+    async def _open(
+        self, url: str, link_class: type[BleLink], profile: _Profile, missing: tuple[str, str]
+    ) -> BleLink:
         if self._group is None:
             raise RuntimeError("BleConnector is not running; use it as `async with BleConnector() as c`")
         target = parse_ble_url(url)
@@ -374,20 +465,21 @@ class BleConnector:
         await self._wait_seen(url, adapter, target.address)
         async with adapter.connect_lock:
             device = adapter.seen[target.address][0]  # the freshest BLEDevice, as BlueZ wants
-            link = BleLink(target.address, self)
+            link = link_class(target.address, self)
             client = await self._connect(url, target, adapter, device, link)
             try:
-                chars = find_nus_characteristics(client.services)
+                notify, chars = profile(client.services)
                 async with asyncio.timeout(self._connect_timeout):
-                    await client.start_notify(chars.notify, link._on_notify)
+                    await client.start_notify(notify, link._on_notify)
             except BaseException as exc:
                 if self._try_spawn(_quiet_disconnect(client)) is None:
                     await _quiet_disconnect(client)
                 if isinstance(exc, LookupError):
+                    english, turkish = missing
                     raise BleUnavailable(
                         url,
-                        f"BLE device {target.address}: {exc}; is it a Boardcast Wire device?",
-                        f"BLE cihazı {target.address}: Nordic UART hizmeti eksik; Boardcast Wire cihazı mı?",
+                        f"BLE device {target.address}: {exc}; {english}",
+                        f"BLE cihazı {target.address}: {turkish}",
                     ) from exc
                 if isinstance(exc, BleakError | TimeoutError | EOFError):
                     raise _connect_failure(url, target, adapter, exc) from exc

@@ -11,7 +11,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from devices.observations import DeviceEvent, DeviceFamily, DeviceHello, Heartbeat, Report, ScoreboardState
+from devices.observations import (
+    DOUBLES_PLAYERS,
+    DeviceEvent,
+    DeviceFamily,
+    DeviceHello,
+    Ends,
+    Heartbeat,
+    Report,
+    ScoreboardState,
+)
 from devices.wire.codec import Frame, MessageType, encode_frame
 
 
@@ -144,7 +153,7 @@ def decode_heartbeat(body: Any) -> Heartbeat:
 
 
 def decode_scoreboard_state(body: Any) -> ScoreboardState:
-    """Read a table-tennis scoreboard STATE body."""
+    """Read a table-tennis scoreboard STATE body; `ends`, `expedite` and `server_player` may be absent or null."""
     mapping = _map(body, "state")
     points = _pair(mapping.get("points"), "state.points")
     games = _pair(mapping.get("games"), "state.games")
@@ -155,7 +164,24 @@ def decode_scoreboard_state(body: Any) -> ScoreboardState:
     if not isinstance(raw_scores, list):
         raise BodyError(f"state.game_scores must be a list of score pairs, got {raw_scores!r}")
     game_scores = tuple(_pair(score, f"state.game_scores[{i}]") for i, score in enumerate(raw_scores))
-    return ScoreboardState(points=points, games=games, server=server, game_scores=game_scores)
+    ends = mapping.get("ends")
+    if ends is not None and ends not in tuple(Ends):
+        raise BodyError(f"state.ends must be 'normal', 'swapped' or null, got {ends!r}")
+    expedite = mapping.get("expedite")
+    if expedite is not None and not isinstance(expedite, bool):
+        raise BodyError(f"state.expedite must be true, false or null, got {expedite!r}")
+    server_player = mapping.get("server_player")
+    if server_player is not None and server_player not in DOUBLES_PLAYERS:
+        raise BodyError(f"state.server_player must be 'A1', 'A2', 'B1', 'B2' or null, got {server_player!r}")
+    return ScoreboardState(
+        points=points,
+        games=games,
+        server=server,
+        game_scores=game_scores,
+        ends=None if ends is None else Ends(ends).value,
+        expedite=expedite,
+        server_player=server_player,
+    )
 
 
 def decode_event(body: Any) -> DeviceEvent:
@@ -186,12 +212,21 @@ def report_to_body(report: Report) -> tuple[MessageType, dict[str, Any]]:
         case Heartbeat():
             return MessageType.HEARTBEAT, {"battery": report.battery, "uptime_s": report.uptime_s}
         case ScoreboardState():
-            return MessageType.STATE, {
+            body: dict[str, Any] = {
                 "points": list(report.points),
                 "games": list(report.games),
                 "server": report.server,
                 "game_scores": [list(score) for score in report.game_scores],
             }
+            # Optional keys only when known, so a board without them sends exactly the version-1 body.
+            for key, value in (
+                ("ends", report.ends),
+                ("expedite", report.expedite),
+                ("server_player", report.server_player),
+            ):
+                if value is not None:
+                    body[key] = str(value) if key == "ends" else value
+            return MessageType.STATE, body
         case DeviceEvent(kind=EventKind.ACK.value):
             return MessageType.ACK, dict(report.data)
         case DeviceEvent(kind=EventKind.DEVICE_ERROR.value):

@@ -163,6 +163,22 @@ def good_vectors() -> list[Vector]:
             {"points": [0, 0], "games": [0, 0], "server": None, "game_scores": []},
         ),
         (
+            "state_tt_scoreboard_doubles",
+            "Table-tennis STATE, doubles, deciding game at 5-3: ends changed at 5 (swapped), expedite on, "
+            "B2 serving; the optional keys ends, expedite and server_player follow game_scores.",
+            t.STATE,
+            3,
+            {
+                "points": [5, 3],
+                "games": [2, 2],
+                "server": 1,
+                "game_scores": [[11, 9], [8, 11], [11, 4], [3, 11]],
+                "ends": "swapped",
+                "expedite": True,
+                "server_player": "B2",
+            },
+        ),
+        (
             "state_backgammon_start",
             "Backgammon STATE (draft): starting position, side 0 to move with 3-1 typed on the keypad, cube centred.",
             t.STATE,
@@ -197,6 +213,20 @@ def good_vectors() -> list[Vector]:
             t.EVENT,
             5,
             {"kind": "button", "data": {"side": 1, "press": "long"}},
+        ),
+        (
+            "event_tt_timeout",
+            "Table-tennis EVENT: side 1 calls its time-out.",
+            t.EVENT,
+            5,
+            {"kind": "timeout", "data": {"side": 1}},
+        ),
+        (
+            "event_tt_card",
+            "Table-tennis EVENT: a yellow card to player A2 of side 0 (doubles).",
+            t.EVENT,
+            5,
+            {"kind": "card", "data": {"side": 0, "card": "yellow", "player": "A2"}},
         ),
         (
             "event_clock_press",

@@ -1,192 +1,1461 @@
-"""Table-tennis score and games as a pure reducer over scoreboard display states (ITTF 2.11, 2.12).
+"""Table-tennis rules (ITTF 2.11–2.15, 3.4.4, 3.5.2) as one pure reducer over scoreboard and umpire inputs.
 
-This is the walking-skeleton subset: points, games to 11 with 2 clear, best of N, and the winner. The
-scoreboard reports what it displays, not rallies, so each report is compared with the last: one point more
-for one side is a rally; anything else is kept as reported and flagged. Server order, ends, expedite,
-time-outs and cards come with the full rules engine.
+`apply(state, input, at)` folds one input into the match and returns the new state with the facts and
+anomalies it saw; it never raises on a rule violation. The server, receiver and ends are computed from the
+toss, the game number and the score (plus the anchors the rules allow: the expedite introduction and a
+referee's correction); a device's indicators are compared with them, never trusted. Scoreboards report what
+they display, not rallies, so a display is compared with the score reached: one point more for one side is a
+rally, a jump that an awarded penalty explains is that penalty, anything else is kept as reported and flagged.
+
+Sides are 0 and 1. Players are "A" and "B" in singles, "A1", "A2", "B1", "B2" in doubles.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from devices.observations import ScoreboardState
+from devices.observations import DeviceEvent, ScoreboardState
 from hub.rules.base import Anomaly, Fact, Outcome, Severity
 
-GAME_POINTS = 11
+RULESETS = ("ittf", "legacy21")
+CARDS = ("yellow", "yellow_red", "red")
+ENDS = ("normal", "swapped")
+
+
+# -- configuration ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class TableTennisState:
-    """A table-tennis match as the rules see it."""
+class TableTennisConfig:
+    """What the venue says about a match before it starts."""
 
     best_of: int = 5
-    points: tuple[int, int] = (0, 0)
-    games: tuple[int, int] = (0, 0)
-    game_scores: tuple[tuple[int, int], ...] = ()
-    server: int | None = None
-    winner: int | None = None
-    rallies: int = 0
+    doubles: bool = False
+    ruleset: str = "ittf"  # "ittf" | "legacy21" (21 points, 5 serves each, 2 clear after 20-20)
+    first_server: int | None = None  # side; None: taken from the first report's server indicator
+    first_server_player: str | None = None  # doubles: "A1".."B2"
+    first_receiver_player: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.best_of < 1 or self.best_of % 2 == 0:
+            raise ValueError(f"best_of must be an odd number of games, got {self.best_of}")
+        if self.ruleset not in RULESETS:
+            raise ValueError(f"ruleset must be one of {', '.join(RULESETS)}, got {self.ruleset!r}")
+        if self.first_server not in (None, 0, 1):
+            raise ValueError(f"first_server must be 0, 1 or None, got {self.first_server!r}")
+        for p in (self.first_server_player, self.first_receiver_player):
+            if p is not None and p not in DOUBLES_PLAYERS:
+                raise ValueError(f"players are A1, A2, B1, B2, got {p!r}")
 
     @property
     def games_to_win(self) -> int:
         """Games a side needs to take the match."""
         return self.best_of // 2 + 1
 
+    @classmethod
+    def from_names(
+        cls,
+        best_of: int = 5,
+        doubles: bool = False,
+        first_server: str | None = None,
+        first_receiver: str | None = None,
+        ruleset: str = "ittf",
+    ) -> TableTennisConfig:
+        """A config from the venue file's words: first_server "A"/"B", or in doubles "A1".."B2"."""
+        if first_server is None:
+            side, player = None, None
+        elif doubles and first_server in DOUBLES_PLAYERS:
+            side, player = _side(first_server), first_server
+        elif first_server in ("A", "B"):
+            side, player = _side(first_server), None
+        else:
+            raise ValueError(f"first_server must be A or B (A1..B2 in doubles), got {first_server!r}")
+        return cls(best_of, doubles, ruleset, side, player, first_receiver if doubles else None)
+
+
+DOUBLES_PLAYERS = ("A1", "A2", "B1", "B2")
+
+
+# -- inputs ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    """What a scoreboard shows: the score, games, and its (untrusted) indicators."""
+
+    points: tuple[int, int]
+    games: tuple[int, int]
+    server: int | None = None
+    game_scores: tuple[tuple[int, int], ...] = ()
+    ends: str | None = None
+    expedite: bool | None = None
+    server_player: str | None = None
+
+    @classmethod
+    def of(cls, report: ScoreboardState) -> Display:
+        """The engine's view of a device's scoreboard state (optional fields read when the device has them)."""
+        return cls(
+            (int(report.points[0]), int(report.points[1])),
+            (int(report.games[0]), int(report.games[1])),
+            report.server,
+            tuple((int(a), int(b)) for a, b in report.game_scores),
+            _text(getattr(report, "ends", None)),
+            getattr(report, "expedite", None),
+            _text(getattr(report, "server_player", None)),
+        )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """A time-out called by a side (3.4.4.2)."""
+
+    side: int
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A card shown to a side (3.5.2): "yellow", "yellow_red" or "red"."""
+
+    side: int
+    card: str
+    player: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExpediteStart:
+    """The umpire introduces the expedite system (2.15); ball_in_play None when not known."""
+
+    ball_in_play: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UmpirePoint:
+    """The umpire awards one rally to a side (a wristband or a button)."""
+
+    side: int
+
+
+@dataclass(frozen=True, slots=True)
+class UmpireUndo:
+    """The umpire takes back the last point given to a side."""
+
+    side: int
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """A referee sets the score reached and, if given, the correct server and ends there (2.14)."""
+
+    points: tuple[int, int]
+    games: tuple[int, int]
+    reason: str = ""
+    server: int | str | None = None  # a side, or a player in doubles
+    ends: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passing with no report; lets `tt.expedite_due` fire on time."""
+
+
+@dataclass(frozen=True, slots=True)
+class OtherEvent:
+    """A device event the rules do not use (kept in the log, changes nothing)."""
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Input = Display | TimeOut | Card | ExpediteStart | UmpirePoint | UmpireUndo | Correction | Tick | OtherEvent
+
+
+# -- state -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PointRecord:
+    """One point scored: the score it made, who won it and who served it."""
+
+    game: int
+    points: tuple[int, int]
+    side: int
+    server: int
+    server_player: str | None
+    at: float
+    penalty: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableTennisState:
+    """A table-tennis match as the rules see it."""
+
+    config: TableTennisConfig = TableTennisConfig()
+    toss: tuple[str, str] | None = None  # first server and first receiver of game 1; None until known
+    game_order: tuple[str, str] | None = None  # first server and first receiver of the game in play
+    points: tuple[int, int] = (0, 0)
+    games: tuple[int, int] = (0, 0)
+    game_scores: tuple[tuple[int, int], ...] = ()
+    winner: int | None = None
+    final_scores: tuple[tuple[int, int], ...] | None = None  # every game's score once the match is decided
+    rallies: int = 0
+    swap_at: int | None = None  # points played when a side first reached 5 in the last possible game
+    ends_anchor: tuple[int, str] = (0, "normal")  # ends after that many changes of ends
+    expedite: bool = False
+    expedite_since: tuple[int, tuple[int, int]] | None = None
+    expedite_anchor: tuple[int, int, str, str] | None = None  # game, points played, server, receiver
+    order_anchor: tuple[int, int, str, str] | None = None  # a referee's correction: same layout
+    timeouts: tuple[bool, bool] = (False, False)
+    timeout_active: int | None = None
+    timeout_at: float | None = None
+    cards: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    penalty_points: tuple[int, int] = (0, 0)  # points awarded TO each side for the other's misbehaviour
+    unshown: tuple[int, int] = (0, 0)  # penalty points the scoreboard has not shown yet
+    carry: tuple[int, int] = (0, 0)  # penalty points that carry into the next game
+    game_clock: float | None = None  # when the game's first point was scored
+    paused: float = 0.0  # time-out seconds not counted as play in this game
+    expedite_due_game: int | None = None
+    expedite_dropped_game: int | None = None
+    ends_flagged: int | None = None  # the change-of-ends count already flagged as not changed
+    last_display: Display | None = None
+    points_log: tuple[PointRecord, ...] = ()
+
+    @property
+    def best_of(self) -> int:
+        """Games in the match."""
+        return self.config.best_of
+
+    @property
+    def games_to_win(self) -> int:
+        """Games a side needs to take the match."""
+        return self.config.games_to_win
+
     @property
     def game_number(self) -> int:
         """The game in play, counted from 1."""
         return sum(self.games) + 1
 
+    @property
+    def server(self) -> int | None:
+        """The side that serves the next rally, computed."""
+        pair = service(self)
+        return None if pair is None else _side(pair[0])
 
-def initial(best_of: int = 5) -> TableTennisState:
-    """A match that has not started."""
-    if best_of < 1 or best_of % 2 == 0:
-        raise ValueError(f"best_of must be an odd number of games, got {best_of}")
-    return TableTennisState(best_of=best_of)
+    @property
+    def receiver(self) -> int | None:
+        """The side that receives the next rally, computed."""
+        pair = service(self)
+        return None if pair is None else _side(pair[1])
+
+    @property
+    def ends(self) -> str:
+        """Which way round the sides stand now: "normal" is side 0 on the left."""
+        changes, ends = self.ends_anchor
+        return ends if (_ends_changes(self) - changes) % 2 == 0 else _other_ends(ends)
 
 
-def game_over(points: tuple[int, int]) -> bool:
-    """ITTF 2.11.1: a game is won at 11, or by 2 clear after 10-10."""
+def initial(config: TableTennisConfig | int = 5) -> TableTennisState:
+    """A match that has not started (an int is taken as best_of, for callers that only know that)."""
+    if isinstance(config, int):
+        config = TableTennisConfig(best_of=config)
+    toss = _toss_from_config(config)
+    return TableTennisState(config=config, toss=toss, game_order=toss)
+
+
+def _toss_from_config(config: TableTennisConfig) -> tuple[str, str] | None:
+    if not config.doubles:
+        if config.first_server is None:
+            return None
+        return ("A", "B") if config.first_server == 0 else ("B", "A")
+    server = config.first_server_player
+    if server is None:
+        if config.first_server is None:
+            return None
+        server = "AB"[config.first_server] + "1"
+    receiver = config.first_receiver_player
+    if receiver is None or _side(receiver) == _side(server):
+        receiver = "BA"[_side(server)] + "1"
+    return server, receiver
+
+
+# -- the rules as functions --------------------------------------------------------------------------------
+
+
+def game_target(ruleset: str) -> int:
+    """Points that win a game: 11 (ITTF 2.11.1), 21 under the legacy rules."""
+    return 21 if ruleset == "legacy21" else 11
+
+
+def game_over(points: tuple[int, int], ruleset: str = "ittf") -> bool:
+    """ITTF 2.11.1: a game is won at 11, or by 2 clear after 10-10 (21 and 20-20 under legacy21)."""
     a, b = points
-    return max(a, b) >= GAME_POINTS and abs(a - b) >= 2
+    return max(a, b) >= game_target(ruleset) and abs(a - b) >= 2
 
 
-def apply(state: TableTennisState, report: ScoreboardState, at: float) -> Outcome[TableTennisState]:
-    """Fold one scoreboard display into the match; never raises on a rule violation, reports it."""
-    new_points = tuple(report.points)
-    new_games = tuple(report.games)
-    facts: list[Fact] = []
-    anomalies: list[Anomaly] = []
-    game_scores = state.game_scores
-
-    if new_games == state.games:
-        delta = (new_points[0] - state.points[0], new_points[1] - state.points[1])
-        if delta in ((1, 0), (0, 1)):
-            if game_over(state.points):
-                anomalies.append(_score_after_game_over(state, new_points))
-            side = 0 if delta[0] else 1
-            facts.append(Fact("point", {"side": side, "points": list(new_points), "game": state.game_number}))
-        elif delta != (0, 0):
-            anomalies.append(_score_jump(state.points, new_points, state.game_number))
-    elif _is_next_game(state, new_games):
-        side = 0 if new_games[0] > state.games[0] else 1
-        final = state.points
-        if not (game_over(final) and final[side] > final[1 - side]):
-            anomalies.append(_game_end_unexplained(state, side))
-        game_scores = (*game_scores, final)
-        facts.append(Fact("game", {"side": side, "score": list(final), "game": state.game_number}))
-        if new_points != (0, 0):
-            anomalies.append(_score_jump((0, 0), new_points, state.game_number + 1))
-    else:
-        anomalies.append(
-            Anomaly(
-                "tt.games_jump",
-                Severity.ERROR,
-                f"Games went from {_fmt(state.games)} to {_fmt(new_games)} in one report.",
-                f"Oyun skoru tek raporda {_fmt(state.games)} iken {_fmt(new_games)} oldu.",
-                {"from": list(state.games), "to": list(new_games)},
-            )
-        )
-        if report.game_scores and len(report.game_scores) == sum(new_games):
-            game_scores = tuple(tuple(g) for g in report.game_scores)  # type: ignore[misc]
-
-    winner = _match_winner(state, new_points, new_games)
-    if winner is not None and state.winner is None:
-        facts.append(Fact("match", {"side": winner, "games": list(_final_games(new_points, new_games))}))
-    new_state = replace(
-        state,
-        points=new_points,  # type: ignore[arg-type]
-        games=new_games,  # type: ignore[arg-type]
-        game_scores=game_scores,
-        server=report.server,
-        winner=winner if winner is not None else state.winner,
-        rallies=state.rallies + sum(1 for f in facts if f.kind == "point"),
-    )
-    return Outcome(new_state, tuple(facts), tuple(anomalies))
+def service_changes_after(played: int, ruleset: str = "ittf") -> bool:
+    """ITTF 2.13.3: does service change once `played` points have been scored (outside expedite)?"""
+    serves, deuce = (5, 40) if ruleset == "legacy21" else (2, 20)
+    return played > deuce or played % serves == 0
 
 
-def _is_next_game(state: TableTennisState, games: tuple[int, ...]) -> bool:
-    return (games[0] - state.games[0], games[1] - state.games[1]) in ((1, 0), (0, 1))
+def _side(player: str) -> int:
+    return 0 if player[0] == "A" else 1
 
 
-def _final_games(points: tuple[int, ...], games: tuple[int, ...]) -> tuple[int, int]:
-    """Games including a game the display shows as won but has not yet rolled into the games count."""
-    a, b = games
-    if game_over(points):  # type: ignore[arg-type]
-        if points[0] > points[1]:
-            a += 1
-        else:
-            b += 1
-    return a, b
+def _partner(player: str) -> str:
+    return player if len(player) == 1 else player[0] + ("2" if player[1] == "1" else "1")
 
 
-def _match_winner(state: TableTennisState, points: tuple[int, ...], games: tuple[int, ...]) -> int | None:
-    a, b = _final_games(points, games)
-    if a >= state.games_to_win:
-        return 0
-    if b >= state.games_to_win:
-        return 1
-    return None
+def _next_pair(pair: tuple[str, str]) -> tuple[str, str]:
+    """2.13.5: the previous receiver serves; the partner of the previous server receives."""
+    server, receiver = pair
+    return receiver, _partner(server)
 
 
-def _fmt(pair: tuple[int, ...]) -> str:
+def _other_ends(ends: str) -> str:
+    return "swapped" if ends == "normal" else "normal"
+
+
+def _is_last_game(state: TableTennisState) -> bool:
+    return state.game_number == state.best_of
+
+
+def _swap_point(ruleset: str) -> int:
+    """2.13.7: ends change in the last possible game when a side first reaches 5 (10 in a 21-point game)."""
+    return 10 if ruleset == "legacy21" else 5
+
+
+def _ends_changes(state: TableTennisState) -> int:
+    """Changes of ends so far in the match: one after each game, one at 5 in the last possible game."""
+    return state.game_number - 1 + (1 if _is_last_game(state) and state.swap_at is not None else 0)
+
+
+def _pair_at(state: TableTennisState, played: int) -> tuple[str, str] | None:
+    """Server and receiver of the rally after `played` points of the current game (2.13, 2.15)."""
+    if state.game_order is None:
+        return None
+    game = state.game_number
+    pair = state.game_order
+    every_point_from: int | None = None
+    if state.expedite:
+        anchor = state.expedite_anchor
+        every_point_from = anchor[1] if anchor is not None and anchor[0] == game else 0
+    doubles_swap = state.config.doubles and _is_last_game(state) and state.swap_at is not None
+    for n in range(played + 1):
+        if n > 0:
+            every_point = every_point_from is not None and n > every_point_from  # 2.15.4
+            if every_point or service_changes_after(n, state.config.ruleset):
+                pair = _next_pair(pair)
+        if doubles_swap and n == state.swap_at:  # 2.13.6: the pair due to receive changes its order
+            pair = (pair[0], _partner(pair[1]))
+        for anchor in (state.expedite_anchor, state.order_anchor):
+            if anchor is not None and anchor[0] == game and anchor[1] == n:
+                pair = (anchor[2], anchor[3])
+    return pair
+
+
+def service(state: TableTennisState) -> tuple[str, str] | None:
+    """The (server, receiver) players of the next rally, computed; None before the toss is known."""
+    return _pair_at(state, sum(state.points))
+
+
+def match_result(state: TableTennisState) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """Games won and every finished game's score, counting a game the board shows won but not yet rolled."""
+    scores = state.final_scores
+    if scores is None:
+        scores = state.game_scores
+        if game_over(state.points, state.config.ruleset):
+            scores = (*scores, state.points)
+    won = [0, 0]
+    for a, b in scores:
+        won[0 if a > b else 1] += 1
+    if state.final_scores is None and len(state.game_scores) != sum(state.games):
+        won = list(state.games)  # the board's games are kept as reported when its history does not add up
+        if game_over(state.points, state.config.ruleset):
+            won[0 if state.points[0] > state.points[1] else 1] += 1
+    return (won[0], won[1]), scores
+
+
+# -- messages ----------------------------------------------------------------------------------------------
+
+
+def _fmt(pair: tuple[int, ...] | list[int]) -> str:
     return f"{pair[0]}-{pair[1]}"
 
 
-def _score_jump(old: tuple[int, ...], new: tuple[int, ...], game: int) -> Anomaly:
-    return Anomaly(
-        "tt.score_jump",
-        Severity.WARNING,
-        f"Game {game}: score went from {_fmt(old)} to {_fmt(new)}, not one rally.",
-        f"{game}. oyun: skor {_fmt(old)} iken {_fmt(new)} oldu; bu tek bir sayı değil.",
-        {"from": list(old), "to": list(new), "game": game},
-    )
+def _who(side: int) -> str:
+    return "AB"[side]
 
 
-def _score_after_game_over(state: TableTennisState, new: tuple[int, ...]) -> Anomaly:
-    return Anomaly(
-        "tt.point_after_game_over",
-        Severity.WARNING,
-        f"Game {state.game_number} was already won at {_fmt(state.points)}; the board now shows {_fmt(new)}.",
-        f"{state.game_number}. oyun {_fmt(state.points)} ile bitmişti; skor tabelası şimdi {_fmt(new)} gösteriyor.",
-        {"from": list(state.points), "to": list(new), "game": state.game_number},
-    )
+_SEVERITY = {
+    "tt.score_jump": Severity.WARNING,
+    "tt.score_decrease": Severity.WARNING,
+    "tt.illegal_game_end": Severity.ERROR,
+    "tt.games_mismatch": Severity.ERROR,
+    "tt.match_overrun": Severity.ERROR,
+    "tt.wrong_server": Severity.WARNING,
+    "tt.ends_not_changed": Severity.WARNING,
+    "tt.expedite_due": Severity.WARNING,
+    "tt.expedite_not_allowed": Severity.ERROR,
+    "tt.expedite_dropped": Severity.WARNING,
+    "tt.second_timeout": Severity.ERROR,
+    "tt.penalty_without_warning": Severity.WARNING,
+}
+
+ANOMALY_CODES = tuple(_SEVERITY)
 
 
-def _game_end_unexplained(state: TableTennisState, side: int) -> Anomaly:
-    return Anomaly(
-        "tt.game_end_unexplained",
-        Severity.WARNING,
-        f"Game {state.game_number} was given to side {side + 1} at {_fmt(state.points)}, which does not win a game.",
-        f"{state.game_number}. oyun {_fmt(state.points)} skorunda {side + 1}. tarafa verildi; bu skor oyunu bitirmez.",
-        {"score": list(state.points), "side": side, "game": state.game_number},
-    )
+def _anomaly(code: str, en: str, tr: str, **data: Any) -> Anomaly:
+    return Anomaly(code, _SEVERITY[code], en, tr, data)
+
+
+# -- the reducer -------------------------------------------------------------------------------------------
+
+
+class _Fold:
+    """One input being folded: the state so far and what the rules saw on the way."""
+
+    def __init__(self, state: TableTennisState, at: float) -> None:
+        self.s = state
+        self.at = at
+        self.facts: list[Fact] = []
+        self.anomalies: list[Anomaly] = []
+
+    def fact(self, kind: str, **data: Any) -> None:
+        self.facts.append(Fact(kind, data))
+
+    def flag(self, anomaly: Anomaly) -> None:
+        self.anomalies.append(anomaly)
+
+    # -- toss ---------------------------------------------------------------------------------------------
+
+    def ensure_toss(self, display: Display | None = None) -> None:
+        """The first server: from config, else the first report's indicator, else side A (said so)."""
+        s = self.s
+        if s.toss is not None:
+            return
+        doubles = s.config.doubles
+        default = ("A1", "B1") if doubles else ("A", "B")
+        probe = replace(s, toss=default, game_order=default)
+        if display is not None:
+            probe = replace(probe, points=display.points, games=display.games)
+            order = _fit_order(probe, display.server, display.server_player, prefer_first_receiver=True)
+            if order is not None:
+                toss = order if probe.game_number % 2 == 1 else (order[1], order[0])
+                self.s = replace(
+                    s, toss=toss, game_order=_order_for_game(replace(s, toss=toss), s.game_number)
+                )
+                self.fact("toss", first_server=_side(toss[0]), **self._players(toss), source="board")
+                return
+        self.s = replace(s, toss=default, game_order=_order_for_game(replace(s, toss=default), s.game_number))
+        self.fact("toss", first_server=0, **self._players(default), source="assumed")
+
+    def _players(self, pair: tuple[str, str]) -> dict[str, Any]:
+        if not self.s.config.doubles:
+            return {}
+        return {"first_server_player": pair[0], "first_receiver_player": pair[1]}
+
+    # -- points -------------------------------------------------------------------------------------------
+
+    def score_point(self, side: int, *, penalty: bool = False) -> None:
+        s = self.s
+        pair = service(s)
+        game = s.game_number
+        points = list(s.points)
+        points[side] += 1
+        new_points = (points[0], points[1])
+        record = PointRecord(
+            game,
+            new_points,
+            side,
+            _side(pair[0]) if pair else 0,
+            pair[0] if pair and s.config.doubles else None,
+            self.at,
+            penalty,
+        )
+        paused = s.paused
+        if s.timeout_at is not None:
+            paused += min(60.0, max(0.0, self.at - s.timeout_at))
+        self.s = replace(
+            s,
+            points=new_points,
+            points_log=(*s.points_log, record),
+            rallies=s.rallies + (0 if penalty else 1),
+            game_clock=self.at if s.game_clock is None else s.game_clock,
+            paused=paused,
+            timeout_active=None,
+            timeout_at=None,
+        )
+        self.fact(
+            "penalty_point" if penalty else "point",
+            side=side,
+            points=list(new_points),
+            game=game,
+            server=record.server,
+            **({"server_player": record.server_player} if s.config.doubles else {}),
+        )
+        self.after_points(s.points)
+
+    def after_points(self, before: tuple[int, int]) -> None:
+        """What a new score reached brings: the change at 5 in the last game, a game or the match won."""
+        s = self.s
+        if game_over(before, s.config.ruleset):
+            return  # the game was over already; whoever changed the score was flagged for it
+        if _is_last_game(s) and s.swap_at is None and max(s.points) >= _swap_point(s.config.ruleset):
+            self.s = s = replace(s, swap_at=sum(s.points))
+            self.fact("ends_change", game=s.game_number, points=list(s.points), ends=s.ends)
+        if s.winner is None and game_over(s.points, s.config.ruleset):
+            side = 0 if s.points[0] > s.points[1] else 1
+            self.fact("game", side=side, score=list(s.points), game=s.game_number)
+            if s.games[side] + 1 >= s.games_to_win:
+                scores = (*s.game_scores, s.points)
+                won, _ = match_result(s)
+                self.s = replace(s, winner=side, final_scores=scores)
+                self.fact("match", side=side, games=list(won))
+
+    def set_points(self, points: tuple[int, int]) -> None:
+        """Take a score as reported (a jump or a decrease), keeping the points log in step."""
+        s = self.s
+        game = s.game_number
+        log = list(s.points_log)
+        for side in (0, 1):
+            excess = s.points[side] - points[side]
+            i = len(log) - 1
+            while excess > 0 and i >= 0 and log[i].game == game:
+                if log[i].side == side:
+                    del log[i]
+                    excess -= 1
+                i -= 1
+        before = s.points
+        self.s = replace(s, points=points, points_log=tuple(log))
+        if max(points) < _swap_point(s.config.ruleset):
+            self.s = replace(self.s, swap_at=None)
+        decided_here = s.final_scores is not None and len(s.final_scores) > len(s.game_scores)
+        if s.winner is not None and decided_here and not game_over(points, s.config.ruleset):
+            self.s = replace(self.s, winner=None, final_scores=None)  # the deciding game no longer shows won
+        self.after_points(before)
+
+    def new_game(self, closing_side: int) -> None:
+        """Roll into the next game: record the finished one, change ends, and set the next serve order."""
+        s = self.s
+        final = s.points
+        if not (game_over(final, s.config.ruleset) and final[closing_side] > final[1 - closing_side]):
+            self.flag(
+                _anomaly(
+                    "tt.illegal_game_end",
+                    f"Game {s.game_number} was closed for {_who(closing_side)} at {_fmt(final)}, "
+                    f"a score that does not win a game.",
+                    f"{s.game_number}. oyun {_fmt(final)} skorunda {_who(closing_side)} lehine kapatıldı; "
+                    f"bu skor oyunu bitirmez.",
+                    game=s.game_number,
+                    score=list(final),
+                    side=closing_side,
+                )
+            )
+            self.fact("game", side=closing_side, score=list(final), game=s.game_number, legal=False)
+        games = list(s.games)
+        games[closing_side] += 1
+        previous = s.game_order
+        carry = s.carry
+        self.s = replace(
+            s,
+            games=(games[0], games[1]),
+            game_scores=(*s.game_scores, final),
+            points=(0, 0),
+            swap_at=None,
+            order_anchor=None,
+            game_order=(previous[1], previous[0]) if previous else None,  # 2.13.6
+            unshown=(0, 0),
+            carry=(0, 0),
+            game_clock=None,
+            paused=0.0,
+            timeout_active=None,
+            timeout_at=None,
+        )
+        if self.s.winner is None and max(self.s.games) >= self.s.games_to_win:
+            self.s = replace(self.s, winner=closing_side, final_scores=self.s.game_scores)
+            self.fact("match", side=closing_side, games=list(self.s.games))
+        for side in (0, 1):  # 3.5.2 (HMO): penalty points that did not fit in a game count in the next
+            for _ in range(carry[side]):
+                if self.s.winner is None:
+                    self.score_point(side, penalty=True)
+                    u = list(self.s.unshown)
+                    u[side] += 1
+                    self.s = replace(self.s, unshown=(u[0], u[1]))
+
+    # -- a scoreboard display -----------------------------------------------------------------------------
+
+    def display(self, d: Display) -> None:
+        s = self.s
+        changed = s.last_display != d
+        if s.last_display is None and not s.points_log and d.ends in ENDS:  # the toss winner chose an end
+            probe = replace(s, points=d.points, games=d.games)
+            if probe.ends != d.ends:
+                self.s = s = replace(s, ends_anchor=(_ends_changes(probe), d.ends))
+                self.fact("ends", ends=d.ends, source="board")
+        self.ensure_toss(d)
+        s = self.s
+        if s.winner is not None:
+            self._after_decision(d)
+        elif d.games == s.games:
+            self._same_game(d.points)
+        elif _one_game_more(s.games, d.games):
+            closing = 0 if d.games[0] > s.games[0] else 1
+            if len(d.game_scores) == sum(d.games) and d.game_scores[-1] != s.points:
+                shown_final = d.game_scores[-1]  # the board's record of the game just closed
+                if shown_final[0] >= s.points[0] and shown_final[1] >= s.points[1]:
+                    self._same_game(shown_final)
+            self.new_game(closing)
+            self._first_server_choice(d)
+            if self.s.winner is None:
+                self._same_game(d.points)
+            elif d.points != (0, 0):
+                self._overrun(d)
+        else:
+            self._games_mismatch(d)
+        if self.s.points == (0, 0) and self.s.winner is None:
+            self._first_server_choice(d)
+        if changed:
+            self._check_board(d)
+        self.s = replace(self.s, last_display=d)
+
+    def _first_server_choice(self, d: Display) -> None:
+        """2.13.4: in doubles the serving pair chooses which of its players serves first; a board at 0-0
+        showing the other one is that choice (in game 1 only when the venue did not name the player)."""
+        s = self.s
+        order = s.game_order
+        if not s.config.doubles or order is None or d.server_player not in DOUBLES_PLAYERS:
+            return
+        if s.game_number == 1 and s.config.first_server_player is not None:
+            return
+        if d.server_player == _partner(order[0]):
+            # the first receiver is still the player who served to the first server in the game before
+            if s.game_number == 1:  # the receiving pair makes its own choice in game 1 (2.13.2)
+                self.s = replace(s, game_order=(d.server_player, order[1]), toss=(d.server_player, order[1]))
+            else:
+                self.s = replace(s, game_order=(d.server_player, _partner(order[1])))
+            self.fact("first_server_choice", game=s.game_number, player=d.server_player)
+
+    def _same_game(self, shown: tuple[int, int]) -> None:
+        s = self.s
+        base = (s.points[0] - s.unshown[0], s.points[1] - s.unshown[1])
+        delta = (shown[0] - base[0], shown[1] - base[1])
+        if delta[0] < 0 or delta[1] < 0:
+            self.flag(
+                _anomaly(
+                    "tt.score_decrease",
+                    f"Game {s.game_number}: the score went down from {_fmt(base)} to {_fmt(shown)} "
+                    f"with no correction.",
+                    f"{s.game_number}. oyun: skor düzeltme olmadan {_fmt(base)} iken {_fmt(shown)} oldu.",
+                    game=s.game_number,
+                    **{"from": list(base), "to": list(shown)},
+                )
+            )
+            self.s = replace(self.s, unshown=(0, 0))
+            self.set_points(shown)
+            return
+        rest = delta
+        if s.unshown != (0, 0) and delta[0] >= s.unshown[0] and delta[1] >= s.unshown[1]:
+            rest = (delta[0] - s.unshown[0], delta[1] - s.unshown[1])  # the board now shows the penalty
+            self.s = replace(s, unshown=(0, 0))
+        if rest == (0, 0):
+            return
+        if rest in ((1, 0), (0, 1)) and not game_over(self.s.points, s.config.ruleset):
+            self.score_point(0 if rest[0] else 1)
+            return
+        target = (self.s.points[0] + rest[0], self.s.points[1] + rest[1])
+        if game_over(self.s.points, s.config.ruleset):
+            self.flag(
+                _anomaly(
+                    "tt.illegal_game_end",
+                    f"Game {s.game_number} was already won at {_fmt(self.s.points)}; the board then showed "
+                    f"{_fmt(target)}.",
+                    f"{s.game_number}. oyun {_fmt(self.s.points)} ile kazanılmıştı; tabela sonra "
+                    f"{_fmt(target)} gösterdi.",
+                    game=s.game_number,
+                    score=list(self.s.points),
+                    shown=list(target),
+                )
+            )
+        else:
+            self.flag(
+                _anomaly(
+                    "tt.score_jump",
+                    f"Game {s.game_number}: the score went from {_fmt(self.s.points)} to {_fmt(target)} "
+                    f"in one report, not one rally.",
+                    f"{s.game_number}. oyun: skor tek raporda {_fmt(self.s.points)} iken {_fmt(target)} "
+                    f"oldu; bu tek bir sayı değil.",
+                    game=s.game_number,
+                    **{"from": list(self.s.points), "to": list(target)},
+                )
+            )
+        self.set_points(target)
+
+    def _after_decision(self, d: Display) -> None:
+        s = self.s
+        won, scores = match_result(s)
+        last = scores[-1] if scores else (0, 0)
+        settled = (d.games == s.games and d.points == s.points) or (
+            d.games == won and d.points in ((0, 0), last)
+        )
+        if settled:
+            if d.games == won and s.games != won:  # the board rolls the deciding game into its games count
+                self.s = replace(s, games=won, points=d.points, game_scores=scores)
+            return
+        self._overrun(d)
+
+    def _overrun(self, d: Display) -> None:
+        s = self.s
+        self.flag(
+            _anomaly(
+                "tt.match_overrun",
+                f"The match was already won by {_who(s.winner or 0)}; the board then showed "
+                f"{_fmt(d.points)} in games {_fmt(d.games)}.",
+                f"Maçı {_who(s.winner or 0)} zaten kazanmıştı; tabela sonra {_fmt(d.games)} oyunda "
+                f"{_fmt(d.points)} gösterdi.",
+                winner=s.winner,
+                points=list(d.points),
+                games=list(d.games),
+            )
+        )
+        self.s = replace(s, points=d.points, games=d.games)
+
+    def _games_mismatch(self, d: Display) -> None:
+        s = self.s
+        self.flag(
+            _anomaly(
+                "tt.games_mismatch",
+                f"Games went from {_fmt(s.games)} to {_fmt(d.games)} in one report.",
+                f"Oyun skoru tek raporda {_fmt(s.games)} iken {_fmt(d.games)} oldu.",
+                **{"from": list(s.games), "to": list(d.games)},
+            )
+        )
+        scores = s.game_scores
+        if len(d.game_scores) == sum(d.games):
+            scores = d.game_scores
+        elif len(scores) > sum(d.games):
+            scores = scores[: sum(d.games)]
+        self.s = replace(
+            s,
+            games=d.games,
+            game_scores=scores,
+            points=(0, 0),
+            swap_at=None,
+            order_anchor=None,
+            unshown=(0, 0),
+            game_clock=None,
+            paused=0.0,
+        )
+        self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.set_points(d.points)
+        if self.s.winner is None and max(d.games) >= s.games_to_win:
+            known = scores if len(scores) == sum(d.games) else None  # else the games stand as reported
+            self.s = replace(self.s, winner=0 if d.games[0] > d.games[1] else 1, final_scores=known)
+            self.fact("match", side=self.s.winner, games=list(d.games))
+
+    def _check_board(self, d: Display) -> None:
+        """Compare the board's indicators and history with the computed ones."""
+        s = self.s
+        if d.game_scores and len(d.game_scores) == sum(d.games):
+            counted = [0, 0]
+            for a, b in d.game_scores:
+                counted[0 if a > b else 1] += 1
+            ours = s.final_scores if s.final_scores is not None else s.game_scores
+            differs = tuple(counted) != d.games or (
+                len(ours) >= len(d.game_scores) and ours[: len(d.game_scores)] != d.game_scores
+            )
+            last = s.last_display
+            if differs and (last is None or last.game_scores != d.game_scores or last.games != d.games):
+                self.flag(
+                    _anomaly(
+                        "tt.games_mismatch",
+                        f"The board's game history {_scores(d.game_scores)} does not match games "
+                        f"{_fmt(d.games)} and the games played ({_scores(ours)}).",
+                        f"Tabelanın oyun geçmişi {_scores(d.game_scores)}, {_fmt(d.games)} oyun skoru ve "
+                        f"oynanan oyunlarla ({_scores(ours)}) uyuşmuyor.",
+                        shown=[list(g) for g in d.game_scores],
+                        games=list(d.games),
+                        played=[list(g) for g in ours],
+                    )
+                )
+        if s.winner is not None or game_over(s.points, s.config.ruleset):
+            return  # between games and after the match a board may show either way
+        if d.expedite is True and not s.expedite:
+            self.introduce_expedite(None, board_server=d.server, board_player=d.server_player)
+        elif d.expedite is False and s.expedite and s.expedite_since is not None:
+            game = s.game_number
+            if game > s.expedite_since[0] and s.expedite_dropped_game != game:
+                self.flag(
+                    _anomaly(
+                        "tt.expedite_dropped",
+                        f"Game {game}: the board shows no expedite, but the expedite system has been in "
+                        f"force since game {s.expedite_since[0]} and stays to the end of the match (2.15.6).",
+                        f"{game}. oyun: tabela hızlandırma sistemini göstermiyor; sistem "
+                        f"{s.expedite_since[0]}. oyundan beri geçerli ve maç sonuna kadar sürer (2.15.6).",
+                        game=game,
+                        since_game=s.expedite_since[0],
+                    )
+                )
+                self.s = replace(s, expedite_dropped_game=game)
+        s = self.s
+        pair = service(s)
+        if pair is not None:
+            server = _side(pair[0])
+            wrong_side = d.server is not None and d.server != server
+            wrong_player = s.config.doubles and d.server_player is not None and d.server_player != pair[0]
+            if wrong_side or wrong_player:
+                shown = d.server_player if wrong_player else _who(d.server or 0)
+                due = pair[0] if s.config.doubles else _who(server)
+                self.flag(
+                    _anomaly(
+                        "tt.wrong_server",
+                        f"Game {s.game_number} at {_fmt(s.points)}: the board shows {shown} serving; "
+                        f"{due} should serve.",
+                        f"{s.game_number}. oyun {_fmt(s.points)}: tabela servisi {shown} gösteriyor; "
+                        f"servis {due} oyuncusunda olmalı.",
+                        game=s.game_number,
+                        points=list(s.points),
+                        shown=d.server_player if s.config.doubles and d.server_player else d.server,
+                        expected=pair[0] if s.config.doubles else server,
+                    )
+                )
+        if d.ends is not None and d.ends != s.ends:
+            changes = _ends_changes(s)
+            if s.ends_flagged != changes:
+                self.flag(
+                    _anomaly(
+                        "tt.ends_not_changed",
+                        f"Game {s.game_number} at {_fmt(s.points)}: the board shows ends {d.ends}; "
+                        f"they should be {s.ends} (change after each game and at 5 in the last game).",
+                        f"{s.game_number}. oyun {_fmt(s.points)}: tabela tarafları {d.ends} gösteriyor; "
+                        f"{s.ends} olmalı (her oyundan sonra ve son oyunda 5'te taraf değişir).",
+                        game=s.game_number,
+                        points=list(s.points),
+                        shown=d.ends,
+                        expected=s.ends,
+                    )
+                )
+                self.s = replace(s, ends_flagged=changes)
+
+    # -- expedite -----------------------------------------------------------------------------------------
+
+    def check_expedite_due(self) -> None:
+        """2.15.1: after 10 minutes' play in a game with fewer than 18 points, the expedite system is due."""
+        s = self.s
+        if s.expedite or s.winner is not None or s.game_clock is None or s.expedite_due_game == s.game_number:
+            return
+        if game_over(s.points, s.config.ruleset) or not _expedite_allowed(s):
+            return
+        paused = s.paused
+        if s.timeout_at is not None:
+            paused += min(60.0, max(0.0, self.at - s.timeout_at))
+        limit = 900.0 if s.config.ruleset == "legacy21" else 600.0
+        played = self.at - s.game_clock - paused
+        if played >= limit:
+            self.flag(
+                _anomaly(
+                    "tt.expedite_due",
+                    f"Game {s.game_number} has been played for {played / 60:.1f} minutes at {_fmt(s.points)}; "
+                    f"the expedite system is due (2.15.1).",
+                    f"{s.game_number}. oyun {_fmt(s.points)} skorunda {played / 60:.1f} dakikadır oynanıyor; "
+                    f"hızlandırma sistemi uygulanmalı (2.15.1).",
+                    game=s.game_number,
+                    points=list(s.points),
+                    played_s=round(played, 1),
+                )
+            )
+            self.s = replace(s, expedite_due_game=s.game_number)
+
+    def introduce_expedite(
+        self, ball_in_play: bool | None, *, board_server: int | None = None, board_player: str | None = None
+    ) -> None:
+        """2.15.3: who serves when expedite starts; then service alternates every point (2.15.4)."""
+        s = self.s
+        if s.expedite:
+            return
+        game, played = s.game_number, sum(s.points)
+        if not _expedite_allowed(s):
+            self.flag(
+                _anomaly(
+                    "tt.expedite_not_allowed",
+                    f"Game {game}: the expedite system was introduced at {_fmt(s.points)}; it may not be "
+                    f"introduced once 18 points have been scored (2.15.2).",
+                    f"{game}. oyun: hızlandırma sistemi {_fmt(s.points)} skorunda başlatıldı; 18 sayı "
+                    f"oynandıktan sonra başlatılamaz (2.15.2).",
+                    game=game,
+                    points=list(s.points),
+                )
+            )
+        in_play = _pair_at(s, played)  # the interrupted rally's server serves again
+        if played == 0 or in_play is None:
+            not_in_play = in_play
+        else:  # the receiver of the previous rally serves
+            last = _pair_at(s, played - 1)
+            not_in_play = _next_pair(last) if last else None
+            if not_in_play and s.config.doubles and _is_last_game(s) and s.swap_at == played:
+                not_in_play = (not_in_play[0], _partner(not_in_play[1]))
+        chosen = not_in_play
+        if ball_in_play is True:
+            chosen = in_play
+        elif ball_in_play is None and in_play is not None and not_in_play is not None:
+            if board_player is not None and s.config.doubles:
+                chosen = in_play if board_player == in_play[0] else not_in_play
+            elif board_server is not None:
+                chosen = in_play if board_server == _side(in_play[0]) else not_in_play
+        self.s = replace(
+            s,
+            expedite=True,
+            expedite_since=(game, s.points),
+            expedite_anchor=(game, played, chosen[0], chosen[1]) if chosen else None,
+        )
+        self.fact(
+            "expedite",
+            game=game,
+            points=list(s.points),
+            ball_in_play=ball_in_play,
+            server=_side(chosen[0]) if chosen else None,
+            **({"server_player": chosen[0]} if chosen and s.config.doubles else {}),
+        )
+
+    # -- umpire and referee inputs ------------------------------------------------------------------------
+
+    def timeout(self, side: int) -> None:
+        s = self.s
+        if s.timeouts[side]:
+            self.flag(
+                _anomaly(
+                    "tt.second_timeout",
+                    f"{_who(side)} called a second time-out; one per player or pair per match (3.4.4.2).",
+                    f"{_who(side)} ikinci kez mola istedi; maç başına bir mola hakkı vardır (3.4.4.2).",
+                    side=side,
+                    game=s.game_number,
+                    points=list(s.points),
+                )
+            )
+        used = list(s.timeouts)
+        used[side] = True
+        self.s = replace(s, timeouts=(used[0], used[1]), timeout_active=side, timeout_at=self.at)
+        self.fact("timeout", side=side, game=s.game_number, points=list(s.points))
+
+    def card(self, c: Card) -> None:
+        s = self.s
+        side = c.side
+        given = s.cards[side]
+        if c.card == "yellow_red" and "yellow" not in given:
+            self.flag(
+                _anomaly(
+                    "tt.penalty_without_warning",
+                    f"{_who(side)} got yellow and red cards (a penalty point) with no yellow card before "
+                    f"(3.5.2: a warning comes first).",
+                    f"{_who(side)} önceden sarı kart görmeden sarı-kırmızı kart (ceza sayısı) gördü "
+                    f"(3.5.2: önce uyarı verilir).",
+                    side=side,
+                    game=s.game_number,
+                    points=list(s.points),
+                )
+            )
+        cards = list(s.cards)
+        cards[side] = (*given, c.card)
+        self.s = replace(s, cards=(cards[0], cards[1]))
+        award = 0
+        if c.card == "yellow_red":
+            award = 2 if "yellow_red" in given else 1  # 3.5.2: 1 point, then 2 points each time
+        self.fact("card", side=side, card=c.card, player=c.player, penalty_points=award)
+        other = 1 - side
+        penalty = list(self.s.penalty_points)
+        penalty[other] += award
+        self.s = replace(self.s, penalty_points=(penalty[0], penalty[1]))
+        for _ in range(award):
+            if self.s.winner is not None:
+                break
+            if game_over(self.s.points, s.config.ruleset):
+                carry = list(self.s.carry)
+                carry[other] += 1
+                self.s = replace(self.s, carry=(carry[0], carry[1]))
+                continue
+            self.score_point(other, penalty=True)
+            unshown = list(self.s.unshown)
+            unshown[other] += 1
+            self.s = replace(self.s, unshown=(unshown[0], unshown[1]))
+
+    def umpire_point(self, side: int) -> None:
+        s = self.s
+        if s.winner is not None:
+            points = list(s.points)
+            points[side] += 1
+            self._overrun(Display((points[0], points[1]), s.games))
+            return
+        if game_over(s.points, s.config.ruleset):
+            self.new_game(0 if s.points[0] > s.points[1] else 1)
+        self.score_point(side)
+
+    def umpire_undo(self, side: int) -> None:
+        s = self.s
+        if s.points[side] == 0:
+            self.fact("undo", side=side, ignored=True)
+            return
+        points = list(s.points)
+        points[side] -= 1
+        self.set_points((points[0], points[1]))
+        self.s = replace(self.s, rallies=max(0, self.s.rallies - 1))
+        self.fact("undo", side=side, points=points, game=s.game_number)
+
+    def correction(self, c: Correction) -> None:
+        s = self.s
+        if c.games != s.games:
+            scores = s.game_scores[: sum(c.games)]
+            if _one_game_more(s.games, c.games) and game_over(s.points, s.config.ruleset):
+                scores = (*s.game_scores, s.points)  # the game the board missed closing
+            self.s = replace(
+                s,
+                games=c.games,
+                game_scores=scores,
+                points=(0, 0),
+                swap_at=None,
+                order_anchor=None,
+                unshown=(0, 0),
+                carry=(0, 0),
+                game_clock=None,
+                paused=0.0,
+                winner=None,
+                final_scores=None,
+            )
+            self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.s = replace(self.s, unshown=(0, 0))
+        self.set_points(c.points)
+        s = self.s
+        if s.winner is None and max(s.games) >= s.games_to_win:
+            known = s.game_scores if len(s.game_scores) == sum(s.games) else None
+            self.s = s = replace(s, winner=0 if s.games[0] > s.games[1] else 1, final_scores=known)
+        if c.server is not None:
+            server_side = c.server if isinstance(c.server, int) else _side(c.server)
+            player = c.server if isinstance(c.server, str) and s.config.doubles else None
+            pair = service(s)
+            if pair is None or _side(pair[0]) != server_side or (player and pair[0] != player):
+                order = _fit_order(s, server_side, player)
+                if order is not None:
+                    game = s.game_number
+                    toss = order if game % 2 == 1 else (order[1], order[0])
+                    if s.config.doubles and game > 1:
+                        toss = s.toss or toss  # in doubles a later game's order is the pair's own choice
+                    self.s = replace(s, game_order=order, toss=toss)
+                else:
+                    wanted = player or (_who(server_side) if not s.config.doubles else None)
+                    anchor = _pair_with_server(pair, wanted, server_side, s.config.doubles)
+                    if anchor is not None:
+                        self.s = replace(s, order_anchor=(s.game_number, sum(s.points), anchor[0], anchor[1]))
+        if c.ends is not None:
+            self.s = replace(self.s, ends_anchor=(_ends_changes(self.s), c.ends), ends_flagged=None)
+        s = self.s
+        pair = service(s)
+        self.fact(
+            "correction",
+            points=list(c.points),
+            games=list(c.games),
+            reason=c.reason,
+            server=_side(pair[0]) if pair else None,
+            ends=s.ends,
+        )
+
+
+def _scores(scores: tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(_fmt(g) for g in scores) or "-"
+
+
+def _one_game_more(old: tuple[int, int], new: tuple[int, int]) -> bool:
+    return (new[0] - old[0], new[1] - old[1]) in ((1, 0), (0, 1))
+
+
+def _expedite_allowed(state: TableTennisState) -> bool:
+    """2.15.2: not once 18 points are scored in the game (legacy rules: not once both have 19)."""
+    if state.config.ruleset == "legacy21":
+        return min(state.points) < 19
+    return sum(state.points) < 18
+
+
+def _order_for_game(state: TableTennisState, game: int) -> tuple[str, str] | None:
+    """2.13.6: the toss order in odd games, reversed in even games."""
+    if state.toss is None:
+        return None
+    return state.toss if game % 2 == 1 else (state.toss[1], state.toss[0])
+
+
+def _candidate_orders(state: TableTennisState) -> list[tuple[str, str]]:
+    current = state.game_order
+    if not state.config.doubles:
+        orders = [("A", "B"), ("B", "A")]
+    else:
+        orders = [(s, r) for s in DOUBLES_PLAYERS for r in DOUBLES_PLAYERS if _side(s) != _side(r)]
+    if current in orders:
+        orders.remove(current)
+        orders.insert(0, current)
+    return orders
+
+
+def _fit_order(
+    state: TableTennisState,
+    server_side: int | None,
+    server_player: str | None,
+    *,
+    prefer_first_receiver: bool = False,
+) -> tuple[str, str] | None:
+    """A game order under which the computed server at the score reached is the one given."""
+    if server_side is None and server_player is None:
+        return None
+    orders = _candidate_orders(state)
+    if prefer_first_receiver:  # with nothing else to go on, the first player of the receiving pair receives
+        orders.sort(key=lambda o: o[1][-1] != "1" if len(o[1]) == 2 else False)
+    for order in orders:
+        pair = service(replace(state, game_order=order))
+        if pair is None:
+            continue
+        if server_player is not None and state.config.doubles:
+            if pair[0] == server_player:
+                return order
+        elif _side(pair[0]) == server_side:
+            return order
+    return None
+
+
+def _pair_with_server(
+    pair: tuple[str, str] | None, player: str | None, side: int, doubles: bool
+) -> tuple[str, str] | None:
+    """The pair of the current serve cycle whose server is the one given."""
+    if pair is None:
+        return None
+    candidate = pair
+    for _ in range(4 if doubles else 2):
+        if (player is not None and candidate[0] == player) or (
+            player is None and _side(candidate[0]) == side
+        ):
+            return candidate
+        candidate = _next_pair(candidate)
+    return None
+
+
+def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTennisState]:
+    """Fold one input (an engine input, or a device's ScoreboardState or DeviceEvent) into the match.
+
+    Never raises on a rule violation: the input is kept as reported and the violation is an anomaly.
+    """
+    item = to_input(report)
+    fold = _Fold(state, at)
+    fold.check_expedite_due()
+    if isinstance(item, Display):
+        fold.display(item)
+    elif isinstance(item, OtherEvent | Tick):
+        pass
+    else:
+        fold.ensure_toss()
+        if isinstance(item, TimeOut):
+            fold.timeout(item.side)
+        elif isinstance(item, Card):
+            fold.card(item)
+        elif isinstance(item, ExpediteStart):
+            fold.introduce_expedite(item.ball_in_play)
+        elif isinstance(item, UmpirePoint):
+            fold.umpire_point(item.side)
+        elif isinstance(item, UmpireUndo):
+            fold.umpire_undo(item.side)
+        elif isinstance(item, Correction):
+            fold.correction(item)
+    return Outcome(fold.s, tuple(fold.facts), tuple(fold.anomalies))
+
+
+# -- device reports and plain data -------------------------------------------------------------------------
+
+
+def _side_of(data: dict[str, Any]) -> int:
+    side = data.get("side")
+    if side in ("A", "B"):
+        return 0 if side == "A" else 1
+    if side not in (0, 1) or isinstance(side, bool):
+        raise ValueError(f"side must be 0 or 1, got {side!r}")
+    return int(side)
+
+
+def to_input(report: Any) -> Input:
+    """An engine input from a device report; events the rules cannot read become `OtherEvent`."""
+    if isinstance(report, ScoreboardState):
+        return Display.of(report)
+    if isinstance(report, DeviceEvent):
+        data = dict(report.data)
+        try:
+            if report.kind == "timeout":
+                return TimeOut(_side_of(data))
+            if report.kind == "card" and data.get("card") in CARDS:
+                return Card(_side_of(data), data["card"], data.get("player"))
+            if report.kind == "expedite":
+                ball = data.get("ball_in_play")
+                return ExpediteStart(ball if isinstance(ball, bool) else None)
+            if report.kind == "point":
+                return UmpirePoint(_side_of(data))
+            if report.kind == "undo":
+                return UmpireUndo(_side_of(data))
+        except ValueError:
+            pass
+        return OtherEvent(report.kind, data)
+    return report  # type: ignore[no-any-return]
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    return (int(value[0]), int(value[1]))
+
+
+def input_to_dict(item: Any) -> dict[str, Any]:
+    """An input (or a device report) as plain data with a "type" key; `input_from_dict` reverses it."""
+    item = to_input(item)
+    if isinstance(item, Display):
+        return {
+            "type": "display",
+            "points": list(item.points),
+            "games": list(item.games),
+            "server": item.server,
+            "game_scores": [list(g) for g in item.game_scores],
+            "ends": item.ends,
+            "expedite": item.expedite,
+            "server_player": item.server_player,
+        }
+    if isinstance(item, TimeOut):
+        return {"type": "timeout", "side": item.side}
+    if isinstance(item, Card):
+        return {"type": "card", "side": item.side, "card": item.card, "player": item.player}
+    if isinstance(item, ExpediteStart):
+        return {"type": "expedite", "ball_in_play": item.ball_in_play}
+    if isinstance(item, UmpirePoint):
+        return {"type": "point", "side": item.side}
+    if isinstance(item, UmpireUndo):
+        return {"type": "undo", "side": item.side}
+    if isinstance(item, Correction):
+        return {
+            "type": "correction",
+            "points": list(item.points),
+            "games": list(item.games),
+            "reason": item.reason,
+            "server": item.server,
+            "ends": item.ends,
+        }
+    if isinstance(item, Tick):
+        return {"type": "tick"}
+    if isinstance(item, OtherEvent):
+        return {"type": "event", "kind": item.kind, "data": dict(item.data)}
+    raise TypeError(f"no table-tennis input encoding for {type(item).__name__}")
+
+
+def input_from_dict(data: dict[str, Any]) -> Input:
+    """The inverse of `input_to_dict`; a dict without "type" is a display (the skeleton's log bodies).
+
+    Raises ValueError naming the field when the data is not a valid input (for referee input checked at the
+    API before it is logged; what `input_to_dict` wrote always reads back).
+    """
+    kind = data.get("type", "display")
+    try:
+        if kind == "display":
+            return Display(
+                _score(data, "points"),
+                _score(data, "games"),
+                _optional(data, "server", (0, 1)),
+                tuple(_score({"game": g}, "game") for g in data.get("game_scores") or ()),
+                _optional(data, "ends", ENDS),
+                _optional(data, "expedite", (True, False)),
+                _optional(data, "server_player", DOUBLES_PLAYERS),
+            )
+        if kind == "timeout":
+            return TimeOut(_required_side(data))
+        if kind == "card":
+            card = data.get("card")
+            if card not in CARDS:
+                raise ValueError(f"card must be one of {', '.join(CARDS)}, got {card!r}")
+            return Card(_required_side(data), card, _optional(data, "player", DOUBLES_PLAYERS))
+        if kind == "expedite":
+            return ExpediteStart(_optional(data, "ball_in_play", (True, False)))
+        if kind == "point":
+            return UmpirePoint(_required_side(data))
+        if kind == "undo":
+            return UmpireUndo(_required_side(data))
+        if kind == "correction":
+            reason = data.get("reason", "")
+            if not isinstance(reason, str):
+                raise ValueError(f"reason must be text, got {reason!r}")
+            return Correction(
+                _score(data, "points"),
+                _score(data, "games"),
+                reason,
+                _optional(data, "server", (0, 1, *DOUBLES_PLAYERS)),
+                _optional(data, "ends", ENDS),
+            )
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ValueError(f"{kind} input: {exc!r} missing or malformed") from None
+    if kind == "tick":
+        return Tick()
+    return OtherEvent(str(data.get("kind", kind)), dict(data.get("data") or {}))
+
+
+def _score(data: dict[str, Any], key: str) -> tuple[int, int]:
+    value = data.get(key)
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
+        raise ValueError(f"{key} must be two non-negative integers, got {value!r}")
+    return value[0], value[1]
+
+
+def _required_side(data: dict[str, Any]) -> int:
+    side = data.get("side")
+    if side not in (0, 1) or isinstance(side, bool):
+        raise ValueError(f"side must be 0 or 1, got {side!r}")
+    return int(side)
+
+
+def _optional(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> Any:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) != any(isinstance(a, bool) for a in allowed) or value not in allowed:
+        raise ValueError(f"{key} must be one of {', '.join(map(str, allowed))} or null, got {value!r}")
+    return value
+
+
+def _config_to_dict(c: TableTennisConfig) -> dict[str, Any]:
+    return {
+        "best_of": c.best_of,
+        "doubles": c.doubles,
+        "ruleset": c.ruleset,
+        "first_server": c.first_server,
+        "first_server_player": c.first_server_player,
+        "first_receiver_player": c.first_receiver_player,
+    }
+
+
+def _anchor(value: Any) -> tuple[int, int, str, str] | None:
+    return None if value is None else (int(value[0]), int(value[1]), str(value[2]), str(value[3]))
 
 
 def to_dict(state: TableTennisState) -> dict[str, Any]:
-    """The state as plain data, for snapshots and spectators."""
+    """The state as plain JSON data: the keys the hub and screens read, then what resuming needs."""
+    pair = service(state)
+    doubles = state.config.doubles
     return {
         "best_of": state.best_of,
+        "doubles": doubles,
+        "ruleset": state.config.ruleset,
         "points": list(state.points),
         "games": list(state.games),
+        "game": state.game_number,
         "game_scores": [list(g) for g in state.game_scores],
-        "server": state.server,
+        "server": _side(pair[0]) if pair else None,
+        "receiver": _side(pair[1]) if pair else None,
+        "server_player": pair[0] if pair and doubles else None,
+        "receiver_player": pair[1] if pair and doubles else None,
+        "ends": state.ends,
+        "expedite": state.expedite,
+        "expedite_since": (
+            None
+            if state.expedite_since is None
+            else {"game": state.expedite_since[0], "points": list(state.expedite_since[1])}
+        ),
+        "timeouts": list(state.timeouts),
+        "timeout_active": state.timeout_active,
+        "cards": [list(c) for c in state.cards],
+        "penalty_points": list(state.penalty_points),
         "winner": state.winner,
         "rallies": state.rallies,
-        "game": state.game_number,
+        "points_log": [
+            {
+                "game": p.game,
+                "points": list(p.points),
+                "side": p.side,
+                "server": p.server,
+                "server_player": p.server_player,
+                "at": p.at,
+                **({"penalty": True} if p.penalty else {}),
+            }
+            for p in state.points_log
+        ],
+        "config": _config_to_dict(state.config),
+        "toss": None if state.toss is None else list(state.toss),
+        "game_order": None if state.game_order is None else list(state.game_order),
+        "final_scores": None if state.final_scores is None else [list(g) for g in state.final_scores],
+        "swap_at": state.swap_at,
+        "ends_anchor": list(state.ends_anchor),
+        "expedite_anchor": None if state.expedite_anchor is None else list(state.expedite_anchor),
+        "order_anchor": None if state.order_anchor is None else list(state.order_anchor),
+        "timeout_at": state.timeout_at,
+        "unshown": list(state.unshown),
+        "carry": list(state.carry),
+        "game_clock": state.game_clock,
+        "paused": state.paused,
+        "expedite_due_game": state.expedite_due_game,
+        "expedite_dropped_game": state.expedite_dropped_game,
+        "ends_flagged": state.ends_flagged,
+        "last_display": None if state.last_display is None else input_to_dict(state.last_display),
     }
 
 
 def from_dict(data: dict[str, Any]) -> TableTennisState:
-    """The inverse of `to_dict`."""
+    """The inverse of `to_dict` (older skeleton snapshots read with defaults)."""
+    c = data.get("config") or {"best_of": data["best_of"]}
+    config = TableTennisConfig(
+        best_of=c["best_of"],
+        doubles=c.get("doubles", False),
+        ruleset=c.get("ruleset", "ittf"),
+        first_server=c.get("first_server"),
+        first_server_player=c.get("first_server_player"),
+        first_receiver_player=c.get("first_receiver_player"),
+    )
+    since = data.get("expedite_since")
+    last = data.get("last_display")
+    toss = data.get("toss")
+    order = data.get("game_order")
+    final = data.get("final_scores")
     return TableTennisState(
-        best_of=data["best_of"],
-        points=tuple(data["points"]),  # type: ignore[arg-type]
-        games=tuple(data["games"]),  # type: ignore[arg-type]
-        game_scores=tuple(tuple(g) for g in data["game_scores"]),  # type: ignore[misc]
-        server=data["server"],
+        config=config,
+        toss=None if toss is None else (toss[0], toss[1]),
+        game_order=None if order is None else (order[0], order[1]),
+        points=_pair(data["points"]),
+        games=_pair(data["games"]),
+        game_scores=tuple(_pair(g) for g in data["game_scores"]),
         winner=data["winner"],
+        final_scores=None if final is None else tuple(_pair(g) for g in final),
         rallies=data["rallies"],
+        swap_at=data.get("swap_at"),
+        ends_anchor=(
+            int(data.get("ends_anchor", [0, "normal"])[0]),
+            str(data.get("ends_anchor", [0, "normal"])[1]),
+        ),
+        expedite=data.get("expedite", False),
+        expedite_since=None if since is None else (since["game"], _pair(since["points"])),
+        expedite_anchor=_anchor(data.get("expedite_anchor")),
+        order_anchor=_anchor(data.get("order_anchor")),
+        timeouts=(bool(data.get("timeouts", [0, 0])[0]), bool(data.get("timeouts", [0, 0])[1])),
+        timeout_active=data.get("timeout_active"),
+        timeout_at=data.get("timeout_at"),
+        cards=tuple(tuple(c) for c in data.get("cards", [[], []])),  # type: ignore[arg-type]
+        penalty_points=_pair(data.get("penalty_points", [0, 0])),
+        unshown=_pair(data.get("unshown", [0, 0])),
+        carry=_pair(data.get("carry", [0, 0])),
+        game_clock=data.get("game_clock"),
+        paused=data.get("paused", 0.0),
+        expedite_due_game=data.get("expedite_due_game"),
+        expedite_dropped_game=data.get("expedite_dropped_game"),
+        ends_flagged=data.get("ends_flagged"),
+        last_display=None if last is None else input_from_dict(last),  # type: ignore[arg-type]
+        points_log=tuple(
+            PointRecord(
+                p["game"],
+                _pair(p["points"]),
+                p["side"],
+                p["server"],
+                p["server_player"],
+                p["at"],
+                p.get("penalty", False),
+            )
+            for p in data.get("points_log", ())
+        ),
     )

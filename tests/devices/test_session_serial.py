@@ -171,7 +171,7 @@ async def test_matches_end_with_the_result_then_a_new_match_then_heartbeats() ->
     results = [s for s in sink.states() if max(s.games) == 2]
     assert results and all(r.server is None and len(r.game_scores) == sum(r.games) for r in results)
     first_result = sink.states().index(results[0])
-    fresh = ScoreboardState(points=(0, 0), games=(0, 0), server=(5 + 1) % 2)
+    fresh = ScoreboardState((0, 0), (0, 0), server=(5 + 1) % 2, ends="normal", expedite=False)
     assert fresh in sink.states()[first_result:]  # the second match starts from 0-0, games 0-0
     assert sink.states()[-1] == results[-1] != results[0]
     heartbeat = next(o.report for o in sink.observations if isinstance(o.report, Heartbeat))

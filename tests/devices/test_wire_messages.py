@@ -55,6 +55,24 @@ def test_state_server_and_game_scores_may_be_left_out() -> None:
     assert state == ScoreboardState(points=(0, 0), games=(0, 0), server=None, game_scores=())
 
 
+def test_the_optional_tt_keys_are_read_and_written_only_when_known() -> None:
+    body = {**STATE_BODY, "ends": "swapped", "expedite": True, "server_player": "B2"}
+    state = decode_report(frame(MessageType.STATE, body), TT)
+    assert state == ScoreboardState(
+        points=(7, 5),
+        games=(1, 0),
+        server=1,
+        game_scores=((11, 8),),
+        ends="swapped",
+        expedite=True,
+        server_player="B2",
+    )
+    assert report_to_body(state)[1] == body
+    nulls = decode_report(frame(MessageType.STATE, {**STATE_BODY, "ends": None, "expedite": None}), TT)
+    assert (nulls.ends, nulls.expedite, nulls.server_player) == (None, None, None)
+    assert report_to_body(nulls)[1] == STATE_BODY  # a version-1 board's body, key for key
+
+
 def test_heartbeat_fields_may_be_null() -> None:
     body = {"battery": None, "uptime_s": 12}
     assert decode_report(frame(MessageType.HEARTBEAT, body)) == Heartbeat(battery=None, uptime_s=12)
@@ -73,7 +91,18 @@ def test_event_body_becomes_a_device_event() -> None:
         ScoreboardState(
             points=(10, 10), games=(2, 2), server=0, game_scores=((11, 9), (8, 11), (11, 4), (3, 11))
         ),
+        ScoreboardState(
+            points=(5, 3),
+            games=(2, 2),
+            server=1,
+            game_scores=((11, 9), (8, 11), (11, 4), (3, 11)),
+            ends="swapped",
+            expedite=True,
+            server_player="B2",
+        ),
+        ScoreboardState(points=(0, 0), games=(0, 0), ends="normal", expedite=False),
         DeviceEvent("button", {"id": 2}),
+        DeviceEvent("card", {"side": 1, "card": "yellow_red", "player": "B1"}),
     ],
 )
 def test_every_report_survives_the_wire(report: Any) -> None:
@@ -104,6 +133,21 @@ def test_every_report_survives_the_wire(report: Any) -> None:
             "state.game_scores[1] must be two non-negative integers, got [11, 'x']",
         ),
         (MessageType.STATE, [1, 2], "state body must be a map, got list [1, 2]"),
+        (
+            MessageType.STATE,
+            {**STATE_BODY, "ends": "left"},
+            "state.ends must be 'normal', 'swapped' or null, got 'left'",
+        ),
+        (
+            MessageType.STATE,
+            {**STATE_BODY, "expedite": 1},
+            "state.expedite must be true, false or null, got 1",
+        ),
+        (
+            MessageType.STATE,
+            {**STATE_BODY, "server_player": "C1"},
+            "state.server_player must be 'A1', 'A2', 'B1', 'B2' or null, got 'C1'",
+        ),
         (MessageType.HELLO, {**HELLO_BODY, "device_id": 7}, "hello.device_id must be a string, got 7"),
         (MessageType.HELLO, {**HELLO_BODY, "device_id": ""}, "hello.device_id must be 1-64 letters"),
         (

@@ -1,0 +1,210 @@
+"""One D-SCORE wristband connection: connect over BLE, subscribe, decode presses, deliver, reconnect.
+
+Thin on purpose: `BleConnector.open_values` does the scanning, connecting and subscribing, and
+`DScoreCodec` does the decoding. This module owns the loop, the identity a band lacks (a synthetic HELLO,
+a device id from its address, a boot epoch per connection, a growing seq) and the reconnect backoff, and
+delivers to the same `SessionSink` a Boardcast Wire session uses. URL:
+``ble://AA:BB:CC:DD:EE:FF?protocol=dscore&side=0`` (``&adapter=hci1`` optional).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from devices.dscore.codec import DScoreCodec, DScoreStats
+from devices.observations import (
+    DeviceEvent,
+    DeviceFamily,
+    DeviceHello,
+    LinkChange,
+    LinkState,
+    Observation,
+    Report,
+)
+from devices.session import Ack, Backoff, CommandFailed, SessionSink
+from devices.transports.ble import DSCORE_SERVICE, BleConnector, parse_ble_url
+from devices.transports.serial import DeviceUnavailable
+from devices.wire.codec import PROTOCOL_VERSION
+from devices.wire.messages import Command
+
+DSCORE_BUTTONS = "96f91f4c-2417-44e3-ae06-aa362556914e"  # notify: 0 released, 1 red, 2 green, 3 both
+DSCORE_PLAYER_TYPE = "96f91f4b-2417-44e3-ae06-aa362556914e"  # write: 0 server, 1 returner, 2 none (unused)
+DSCORE_POKE = "96f91f4d-2417-44e3-ae06-aa362556914e"  # write: vibrate the band (unused)
+DSCORE_NAME_PREFIX = "D-SCORE-RX_"
+DSCORE_MODEL = "D-SCORE"
+_BACKOFF = Backoff()
+
+
+@dataclass(frozen=True, slots=True)
+class DScoreTarget:
+    """Which band to open and which side its green button scores for, read from its URL."""
+
+    url: str
+    address: str
+    side: int
+    device_id: str
+
+
+def dscore_device_id(address: str) -> str:
+    """The device id of a band: "dscore-" and its address with dashes (venue ids allow no colons)."""
+    return "dscore-" + address.upper().replace(":", "-")
+
+
+def parse_dscore_url(url: str) -> DScoreTarget:
+    """Read ``ble://AA:BB:CC:DD:EE:FF?protocol=dscore&side=0``; raise ValueError naming the URL."""
+    target = parse_ble_url(url)
+    if target.protocol != "dscore":
+        raise ValueError(f"device URL {url!r} is not a D-SCORE band; add ?protocol=dscore&side=0 (or side=1)")
+    sides = parse_qs(urlsplit(url).query).get("side", [])
+    if not sides or sides[-1] not in ("0", "1"):
+        raise ValueError(
+            f"device URL {url!r} must say which side the band scores for: add &side=0 or &side=1"
+        )
+    return DScoreTarget(url, target.address, int(sides[-1]), dscore_device_id(target.address))
+
+
+class DScoreSession:
+    """The one owner of one wristband connection; run() until cancelled."""
+
+    def __init__(
+        self,
+        url: str,
+        connector: BleConnector,
+        sink: SessionSink,
+        *,
+        debounce_s: float = 0.35,
+        backoff: Backoff = _BACKOFF,
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.target = parse_dscore_url(url)
+        self.url = url
+        self._connector = connector
+        self._sink = sink
+        self._backoff = backoff
+        self._clock = clock
+        self._monotonic = monotonic
+        self._rng = rng or random.Random()
+        self.codec = DScoreCodec(self.target.side, debounce_s=debounce_s)
+        self._boot_epoch = -1
+        self._seq = 0
+        self._connected = False
+        self.reconnects = 0
+
+    @property
+    def device_id(self) -> str:
+        """The band's device id, known from its URL."""
+        return self.target.device_id
+
+    @property
+    def connected(self) -> bool:
+        """Whether a connection is open now."""
+        return self._connected
+
+    @property
+    def stats(self) -> DScoreStats:
+        """The codec's counters (presses, double taps, errors)."""
+        return self.codec.stats
+
+    @property
+    def hello(self) -> DeviceHello:
+        """The HELLO the session says on the band's behalf at each connection."""
+        return DeviceHello(
+            device_id=self.device_id,
+            family=DeviceFamily.TT_WRISTBAND.value,
+            model=DSCORE_MODEL,
+            firmware="unknown",
+            protocol=PROTOCOL_VERSION,
+            boot_epoch=max(self._boot_epoch, 0),
+            capabilities=(),
+        )
+
+    async def command(self, command: Command, **_: Any) -> Ack:
+        """A wristband takes no commands; raise CommandFailed saying so."""
+        raise CommandFailed(
+            f"{self.url}: a D-SCORE wristband cannot {command.cmd!r} / bileklik bu komutu alamaz"
+        )
+
+    async def run(self) -> None:
+        """Connect, deliver presses and reconnect until cancelled."""
+        failures = 0
+        try:
+            while True:
+                attempt = failures + 1
+                self._link(LinkState.CONNECTING, f"opening {self.url} / {self.url} açılıyor", attempt)
+                try:
+                    link = await self._connector.open_values(self.url, DSCORE_SERVICE, prefer=DSCORE_BUTTONS)
+                except OSError as exc:
+                    failures += 1
+                    await self._wait(failures, attempt, _reason(exc, self.url))
+                    continue
+                self._connected = True
+                self._boot_epoch = max(int(self._clock()), self._boot_epoch + 1)  # unique per connection
+                self._seq = 0
+                self._link(LinkState.CONNECTED, f"connected to {self.url} / {self.url} bağlandı", attempt)
+                self._emit(self.hello, b"")
+                try:
+                    while (value := await link.next_value()) is not None:
+                        self._feed(value)
+                finally:
+                    self._connected = False
+                    link.close()
+                self.reconnects += 1
+                failures = 1
+                await self._wait(failures, attempt, ("the band disconnected", "bileklik bağlantısı koptu"))
+        except asyncio.CancelledError:
+            self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
+            raise
+
+    def _feed(self, value: bytes) -> None:
+        now = self._clock()
+        for item in self.codec.feed(value, self._monotonic()):
+            if isinstance(item, DeviceEvent):
+                self._emit(item, value, now)
+            else:
+                self._sink.frame_error(self.url, self.device_id, item, now)
+
+    def _emit(self, report: Report, raw: bytes, now: float | None = None) -> None:
+        self._sink.observe(
+            Observation(
+                device_id=self.device_id,
+                boot_epoch=self._boot_epoch,
+                seq=self._seq,
+                received_at=self._clock() if now is None else now,
+                report=report,
+                raw=raw,
+            )
+        )
+        self._seq += 1
+
+    async def _wait(self, failures: int, attempt: int, reason: tuple[str, str]) -> None:
+        delay = self._backoff.delay(failures, self._rng)
+        english, turkish = reason
+        detail = f"{english}; retrying in {delay:.1f} s / {turkish}; {delay:.1f} sn sonra yeniden denenecek"
+        self._link(LinkState.DISCONNECTED, detail, attempt)
+        await asyncio.sleep(delay)
+
+    def _link(self, state: LinkState, detail: str, attempt: int) -> None:
+        self._sink.link_changed(
+            LinkChange(
+                url=self.url,
+                state=state,
+                at=self._clock(),
+                detail=detail,
+                device_id=self.device_id,
+                attempt=attempt,
+            )
+        )
+
+
+def _reason(exc: OSError, url: str) -> tuple[str, str]:
+    if isinstance(exc, DeviceUnavailable):
+        return exc.english, exc.turkish
+    return f"cannot open {url}: {exc}", f"{url} açılamadı: {exc}"

@@ -1,0 +1,248 @@
+"""`boardcast check tabletennis FILE`: audit a recorded match offline with the hub's own rules engine.
+
+Input, JSON lines: the first line is `{"match": {...}}`, then scoreboard reports
+`{"at": 12.5, "score": [3, 2], "games": [1, 0], "server": "A", "ends": "normal", "expedite": false}` and
+events `{"at": 20.0, "event": "timeout"|"card"|"expedite"|"correction"|"point"|"undo", "side": "A", ...}`.
+Output, JSON lines: facts, anomalies, and a last `{"type": "result", ...}` line. Exit 0 whatever the match
+holds; 2 for input that cannot be read, with a message naming the line (what was printed before stays).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from hub.rules import tabletennis as tt
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+SPORTS = ("tabletennis", "backgammon")
+_SIDE_KEYS = ("side", "server", "receiver", "winner", "first_server", "closing_side")
+
+
+class CheckInputError(ValueError):
+    """A line of the input that cannot be read; the message names the line and says what is wrong."""
+
+
+def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Check a file ('-' for standard input); print JSON lines; return the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if sport not in SPORTS:
+        print(f"boardcast check: unknown sport {sport!r}; known: {', '.join(SPORTS)}", file=err)
+        return EXIT_BAD_INPUT
+    check = _check if sport == "tabletennis" else _check_backgammon
+    try:
+        if path == "-":
+            return check(sys.stdin, path, out, err)
+        with open(path, encoding="utf-8") as f:
+            return check(f, path, out, err)
+    except OSError as exc:
+        print(f"boardcast check: cannot read {path}: {exc.strerror or exc} / dosya okunamadı", file=err)
+        return EXIT_BAD_INPUT
+
+
+def _check_backgammon(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+    from hub.check_backgammon import run as run_backgammon
+
+    return run_backgammon(lines, out, err)
+
+
+def _check(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+    state: tt.TableTennisState | None = None
+    try:
+        for number, text in enumerate(lines, start=1):
+            if not text.strip():
+                continue
+            data = _json(text, number)
+            if state is None:
+                state = tt.initial(read_match(data, number))
+                continue
+            at, item = read_line(data, number, state.config)
+            outcome = tt.apply(state, item, at)
+            state = outcome.state
+            for fact in outcome.facts:
+                _emit(
+                    out, {"type": "fact", "kind": fact.kind, "at": at, "line": number, **_letters(fact.data)}
+                )
+            for a in outcome.anomalies:
+                _emit(
+                    out,
+                    {
+                        "type": "anomaly",
+                        "code": a.code,
+                        "severity": a.severity.value,
+                        "at": at,
+                        "line": number,
+                        "message": a.message_en,
+                        "message_tr": a.message_tr,
+                        "data": _letters(a.data),
+                    },
+                )
+        if state is None:
+            raise CheckInputError(f'{name}: no match line; the first line must be {{"match": {{...}}}}')
+    except CheckInputError as exc:
+        out.flush()
+        print(f"boardcast check: {exc}", file=err)
+        return EXIT_BAD_INPUT
+    won, scores = tt.match_result(state)
+    winner = None if state.winner is None else "AB"[state.winner]
+    _emit(out, {"type": "result", "games": list(won), "scores": [list(g) for g in scores], "winner": winner})
+    return EXIT_OK
+
+
+def _emit(out: TextIO, line: dict[str, Any]) -> None:
+    out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def _letters(data: dict[str, Any]) -> dict[str, Any]:
+    """Sides as the check format writes them: "A" and "B"."""
+    return {
+        k: ("AB"[v] if k in _SIDE_KEYS and v in (0, 1) and not isinstance(v, bool) else v)
+        for k, v in data.items()
+    }
+
+
+def _json(text: str, number: int) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckInputError(f"line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise CheckInputError(f"line {number}: must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _fail(number: int, field: str, problem: str) -> CheckInputError:
+    return CheckInputError(f"line {number}: {field} {problem}")
+
+
+def read_match(data: dict[str, Any], number: int = 1) -> tt.TableTennisConfig:
+    """The match line: `{"match": {"best_of": 5, "doubles": false, "first_server": "A", "ruleset": "ittf"}}`."""
+    match = data.get("match")
+    if not isinstance(match, dict):
+        raise _fail(number, '"match"', 'is missing; the first line must be {"match": {...}}')
+    best_of = match.get("best_of", 5)
+    if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
+        raise _fail(number, "match.best_of", f"must be an odd number of games, got {best_of!r}")
+    doubles = match.get("doubles", False)
+    if not isinstance(doubles, bool):
+        raise _fail(number, "match.doubles", f"must be true or false, got {doubles!r}")
+    ruleset = match.get("ruleset", "ittf")
+    if ruleset not in tt.RULESETS:
+        raise _fail(number, "match.ruleset", f"must be one of {', '.join(tt.RULESETS)}, got {ruleset!r}")
+    players = ("A1", "A2", "B1", "B2") if doubles else ("A", "B")
+    first_server = match.get("first_server")
+    if first_server is not None and first_server not in (*players, "A", "B"):
+        raise _fail(
+            number, "match.first_server", f"must be one of {', '.join(players)}, got {first_server!r}"
+        )
+    first_receiver = match.get("first_receiver")
+    if first_receiver is not None and (not doubles or first_receiver not in players):
+        raise _fail(
+            number, "match.first_receiver", f"must be a player of the other pair, got {first_receiver!r}"
+        )
+    if first_receiver is not None and first_server is not None and first_receiver[0] == first_server[0]:
+        raise _fail(number, "match.first_receiver", "must be a player of the other pair")
+    return tt.TableTennisConfig.from_names(best_of, doubles, first_server, first_receiver, ruleset)
+
+
+def _number(data: dict[str, Any], key: str, number: int) -> float:
+    value = data.get(key)
+    if value is None:
+        raise _fail(number, f'"{key}"', "is missing")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(number, f'"{key}"', f"must be a number, got {value!r}")
+    return float(value)
+
+
+def _pair(data: dict[str, Any], key: str, number: int) -> tuple[int, int]:
+    value = data.get(key)
+    if value is None:
+        raise _fail(number, f'"{key}"', "is missing")
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
+        raise _fail(number, f'"{key}"', f"must be two non-negative integers, got {value!r}")
+    return value[0], value[1]
+
+
+def _side(data: dict[str, Any], number: int, key: str = "side") -> int:
+    value = data.get(key)
+    if value is None:
+        raise _fail(number, f'"{key}"', "is missing")
+    if value not in ("A", "B"):
+        raise _fail(number, f'"{key}"', f'must be "A" or "B", got {value!r}')
+    return 0 if value == "A" else 1
+
+
+def _server(data: dict[str, Any], number: int, doubles: bool) -> tuple[int | None, str | None]:
+    value = data.get("server")
+    if value is None:
+        return None, None
+    if value in ("A", "B"):
+        return (0 if value == "A" else 1), None
+    if doubles and value in tt.DOUBLES_PLAYERS:
+        return (0 if value[0] == "A" else 1), value
+    allowed = '"A", "B" or a player "A1".."B2"' if doubles else '"A" or "B"'
+    raise _fail(number, '"server"', f"must be {allowed}, got {value!r}")
+
+
+def _ends(data: dict[str, Any], number: int) -> str | None:
+    value = data.get("ends")
+    if value is not None and value not in tt.ENDS:
+        raise _fail(number, '"ends"', f'must be "normal" or "swapped", got {value!r}')
+    return value
+
+
+def read_line(data: dict[str, Any], number: int, config: tt.TableTennisConfig) -> tuple[float, tt.Input]:
+    """One report or event line as (at, engine input)."""
+    at = _number(data, "at", number)
+    event = data.get("event")
+    if event is None:
+        score = _pair(data, "score", number)
+        games = _pair(data, "games", number)
+        side, player = _server(data, number, config.doubles)
+        expedite = data.get("expedite")
+        if expedite is not None and not isinstance(expedite, bool):
+            raise _fail(number, '"expedite"', f"must be true or false, got {expedite!r}")
+        scores = data.get("game_scores", [])
+        if not isinstance(scores, list):
+            raise _fail(number, '"game_scores"', "must be a list of [a, b] pairs")
+        game_scores = tuple(_pair({"game_scores": g}, "game_scores", number) for g in scores)
+        return at, tt.Display(score, games, side, game_scores, _ends(data, number), expedite, player)
+    if event == "timeout":
+        return at, tt.TimeOut(_side(data, number))
+    if event == "card":
+        card = data.get("card")
+        if card not in tt.CARDS:
+            raise _fail(number, '"card"', f"must be one of {', '.join(tt.CARDS)}, got {card!r}")
+        player = data.get("player")
+        if player is not None and player not in tt.DOUBLES_PLAYERS:
+            raise _fail(number, '"player"', f"must be A1, A2, B1 or B2, got {player!r}")
+        return at, tt.Card(_side(data, number), card, player)
+    if event == "expedite":
+        ball = data.get("ball_in_play")
+        if ball is not None and not isinstance(ball, bool):
+            raise _fail(number, '"ball_in_play"', f"must be true, false or null, got {ball!r}")
+        return at, tt.ExpediteStart(ball)
+    if event == "correction":
+        score = _pair(data, "score", number)
+        games = _pair(data, "games", number)
+        side, player = _server(data, number, config.doubles)
+        reason = data.get("reason", "")
+        if not isinstance(reason, str):
+            raise _fail(number, '"reason"', "must be text")
+        return at, tt.Correction(score, games, reason, player or side, _ends(data, number))
+    if event == "point":
+        return at, tt.UmpirePoint(_side(data, number))
+    if event == "undo":
+        return at, tt.UmpireUndo(_side(data, number))
+    raise _fail(
+        number, '"event"', f"must be timeout, card, expedite, correction, point or undo, got {event!r}"
+    )
