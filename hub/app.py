@@ -17,6 +17,7 @@ from pathlib import Path
 
 import uvicorn
 
+from devices.dscore.session import DScoreSession, parse_dscore_url
 from devices.session import DeviceSession, serial_opener
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
@@ -39,7 +40,15 @@ TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is n
 class HubRuntime:
     """One hub: its log, its hall, its devices and its web server."""
 
-    def __init__(self, venue: Venue, data_dir: Path, *, host: str = "127.0.0.1", port: int = 8000) -> None:
+    def __init__(
+        self,
+        venue: Venue,
+        data_dir: Path,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        ble: BleConnector | None = None,
+    ) -> None:
         self.venue = venue
         self.data_dir = Path(data_dir)
         self.host, self.port = host, port
@@ -48,9 +57,9 @@ class HubRuntime:
         self.hall = Hall(venue, self.log, self.fanout)
         self.auth = Authenticator(venue.referees)
         self.ingest: Ingest | None = None
-        self.sessions: dict[str, DeviceSession] = {}
+        self.sessions: dict[str, DeviceSession | DScoreSession] = {}
         self.gateways: dict[str, TcpGateway] = {}
-        self.ble: BleConnector | None = None  # made only when a table has a ble:// device
+        self.ble = ble  # made only when a table has a ble:// device or wristband; tests pass a fake radio
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
         self._socket: socket.socket | None = None
@@ -73,6 +82,11 @@ class HubRuntime:
                 opener = self._opener(table)
                 session = DeviceSession(table.device, opener, sink, expected_device_id=table.device_id)
                 self.sessions[table.id] = session
+            for url in table.wristbands:  # an umpire's buttons: their own BLE session, the table's match
+                slot = f"wristband-{parse_dscore_url(url).side}"
+                self.ble = self.ble or BleConnector()
+                band = DScoreSession(url, self.ble, self.ingest.sink_for(table, url, slot))
+                self.sessions[f"{table.id}/{slot}"] = band
 
     def _gateways(self) -> dict[str, TcpGateway]:
         """One TCP gateway per listen address named by the venue's tcp:// devices."""

@@ -8,12 +8,14 @@ picks up where its match stood, as a real board that stayed on while the hub was
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from devices.observations import ScoreboardState
 from devices.simulators.pty import PtyPair, open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
+from devices.simulators.tabletennis_match import Fault, MatchOptions
 from hub.auth import hash_token, new_token
 from hub.hall import CLOSED
 from hub.matches import MatchInfo, MatchStatus
@@ -41,6 +43,22 @@ class DemoVenue:
     ptys: list[PtyPair]
 
 
+def _plan(table_index: int) -> tuple[bool, Collection[Fault]]:
+    """What each demo table plays: (doubles, faults). Every fourth table's board makes mistakes on purpose,
+    so the referee topic has something to show; the others play clean ITTF matches."""
+    role = table_index % 4
+    faults = {Fault.WRONG_SERVER, Fault.SCORE_JUMP, Fault.SECOND_TIMEOUT} if role == 3 else set()
+    return role == 1, faults
+
+
+def _players(i: int, rnd: int, tables: int, doubles: bool) -> tuple[str, ...]:
+    first = PLAYERS[(i + (rnd - 1) * tables) % len(PLAYERS)]
+    if not doubles:
+        return first
+    second = PLAYERS[(i + (rnd - 1) * tables + 1) % len(PLAYERS)]
+    return (first[0], second[0], first[1], second[1])
+
+
 def build_demo_venue(tables: int = 4) -> DemoVenue:
     """A venue of `tables` table-tennis tables, each wired to a fresh pseudo-terminal, two rounds each."""
     ptys = [open_pty_pair() for _ in range(tables)]
@@ -54,8 +72,9 @@ def build_demo_venue(tables: int = 4) -> DemoVenue:
             sport="tabletennis",
             table=f"T{i + 1}",
             round=rnd,
-            players=PLAYERS[(i + (rnd - 1) * tables) % len(PLAYERS)],
+            players=_players(i, rnd, tables, _plan(i)[0]),
             best_of=5,
+            doubles=_plan(i)[0],
         )
         for rnd in range(1, ROUNDS + 1)
         for i in range(tables)
@@ -70,7 +89,8 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
     """One simulated scoreboard per table, resuming the table's open match from the hub's state."""
     rng = random.Random(seed)
     boards = []
-    for table, pty in zip(demo.venue.tables, demo.ptys, strict=True):
+    for index, (table, pty) in enumerate(zip(demo.venue.tables, demo.ptys, strict=True)):
+        doubles, faults = _plan(index)
         on_table = sorted(
             (m for m in working.values() if m.info.table == table.id), key=lambda m: m.info.round
         )
@@ -79,9 +99,19 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
             remaining[0] if remaining else on_table[-1]
         )  # a board whose matches are over keeps its last display
         start = None
-        if shown.status is not MatchStatus.SCHEDULED:
-            s = shown.sport_state
-            start = ScoreboardState(points=s.points, games=s.games, game_scores=s.game_scores)
+        options = MatchOptions.showcase(doubles=doubles, faults=faults)
+        if shown.status is not MatchStatus.SCHEDULED:  # resume what the board showed; its incidents are past
+            d = shown.info.rules.to_dict(shown.sport_state)
+            start = ScoreboardState(
+                points=tuple(d["points"]),
+                games=tuple(d["games"]),
+                game_scores=tuple(tuple(g) for g in d["game_scores"]),
+                server=d["server"],
+                ends=d["ends"],
+                expedite=d["expedite"],
+                server_player=d["server_player"],
+            )
+            options = MatchOptions(doubles=doubles, faults=faults)
         board = TableTennisScoreboard(
             table.device_id or table.id,
             seed=rng.randrange(2**32),
@@ -89,6 +119,7 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
             best_of=5,
             matches=max(1, len(remaining)),
             start=start,
+            options=options,
         )
         boards.append((board, pty))
     return boards

@@ -20,6 +20,7 @@ class DeviceHealth:
 
     table: str
     url: str | None
+    slot: str = ""  # "" for the table's main device; "wristband-0" etc. for more devices at the table
     device_id: str | None = None
     family: str | None = None
     model: str | None = None

@@ -35,10 +35,11 @@ class Ingest:
         self._last_refusal: dict[tuple[str, str], float] = {}
         hall.log.add_listener(self._count_duplicates)
 
-    def sink_for(self, table: TableConfig) -> TableSink:
-        """The sink a table's device session reports into."""
-        self.health[table.id] = DeviceHealth(table=table.id, url=table.device)
-        return TableSink(self, table)
+    def sink_for(self, table: TableConfig, url: str | None = None, slot: str = "") -> TableSink:
+        """The sink a table's device session reports into; `slot` names a second device (a wristband)."""
+        key = f"{table.id}/{slot}" if slot else table.id
+        self.health[key] = DeviceHealth(table=table.id, url=url or table.device, slot=slot)
+        return TableSink(self, table, key)
 
     def _count_duplicates(self, records: list[EventRecord], inserted: list[bool]) -> None:
         for record, new in zip(records, inserted, strict=True):
@@ -49,14 +50,15 @@ class Ingest:
 
     # -- one observation ------------------------------------------------------------------------------------
 
-    def observe(self, table: TableConfig, obs: Observation) -> None:
+    def observe(self, table: TableConfig, obs: Observation, key: str | None = None) -> None:
         """Log one observation and, if it is new and carries state, fold it into the table's match."""
-        health = self.health[table.id]
+        key = key or table.id
+        health = self.health[key]
         health.frames += 1
         health.last_seen = obs.received_at
-        self.dirty.add(table.id)
-        key = (obs.device_id, obs.boot_epoch)
-        high = self._high_water.get(key)
+        self.dirty.add(key)
+        device_key = (obs.device_id, obs.boot_epoch)
+        high = self._high_water.get(device_key)
         report = obs.report
 
         if isinstance(report, DeviceHello):
@@ -69,7 +71,7 @@ class Ingest:
             health.late += 1
             self._log_unbound("device.late", obs, {"report": _plain(report)})
             return
-        self._high_water[key] = obs.seq
+        self._high_water[device_key] = obs.seq
         if high is not None and obs.seq > high + 1:
             health.gaps += 1
             self._anomaly(
@@ -195,25 +197,27 @@ class Ingest:
 
     # -- link and framing -----------------------------------------------------------------------------------
 
-    def link_changed(self, table: TableConfig, change: LinkChange) -> None:
+    def link_changed(self, table: TableConfig, change: LinkChange, key: str | None = None) -> None:
         """Keep the link state and why it changed."""
-        health = self.health[table.id]
+        key = key or table.id
+        health = self.health[key]
         if change.state is LinkState.CONNECTED and health.link != LinkState.CONNECTED.value and health.frames:
             health.reconnects += 1
         health.link = change.state.value
         health.link_detail = change.detail
-        self.dirty.add(table.id)
+        self.dirty.add(key)
         if change.state is LinkState.DISCONNECTED:
             log.info("table %s: device link down: %s", table.id, change.detail)
 
-    def frame_error(self, table: TableConfig, error: Any, at: float) -> None:
+    def frame_error(self, table: TableConfig, error: Any, at: float, key: str | None = None) -> None:
         """Count a malformed frame; a device that is the wrong one, or speaks another version, is an anomaly."""
-        health = self.health[table.id]
+        key = key or table.id
+        health = self.health[key]
         health.frame_errors += 1
         kind = str(getattr(error, "kind", "error"))
         health.errors_by_kind[kind] = health.errors_by_kind.get(kind, 0) + 1
         health.last_error = str(getattr(error, "detail", error))
-        self.dirty.add(table.id)
+        self.dirty.add(key)
         if kind in _REFUSAL_KINDS and at - self._last_refusal.get((table.id, kind), float("-inf")) >= 60.0:
             self._last_refusal[(table.id, kind)] = at  # once a minute, not once a frame
             english, turkish = _REFUSAL_KINDS[kind]
@@ -265,23 +269,24 @@ _REFUSAL_KINDS = {
 
 
 class TableSink:
-    """The `devices.session.SessionSink` for one table: the device layer never sees the hub behind it."""
+    """The `devices.session.SessionSink` for one device of one table: the device layer never sees the hub."""
 
-    def __init__(self, ingest: Ingest, table: TableConfig) -> None:
+    def __init__(self, ingest: Ingest, table: TableConfig, key: str) -> None:
         self._ingest = ingest
         self.table = table
+        self.key = key
 
     def observe(self, observation: Observation) -> None:
         """A report from the device."""
-        self._ingest.observe(self.table, observation)
+        self._ingest.observe(self.table, observation, self.key)
 
     def link_changed(self, change: LinkChange) -> None:
         """The device connection changed."""
-        self._ingest.link_changed(self.table, change)
+        self._ingest.link_changed(self.table, change, self.key)
 
     def frame_error(self, url: str, device_id: str | None, error: Any, at: float) -> None:
         """The device sent something that is not a frame."""
-        self._ingest.frame_error(self.table, error, at)
+        self._ingest.frame_error(self.table, error, at, self.key)
 
 
 def _is_link_chatter(report: object) -> bool:

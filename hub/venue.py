@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from devices.dscore.session import parse_dscore_url
 from devices.transports.ble import parse_ble_url
 from devices.transports.tcp import parse_tcp_url
 from hub.matches import MatchInfo
@@ -41,6 +42,7 @@ class TableConfig:
     device: str | None = None  # a device URL: serial:///dev/ttyUSB0, /dev/pts/3, socket://host:port
     device_id: str | None = None  # the id the device must announce, when known
     device_token_sha256: str | None = None  # for devices that connect over TCP: SHA-256 of their token
+    wristbands: tuple[str, ...] = ()  # D-SCORE umpire wristbands: ble://AA:..?protocol=dscore&side=0
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +197,17 @@ def parse_venue(text: str, path: Path) -> Venue:
                 "device_id",
                 f"device {device_id!r} is already on another table / cihaz başka masada",
             )
-        tables.append(TableConfig(tid, sport, device, device_id, digest))
+        wristbands = t.get("wristbands", [])
+        if not (isinstance(wristbands, list) and all(isinstance(w, str) for w in wristbands)):
+            raise fail(
+                "tables", i, "wristbands", "must be a list of ble:// URLs / ble:// adresleri listesi olmalı"
+            )
+        for url in wristbands:
+            try:
+                parse_dscore_url(url)
+            except ValueError as exc:
+                raise fail("tables", i, "wristbands", f"{exc} / geçersiz bileklik adresi") from None
+        tables.append(TableConfig(tid, sport, device, device_id, digest, tuple(wristbands)))
 
     matches: list[MatchInfo] = []
     for i, m in enumerate(_array(data, "matches", fail)):

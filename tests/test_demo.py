@@ -198,10 +198,10 @@ async def test_sigkill_loses_nothing_committed_and_restart_resumes(tmp_path) -> 
             if seen:
                 assert match["version"] >= seen["version"]
                 assert sum(match["state"]["games"]) >= sum(seen["data"]["state"]["games"])
-        # The boards resume where they stood: no score regression anomaly on resume.
+        # The boards resume where they stood: the clean tables (T4's board errs on purpose) stay clean.
         await asyncio.sleep(1.5)
         for match in get_json(again.url + "api/matches"):
-            codes = {a["code"] for a in match.get("anomalies", [])}
-            assert "tt.score_jump" not in codes and "tt.games_jump" not in codes, codes
+            if match["table"] != "T4":
+                assert match["anomalies"] == [], match["anomalies"]
     finally:
         again.stop()
