@@ -53,6 +53,7 @@ class MatchInfo:
     first_server: str | None = None  # "A"/"B", or in doubles "A1".."B2"; None: from the first report
     first_receiver: str | None = None  # doubles only
     ruleset: str = "ittf"
+    length: int = 0  # backgammon: the match is played to this many points
 
     @property
     def rules(self) -> Sport:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
-from hub.rules import tabletennis
+from hub.rules import tabletennis, tabletennis_export
 from hub.rules.base import Outcome
 
 
@@ -28,6 +28,9 @@ class Sport:
     is_fresh_start: Callable[[Any], bool]  # a report that can only open a new match (0-0, no games)
     config: Callable[[Any], Any]  # the rules' match configuration from the venue's MatchInfo
     tick: Callable[[], Any] | None = None  # an input meaning "time passed", for rules that watch the clock
+    exports: dict[str, Callable[[Any, tuple[str, ...]], Any]] = field(
+        default_factory=dict
+    )  # name -> (state, players)
 
 
 def _tt_fresh_start(report: Any) -> bool:
@@ -54,6 +57,10 @@ TABLE_TENNIS = Sport(
         info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
     ),
     tick=tabletennis.Tick,
+    exports={
+        "card": lambda state, players: tabletennis_export.match_card(state, players),
+        "compact": lambda state, players: tabletennis_export.compact(state),
+    },
 )
 
 SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS,)}

@@ -110,6 +110,20 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         except UnknownMatch:
             return _error(404, "no such match / böyle bir maç yok")
 
+    async def export(request: Request) -> Response:
+        try:
+            match = ctx.hall.match(request.path_params["match_id"])
+        except UnknownMatch:
+            return _error(404, "no such match / böyle bir maç yok")
+        exports = match.info.rules.exports
+        name = request.path_params["name"]
+        if name not in exports:
+            return _error(404, f"no export {name!r} for {match.info.sport}; known: {', '.join(exports)}")
+        data = exports[name](match.sport_state, match.info.players)
+        if isinstance(data, str):
+            return Response(data + "\n", media_type="text/plain; charset=utf-8")
+        return ORJSONResponse({"official": match.official, "status": match.status.value, name: data})
+
     async def list_devices(request: Request) -> Response:
         return ORJSONResponse(
             {
@@ -214,6 +228,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         Route("/api/matches/{match_id}", get_match),
         Route("/api/matches/{match_id}/confirm", confirm, methods=["POST"]),
         Route("/api/matches/{match_id}/inputs", referee_input, methods=["POST"]),
+        Route("/api/matches/{match_id}/export/{name}", export),
         Route("/api/devices", list_devices),
         Route("/api/tables/{table_id}/command", command, methods=["POST"]),
         WebSocketRoute("/ws", feed),

@@ -205,3 +205,28 @@ async def test_sigkill_loses_nothing_committed_and_restart_resumes(tmp_path) -> 
                 assert match["anomalies"] == [], match["anomalies"]
     finally:
         again.stop()
+
+
+async def test_the_demo_feeds_the_referee_topic_and_exports_a_finished_match(tmp_path) -> None:
+    demo = start_demo(tmp_path / "data", speed=400, tables=4)
+    try:
+        async with connect(demo.ws_url) as ws:
+            await ws.send(json.dumps({"subscribe": ["referee"], "token": demo.token}))
+            codes: set[str] = set()
+            async with asyncio.timeout(40):
+                while not codes:
+                    message = await receive(ws)
+                    for match in message["data"].get("matches", [message["data"]]):
+                        codes |= {a["code"] for a in match["anomalies"] if match["table"] == "T4"}
+        assert codes & {"tt.wrong_server", "tt.score_jump", "tt.second_timeout"}
+        wait_for(lambda: get_json(demo.url + "api/matches/TT-R1-T1")["status"] == "finished", timeout=40)
+        card = get_json(demo.url + "api/matches/TT-R1-T1/export/card")
+        assert card["official"] is False
+        points = [p for game in card["card"]["games"] for p in game["points"]]
+        assert points and all("server" in p for p in points)
+        with urllib.request.urlopen(demo.url + "api/matches/TT-R1-T1/export/compact", timeout=5) as response:
+            compact = response.read().decode().strip()
+        games = get_json(demo.url + "api/matches/TT-R1-T1")["state"]["game_scores"]
+        assert compact == "/".join(str(b) if a > b else f"-{a}" for a, b in games)
+    finally:
+        demo.stop()
