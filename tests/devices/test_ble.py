@@ -5,15 +5,13 @@ Nordic UART peripherals running the real table-tennis scoreboard simulator.
 """
 
 import asyncio
-import contextlib
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
 
-from devices.observations import DeviceHello, LinkChange, LinkState, Observation, ScoreboardState
-from devices.session import Backoff, DeviceSession
+from devices.observations import DeviceHello, LinkChange, LinkState, ScoreboardState
+from devices.session import DeviceSession
 from devices.simulators.tabletennis import TableTennisScoreboard
 from devices.testing.ble_fake import FakeRadio, NusLayout, nus_service_collection
 from devices.transports.ble import (
@@ -29,59 +27,12 @@ from devices.transports.ble import (
     scan_nearby,
 )
 from devices.transports.serial import DeviceUnavailable
-from devices.wire.codec import Frame, FrameError, WireCodec
+from devices.wire.codec import Frame, WireCodec
 from devices.wire.messages import Command
+from tests.devices.support import EPOCH, FAST, RecordingSink, eventually, running
 
-FAST = Backoff(initial=0.05, factor=2.0, maximum=0.2, jitter=0.2)
-EPOCH = 1_700_000_000
 ADDRESS = "AA:BB:CC:DD:EE:01"
 URL = f"ble://{ADDRESS}?protocol=wire"
-
-
-class RecordingSink:
-    """Keeps everything a session reports, in order (the SessionSink protocol)."""
-
-    def __init__(self) -> None:
-        self.observations: list[Observation] = []
-        self.links: list[LinkChange] = []
-        self.errors: list[FrameError] = []
-
-    def observe(self, observation: Observation) -> None:
-        self.observations.append(observation)
-
-    def link_changed(self, change: LinkChange) -> None:
-        self.links.append(change)
-
-    def frame_error(self, url: str, device_id: str | None, error: FrameError, at: float) -> None:
-        self.errors.append(error)
-
-    def states(self) -> list[ScoreboardState]:
-        return [o.report for o in self.observations if isinstance(o.report, ScoreboardState)]
-
-    def connects(self) -> int:
-        return sum(1 for change in self.links if change.state is LinkState.CONNECTED)
-
-    def keys(self) -> list[tuple[str, int, int]]:
-        return [(o.device_id, o.boot_epoch, o.seq) for o in self.observations]
-
-
-async def eventually(condition: Callable[[], bool], seconds: float = 5.0) -> None:
-    """Wait until condition() holds, for at most `seconds`."""
-    async with asyncio.timeout(seconds):
-        while not condition():
-            await asyncio.sleep(0.005)
-
-
-@contextlib.asynccontextmanager
-async def running(*coroutines: Coroutine[Any, Any, None]) -> AsyncIterator[None]:
-    """Run coroutines as tasks of one group for the duration of the block, then cancel them."""
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(coroutine) for coroutine in coroutines]
-        try:
-            yield
-        finally:
-            for task in tasks:
-                task.cancel()
 
 
 def not_found(sink: RecordingSink) -> list[LinkChange]:

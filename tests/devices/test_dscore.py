@@ -21,7 +21,8 @@ from devices.testing.ble_fake import DScoreLayout, FakeRadio, dscore_service_col
 from devices.transports.ble import DSCORE_SERVICE, find_notify_characteristic
 from devices.wire.codec import FrameError, FrameErrorKind
 from devices.wire.messages import Command
-from tests.devices.test_ble import FAST, RecordingSink, connector_for, eventually, running
+from tests.devices.support import FAST, RecordingSink, eventually, running
+from tests.devices.test_ble import connector_for
 
 ADDRESS = "AA:BB:CC:DD:EE:07"
 URL = f"ble://{ADDRESS}?protocol=dscore&side=1"

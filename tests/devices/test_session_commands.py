@@ -14,7 +14,7 @@ from devices.simulators.pty import open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
 from devices.wire.codec import Frame, FrameErrorKind, MessageType, WireCodec, encode_frame
 from devices.wire.messages import Command, encode_report, report_to_body
-from tests.devices.test_session_serial import FAST, RecordingSink, eventually, running
+from tests.devices.support import FAST, RecordingSink, eventually, running
 
 
 def hello(protocol: int = 1, capabilities: tuple[str, ...] = ("resync", "ack")) -> DeviceHello:

@@ -5,62 +5,16 @@ import contextlib
 import itertools
 import os
 import random
-from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from devices.observations import DeviceHello, Heartbeat, LinkChange, LinkState, Observation, ScoreboardState
+from devices.observations import DeviceHello, Heartbeat, LinkState, ScoreboardState
 from devices.session import Backoff, DeviceSession
 from devices.simulators.pty import PtyPair, open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
-from devices.wire.codec import Frame, FrameError, FrameErrorKind, WireCodec, decode_frame
+from devices.wire.codec import Frame, FrameErrorKind, WireCodec, decode_frame
 from devices.wire.messages import Command, encode_report, report_to_body
-
-FAST = Backoff(initial=0.05, factor=2.0, maximum=0.2, jitter=0.2)
-EPOCH = 1_700_000_000
-
-
-class RecordingSink:
-    """Keeps everything a session reports, in order."""
-
-    def __init__(self) -> None:
-        self.observations: list[Observation] = []
-        self.links: list[LinkChange] = []
-        self.errors: list[FrameError] = []
-
-    def observe(self, observation: Observation) -> None:
-        self.observations.append(observation)
-
-    def link_changed(self, change: LinkChange) -> None:
-        self.links.append(change)
-
-    def frame_error(self, url: str, device_id: str | None, error: FrameError, at: float) -> None:
-        self.errors.append(error)
-
-    def states(self) -> list[ScoreboardState]:
-        return [o.report for o in self.observations if isinstance(o.report, ScoreboardState)]
-
-    def link_states(self) -> list[LinkState]:
-        return [change.state for change in self.links]
-
-
-async def eventually(condition: Callable[[], bool], seconds: float = 5.0) -> None:
-    """Wait until condition() holds, for at most `seconds`."""
-    async with asyncio.timeout(seconds):
-        while not condition():
-            await asyncio.sleep(0.005)
-
-
-@contextlib.asynccontextmanager
-async def running(*coroutines: Coroutine[Any, Any, None]) -> AsyncIterator[list[asyncio.Task[None]]]:
-    """Run coroutines as tasks of one group for the duration of the block, then cancel them."""
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(coroutine) for coroutine in coroutines]
-        try:
-            yield tasks
-        finally:
-            for task in tasks:
-                task.cancel()
+from tests.devices.support import EPOCH, FAST, RecordingSink, eventually, running
 
 
 async def stop(task: asyncio.Task[None]) -> None:

@@ -13,7 +13,7 @@ from devices.simulators.tabletennis import TableTennisScoreboard
 from devices.transports.tcp import RefusalReason, TcpGateway, parse_tcp_url, token_digest
 from devices.wire.codec import Frame, MessageType, WireCodec, encode_frame
 from devices.wire.messages import report_to_body
-from tests.devices.test_session_serial import FAST, RecordingSink, eventually, running
+from tests.devices.support import FAST, RecordingSink, eventually, running
 
 TOKEN = "s3cret-token-of-tt-9"
 
