@@ -8,8 +8,6 @@ import json
 import os
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from websockets.asyncio.client import connect
@@ -19,45 +17,9 @@ from devices.simulators.pty import open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
 from devices.transports.tcp import token_digest
 from devices.wire.messages import encode_report
-from hub.app import HubRuntime
-from hub.auth import hash_token
-from hub.matches import MatchInfo
-from hub.venue import RefereeConfig, TableConfig, Venue
+from hub.venue import TableConfig
 from tests.conftest import free_port, get_json
-
-REFEREE_TOKEN = "referee-token-for-tests"
-
-
-def venue(*tables: TableConfig) -> Venue:
-    matches = tuple(MatchInfo(f"M-{t.id}", "tabletennis", t.id, 1, ("A", "B"), 5) for t in tables)
-    return Venue(
-        "Cihaz Testi", tables, matches, (RefereeConfig("Hakem", "chief", hash_token(REFEREE_TOKEN)),)
-    )
-
-
-@asynccontextmanager
-async def running_hub(tmp_path: Path, v: Venue, *jobs) -> AsyncIterator[str]:
-    runtime = HubRuntime(v, tmp_path / "data", port=free_port())
-    runtime.open()
-    async with asyncio.TaskGroup() as tg:
-        serving = tg.create_task(runtime.run(*jobs))
-        async with asyncio.timeout(10):
-            await runtime.ready.wait()
-        try:
-            yield f"http://127.0.0.1:{runtime.port}/"
-        finally:
-            runtime.stop()
-            await serving
-
-
-async def until(url: str, predicate, within: float = 10.0):
-    last = None
-    async with asyncio.timeout(within):
-        while True:
-            last = await asyncio.to_thread(get_json, url)
-            if predicate(last):
-                return last
-            await asyncio.sleep(0.05)
+from tests.hubsupport import REFEREE_TOKEN, running_hub, until, venue
 
 
 def table(devices: dict, table_id: str) -> dict:

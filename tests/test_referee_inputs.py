@@ -15,7 +15,7 @@ from hub.hall import Hall, replay_match
 from hub.ingest import Ingest
 from hub.matches import MatchInfo, public_view
 from hub.venue import TableConfig, Venue
-from tests.test_devices_hub import REFEREE_TOKEN, running_hub, venue
+from tests.hubsupport import REFEREE_TOKEN, running_hub, venue
 
 
 def post(url: str, body: object, token: str | None = REFEREE_TOKEN) -> tuple[int, dict]:

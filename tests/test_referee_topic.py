@@ -13,7 +13,7 @@ from devices.observations import DeviceHello, ScoreboardState
 from devices.simulators.pty import open_pty_pair
 from devices.wire.messages import encode_report
 from hub.venue import TableConfig
-from tests.test_devices_hub import REFEREE_TOKEN, running_hub, venue
+from tests.hubsupport import REFEREE_TOKEN, running_hub, venue
 
 
 async def receive(ws) -> dict:

@@ -11,19 +11,11 @@ from devices.transports.ble import DSCORE_SERVICE, BleConnector
 from hub.app import HubRuntime
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue
-from tests.conftest import free_port, get_json
+from tests.conftest import free_port
+from tests.hubsupport import until
 
 GREEN, RED, UP = b"\x02", b"\x01", b"\x00"
 BANDS = {0: "AA:BB:CC:DD:EE:01", 1: "AA:BB:CC:DD:EE:02"}
-
-
-async def until(url: str, predicate, within: float = 10.0):
-    async with asyncio.timeout(within):
-        while True:
-            value = await asyncio.to_thread(get_json, url)
-            if predicate(value):
-                return value
-            await asyncio.sleep(0.05)
 
 
 async def press(band, button: bytes) -> None:

@@ -1,0 +1,51 @@
+"""What the in-process hub tests share: a venue with a referee, a running hub, and a bounded poll."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from hub.app import HubRuntime
+from hub.auth import hash_token
+from hub.matches import MatchInfo
+from hub.venue import RefereeConfig, TableConfig, Venue
+from tests.conftest import free_port, get_json
+
+REFEREE_TOKEN = "referee-token-for-tests"
+
+
+def venue(*tables: TableConfig) -> Venue:
+    """One table-tennis match per table, and a chief referee who holds REFEREE_TOKEN."""
+    matches = tuple(MatchInfo(f"M-{t.id}", "tabletennis", t.id, 1, ("A", "B"), 5) for t in tables)
+    return Venue(
+        "Cihaz Testi", tables, matches, (RefereeConfig("Hakem", "chief", hash_token(REFEREE_TOKEN)),)
+    )
+
+
+@asynccontextmanager
+async def running_hub(tmp_path: Path, v: Venue, *jobs: Any, **options: Any) -> AsyncIterator[str]:
+    """A real hub (server, log, devices) for the block; yields its base URL."""
+    runtime = HubRuntime(v, tmp_path / "data", port=free_port(), **options)
+    runtime.open()
+    async with asyncio.TaskGroup() as tg:
+        serving = tg.create_task(runtime.run(*jobs))
+        async with asyncio.timeout(10):
+            await runtime.ready.wait()
+        try:
+            yield f"http://127.0.0.1:{runtime.port}/"
+        finally:
+            runtime.stop()
+            await serving
+
+
+async def until(url: str, predicate: Any, within: float = 10.0) -> Any:
+    """GET url until predicate(answer) holds, for at most `within` seconds."""
+    async with asyncio.timeout(within):
+        while True:
+            answer = await asyncio.to_thread(get_json, url)
+            if predicate(answer):
+                return answer
+            await asyncio.sleep(0.05)
