@@ -1,0 +1,157 @@
+"""`python -m benchmarks [NAME ...] [--smoke] [--json FILE]`: run benchmarks, print one table.
+
+Each benchmark runs in a fresh Python process (so one's memory or threads never colour another's figures)
+with a hard time limit; a benchmark that crashes or overruns is a row marked CRASH and makes the exit code 1.
+A missed target is reported as FAIL and does not change the exit code.
+
+For exploring, not for the table: `BENCH_SIZES='{"clients": 1000}'` overrides sizes of the benchmarks that
+have them, and `BENCH_PROFILE=FILE` (with `--one NAME`) writes a cProfile of the benchmark's main thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = {
+    "fanout": "benchmarks.fanout",
+    "spectators": "benchmarks.spectators",
+    "ingest": "benchmarks.ingest",
+    "latency": "benchmarks.latency",
+    "replay": "benchmarks.replay",
+    "slow-client": "benchmarks.slow_client",
+}
+LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchmark is sized to stay under 60 s
+RESULT = "BENCHMARK-RESULT "
+
+
+def _one(name: str, smoke: bool) -> int:
+    """Run one benchmark in this process and print its result line."""
+    module = importlib.import_module(BENCHMARKS[name])
+    profile_to = os.environ.get("BENCH_PROFILE")  # a file: cProfile of this benchmark's event-loop thread
+    if profile_to:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        result = profiler.runcall(asyncio.run, module.run(smoke))
+        profiler.dump_stats(profile_to)
+    else:
+        result = asyncio.run(module.run(smoke))
+    print(RESULT + json.dumps(result.to_dict()), flush=True)
+    sys.stderr.flush()
+    os._exit(0)  # a replay stopped at its time bound leaves a thread folding; nothing else is left to do
+
+
+def _spawn(name: str, smoke: bool) -> dict[str, Any]:
+    args = [sys.executable, "-m", "benchmarks", "--one", name] + (["--smoke"] if smoke else [])
+    limit = LIMIT_S["smoke" if smoke else "full"]
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired as exc:
+        return {"name": name, "crashed": f"did not finish within {limit:.0f} s", "log": str(exc.stderr or "")}
+    elapsed = time.monotonic() - started
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(RESULT):
+            result = json.loads(line[len(RESULT) :])
+            result["seconds"] = round(elapsed, 1)
+            return result
+    return {"name": name, "crashed": f"exit code {proc.returncode}", "log": proc.stderr[-4000:]}
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float) and math.isnan(value):
+        return "n/a"
+    if isinstance(value, float | int):
+        if abs(value) >= 1000:
+            text = f"{value:,.0f}"
+        elif abs(value) >= 10:
+            text = f"{value:.1f}"
+        else:
+            text = f"{value:.2f}"
+        return f"{text} {unit}".strip()
+    return str(value)
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    """The results as one Markdown table, then each benchmark's sizes and details."""
+    rows = [("benchmark", "ours", "baseline", "ratio", "target", "result")]
+    for r in results:
+        if "crashed" in r:
+            rows.append((r["name"], "—", "—", "—", "—", f"CRASH ({r['crashed']})"))
+            continue
+        ratio = "—" if r["ratio"] is None else f"{r['ratio']:.2f}×"
+        rows.append(
+            (
+                r["name"],
+                _fmt(r["ours"], r["unit"]),
+                _fmt(r["baseline"], r["unit"]),
+                ratio,
+                r["target"],
+                "pass" if r["passed"] else "FAIL",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for i, row in enumerate(rows):
+        lines.append("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |")
+        if i == 0:
+            lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    lines.append("")
+    for r in results:
+        if "crashed" in r:
+            lines.append(f"{r['name']}: CRASHED: {r['crashed']}\n{r.get('log', '')}")
+            continue
+        sizes = ", ".join(f"{k}={v}" for k, v in r["sizes"].items())
+        details = ", ".join(f"{k}={_fmt(v)}" for k, v in r["details"].items())
+        lines.append(f"{r['name']} ({r.get('seconds', '?')} s): sizes: {sizes}")
+        lines.append(f"  {details}")
+        for note in r["notes"]:
+            lines.append(f"  note: {note}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"any of: {', '.join(BENCHMARKS)} (default all)"
+    )
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the harness, not the hub")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--one", metavar="NAME", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        try:
+            return _one(args.one, args.smoke)
+        except Exception:
+            traceback.print_exc()
+            return 1
+    unknown = [n for n in args.names if n not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}")
+    names = args.names or list(BENCHMARKS)
+    results = []
+    for name in names:
+        print(f"running {name}{' (smoke)' if args.smoke else ''} …", file=sys.stderr, flush=True)
+        results.append(_spawn(name, args.smoke))
+    print(table(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 1 if any("crashed" in r for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

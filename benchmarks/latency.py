@@ -1,0 +1,175 @@
+"""latency: a scoreboard's write on a pseudo-terminal → a spectator's WebSocket receive, end to end.
+
+Server: a real `HubRuntime` whose tables are wired to real pty pairs (the hub opens each slave path through
+pyserial, as it would /dev/ttyACM0), with sessions, codec, ingest, rules, the log (synchronous=FULL, group
+commit) and fan-out. Devices: `benchmarks.ptydevices`, another process holding every pty master, writes
+one display per table per second and stamps each write. Spectators: `benchmarks.wsclient` processes, each
+client on the venue and one match, recording (match id, match version, receive time) for every change
+frame in the window. The hub runs on its own loop in its own thread (`ThreadedHub`) so the benchmark's
+clock and pipes never wait on it. After the run the benchmark stops the hub, reads the log, ties each match version to the device
+write that produced it (by table and displayed score, which never repeats within a match), and the
+clients turn their records into latencies. Frames of versions no device write produced (anomalies) and
+snapshots are not timed. A coalesced frame is timed from the write of the version it carries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+import time
+from typing import Any
+
+import orjson
+
+from benchmarks.common import (
+    ROOT,
+    ClientFleet,
+    Result,
+    ThreadedHub,
+    client_cpu,
+    merge_hist,
+    percentile_ms,
+    pin_server,
+    raise_nofile,
+    say,
+    scratch,
+    tt_venue,
+)
+from benchmarks.common import sizes as pick_sizes
+from devices.simulators.pty import open_pty_pair
+from hub.eventlog import unpack
+
+NAME = "latency"
+FULL = {"tables": 200, "clients": 1000, "rate_per_table": 1.0, "warmup_s": 3.0, "window_s": 10.0}
+SMOKE = {"tables": 4, "clients": 10, "rate_per_table": 2.0, "warmup_s": 1.0, "window_s": 1.5}
+
+
+def _version_map(log_path, writes: dict[str, list[list[float]]]) -> tuple[dict[str, dict[str, float]], int]:
+    """match id → {version: device write time}, from the log and the devices' write stamps."""
+    by_key = {}
+    for device_id, rows in writes.items():
+        table = "T" + device_id.split("-")[1]
+        for g0, g1, p0, p1, t in rows:
+            by_key[(table, int(g0), int(g1), int(p0), int(p1))] = t
+    out: dict[str, dict[str, float]] = {}
+    unmatched = 0
+    with sqlite3.connect(log_path) as conn:
+        rows = conn.execute(
+            "SELECT match_id, \"offset\", body FROM events WHERE kind = 'device.report' AND match_id IS NOT NULL"
+        ).fetchall()
+    conn.close()
+    for match_id, offset, body in rows:
+        report = unpack(body)["report"]
+        table = match_id.split("-")[1]
+        key = (table, *report["games"], *report["points"])
+        t = by_key.get(key)
+        if t is None:
+            unmatched += 1
+            continue
+        out.setdefault(match_id, {})[str(offset)] = t
+    return out, unmatched
+
+
+async def run(smoke: bool) -> Result:
+    sizes = pick_sizes(FULL, SMOKE, smoke)
+    notes = [pin_server()]
+    raised = raise_nofile(sizes["clients"] + 3 * sizes["tables"] + 1024)
+    if raised:
+        notes.append(raised)
+    tables, clients = sizes["tables"], sizes["clients"]
+    ptys = [open_pty_pair() for _ in range(tables)]
+    seconds = sizes["warmup_s"] + sizes["window_s"] + 0.5
+    try:
+        with scratch(NAME) as data:
+            hub = ThreadedHub(tt_venue(tables, devices=[p.slave_path for p in ptys]), data)
+            await hub.start()
+            device_ids = [t.device_id for t in hub.runtime.venue.tables]
+            devices = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "benchmarks.ptydevices",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                cwd=ROOT,
+                pass_fds=[p.master_fd for p in ptys],
+                limit=1 << 26,
+            )
+            config = {
+                "fds": [p.master_fd for p in ptys],
+                "device_ids": device_ids,
+                "rate": sizes["rate_per_table"],
+                "seconds": seconds,
+                "cpu": client_cpu(),
+            }
+            devices.stdin.write(orjson.dumps(config) + b"\n")
+            await devices.stdin.drain()
+            fleet = ClientFleet(
+                hub.port,
+                [["venue", f"match:M1-T{i % tables + 1}"] for i in range(clients)],
+                "version",
+                processes=2 if smoke else 4,
+            )
+            try:
+                async with asyncio.timeout(20):
+                    await devices.stdout.readline()
+                say(f"{NAME}: connecting {clients} clients")
+                ready, failed = await fleet.start(within=30)
+                say(f"{NAME}: {ready} connected, {failed} failed")
+                devices.stdin.write(b'{"go": true}\n')
+                await devices.stdin.drain()
+                t0 = time.time() + sizes["warmup_s"]
+                t1 = t0 + sizes["window_s"]
+                await fleet.window(t0, t1)
+                counts = await fleet.results(within=seconds + 30)
+                async with asyncio.timeout(seconds + 30):
+                    writes = orjson.loads(await devices.stdout.readline())["writes"]
+                assert hub.ctx is not None
+                closed_stuck = hub.ctx.closed_stuck
+                frames_ok = sum(s.stats.frames_ok for s in list(hub.runtime.sessions.values()))
+                if not await hub.stop():  # the log commits what it holds as the hub stops
+                    notes.append("the hub did not stop within 20 s; versions read from what it had committed")
+                mapping, log_unmatched = _version_map(data / "events.sqlite3", writes)
+                await fleet.send_all({"map": mapping})
+                results = await fleet.results(within=60)
+            finally:
+                await fleet.close()
+                if devices.returncode is None:
+                    devices.stdin.close()
+                    try:
+                        async with asyncio.timeout(5):
+                            await devices.wait()
+                    except TimeoutError:
+                        devices.kill()
+                        await devices.wait()
+                await hub.stop()
+    finally:
+        for p in ptys:
+            p.close()
+    hist = merge_hist(results)
+    p50, p99 = percentile_ms(hist, 0.5), percentile_ms(hist, 0.99)
+    writes_n = sum(len(v) for v in writes.values())
+    details: dict[str, Any] = {
+        "p50_ms": p50,
+        "p99_ms": p99,
+        "max_ms": percentile_ms(hist, 1.0),
+        "timed_frames": sum(hist.values()),
+        "frames_in_window": sum(c["records"] for c in counts),
+        "untimed_frames": sum(r.get("unmatched", 0) for r in results),
+        "device_writes": writes_n,
+        "frames_read_by_hub": frames_ok,
+        "log_reports_unmatched": log_unmatched,
+        "clients_connected": ready,
+        "clients_closed": sum(c["closed"] for c in counts) + closed_stuck,
+    }
+    return Result(
+        name=NAME,
+        unit="ms p50",
+        ours=p50,
+        baseline=None,
+        target="p50 ≤ 10 ms, p99 ≤ 50 ms",
+        passed=p50 <= 10 and p99 <= 50 and ready == clients,
+        sizes={**sizes, "spectator_topics": "venue + one match"},
+        details=details,
+        notes=notes,
+    )

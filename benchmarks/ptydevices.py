@@ -1,0 +1,89 @@
+"""Many table-tennis scoreboards in one process, each writing Boardcast Wire to its own pty master.
+
+Run by the latency benchmark as ``python -m benchmarks.ptydevices`` with the master fds inherited; line-JSON
+on stdin/stdout. stdin: ``{"fds": [...], "device_ids": [...], "rate": 1.0, "seconds": s, "cpu": 1}``;
+it prints ``{"ready": true}``; stdin ``{"go": true}``: each board sends HELLO and its 0-0 display, then one
+display per rally at `rate` per table, spread over the second. Every STATE write is stamped with the
+wall clock just before ``os.write``. At the end it prints ``{"writes": {device_id: [[g0, g1, p0, p1, t]]}}``.
+Commands from the hub (resync) are read and dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+
+import orjson
+
+from benchmarks.common import tt_rallies
+from devices.observations import DeviceFamily, DeviceHello
+from devices.wire.messages import encode_report
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            time.sleep(0.0005)
+
+
+async def main() -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    config = orjson.loads(await reader.readline())
+    if config.get("cpu") is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {config["cpu"]})
+    fds: list[int] = config["fds"]
+    ids: list[str] = config["device_ids"]
+    rate: float = config["rate"]
+    steps = int(rate * config["seconds"]) + 2
+    boards = [tt_rallies(config.get("seed", 11) + i)[:steps] for i in range(len(fds))]
+    frames = [[encode_report(s, seq + 1) for seq, s in enumerate(states)] for states in boards]
+    hellos = [
+        encode_report(DeviceHello(d, DeviceFamily.TT_SCOREBOARD.value, "bench", "bench-1", 1, 1, ("ack",)), 0)
+        for d in ids
+    ]
+    for fd in fds:
+        os.set_blocking(fd, False)
+        loop.add_reader(fd, _drop, fd)
+    writes: dict[str, list[list[float]]] = {d: [] for d in ids}
+    print(orjson.dumps({"ready": True}).decode(), flush=True)
+    await reader.readline()
+    n = len(fds)
+    for i, fd in enumerate(fds):
+        _write(fd, b"\x00" + hellos[i])
+    period = 1.0 / (n * rate)
+    end = loop.time() + config["seconds"]
+    next_at = loop.time()
+    k = 0
+    while next_at < end:
+        table, step = k % n, k // n
+        if step < len(frames[table]):
+            state = boards[table][step]
+            writes[ids[table]].append([*state.games, *state.points, time.time()])
+            _write(fds[table], frames[table][step])
+        k += 1
+        next_at += period
+        delay = next_at - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+    print(orjson.dumps({"writes": writes}).decode(), flush=True)
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(30):
+            await reader.readline()
+
+
+def _drop(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.read(fd, 65536)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,268 @@
+"""A cheap WebSocket client fleet for one process: raw asyncio sockets, the upgrade done by hand.
+
+Run by the benchmarks as ``python -m benchmarks.wsclient``; it talks line-JSON on stdin/stdout:
+
+1. stdin: the config (``host``, ``port``, ``path``, ``topics``: one list of topics per client, ``mode``,
+   ``cpu``, ``connect_deadline``). It connects every client (those not connected by the deadline fail), sends ``{"subscribe": topics}``, waits for the first frame
+   (the snapshot), then prints ``{"ready": n, "failed": k}``.
+2. stdin: ``{"t0": epoch, "t1": epoch}``, the measuring window. Frames are counted or timed only inside it.
+3. after ``t1`` it prints its result; in ``version`` mode it first reads ``{"map": {match: {version: t}}}``.
+4. stdin closed or ``{"exit": true}``: it closes every socket and exits.
+
+Modes: ``count`` counts frames; ``updated`` times each change frame by the ``updated_at`` it carries (the
+hub's change time, same machine clock); ``version`` records ``(match id, match version, receive time)``
+to be matched with the device write times the server learns after the run; ``silent`` connects,
+subscribes and then never reads again (a tiny receive buffer so it blocks at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import sys
+import time
+from collections import Counter
+
+import orjson
+
+KEY = b"dGhlIHNhbXBsZSBub25jZQ=="
+BUCKETS_PER_MS = 4  # latency histogram resolution: 0.25 ms
+CONNECT_BATCH = 100
+
+
+def _masked(opcode: int, payload: bytes) -> bytes:
+    """A client frame; the mask key is zero, so the masked payload is the payload itself."""
+    n = len(payload)
+    if n < 126:
+        header = bytes([0x80 | opcode, 0x80 | n])
+    elif n < 65536:
+        header = bytes([0x80 | opcode, 0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        header = bytes([0x80 | opcode, 0x80 | 127]) + n.to_bytes(8, "big")
+    return header + b"\x00\x00\x00\x00" + payload
+
+
+class Fleet:
+    """What every client of this process reports into."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.t0 = float("inf")
+        self.t1 = float("inf")
+        self.frames = 0
+        self.frames_total = 0
+        self.hist: Counter[int] = Counter()
+        self.records: list[tuple[bytes, int, float]] = []
+        self.closed = 0
+        self.close_codes: Counter[int] = Counter()
+        self.unparsed = 0
+
+
+class Client(asyncio.Protocol):
+    """One WebSocket client that parses frame headers and nothing it does not need."""
+
+    def __init__(self, fleet: Fleet, request: bytes, subscribe: bytes) -> None:
+        self.fleet = fleet
+        self.request = request
+        self.subscribe = subscribe
+        self.buf = bytearray()
+        self.upgraded = False
+        self.first = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
+        self.gone = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.transport.write(self.request)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.gone:
+            self.gone = True
+            self.fleet.closed += 1
+        if not self.first.done():
+            self.first.set_exception(ConnectionError("closed before the first frame"))
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not buf.startswith(b"HTTP/1.1 101"):
+                self.first.set_exception(ConnectionError(bytes(buf[:80]).decode("latin-1")))
+                self.transport.close()
+                return
+            del buf[: end + 4]
+            self.upgraded = True
+            self.transport.write(self.subscribe)
+        now = time.time()
+        fleet = self.fleet
+        inside = fleet.t0 <= now < fleet.t1
+        pos, size = 0, len(buf)
+        while size - pos >= 2:
+            b0, b1 = buf[pos], buf[pos + 1] & 0x7F
+            if b1 < 126:
+                start = pos + 2
+            elif b1 == 126:
+                if size - pos < 4:
+                    break
+                b1 = int.from_bytes(buf[pos + 2 : pos + 4], "big")
+                start = pos + 4
+            else:
+                if size - pos < 10:
+                    break
+                b1 = int.from_bytes(buf[pos + 2 : pos + 10], "big")
+                start = pos + 10
+            end = start + b1
+            if end > size:
+                break
+            opcode = b0 & 0x0F
+            if opcode == 1 or opcode == 2:
+                fleet.frames_total += 1
+                if not self.first.done():
+                    self.first.set_result(None)
+                elif inside:
+                    fleet.frames += 1
+                    if fleet.mode != "count":
+                        self._time(buf, start, end, now)
+            elif opcode == 8:
+                code = int.from_bytes(buf[start : start + 2], "big") if b1 >= 2 else 1005
+                fleet.close_codes[code] += 1
+                self.transport.close()
+            elif opcode == 9:
+                self.transport.write(_masked(10, bytes(buf[start:end])))
+            pos = end
+        if pos:
+            del buf[:pos]
+
+    def _time(self, buf: bytearray, start: int, end: int, now: float) -> None:
+        if buf.find(b'"snapshot":true', start, end) >= 0:
+            return  # a snapshot says where things stand, not when they changed
+        fleet = self.fleet
+        if fleet.mode == "updated":
+            i = buf.find(b'"updated_at":', start, end)
+            if i < 0:
+                fleet.unparsed += 1
+                return
+            i += 13
+            j = i
+            while buf[j] not in (44, 125):  # ',' '}'
+                j += 1
+            try:
+                at = float(buf[i:j])
+            except ValueError:
+                fleet.unparsed += 1
+                return
+            fleet.hist[int((now - at) * 1000 * BUCKETS_PER_MS)] += 1
+        else:  # version
+            i = buf.find(b'"data":{"id":"', start, end)
+            if i < 0:
+                fleet.unparsed += 1
+                return
+            i += 14
+            j = buf.find(b'"', i, end)
+            k = buf.find(b'"version":', j, end) + 10
+            m = k
+            while 48 <= buf[m] <= 57:
+                m += 1
+            fleet.records.append((bytes(buf[i:j]), int(buf[k:m]), now))
+
+
+async def _connect(
+    loop: asyncio.AbstractEventLoop, fleet: Fleet, host: str, port: int, request: bytes, topics: list[str]
+) -> Client:
+    subscribe = _masked(1, orjson.dumps({"subscribe": topics}))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if fleet.mode == "silent":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await loop.sock_connect(sock, (host, port))
+    _, client = await loop.create_connection(lambda: Client(fleet, request, subscribe), sock=sock)
+    async with asyncio.timeout(30):
+        await client.first
+    if fleet.mode == "silent":
+        client.transport.pause_reading()
+    return client
+
+
+async def main() -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 26)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    config = orjson.loads(await reader.readline())
+    if config.get("cpu") is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {config["cpu"]})
+    fleet = Fleet(config["mode"])
+    host, port = config["host"], config["port"]
+    request = (
+        f"GET {config.get('path', '/ws')} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {KEY.decode()}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    ).encode()
+    clients: list[Client] = []
+    failed = 0
+    topics = config["topics"]
+    deadline = config.get("connect_deadline") or time.time() + 60
+    for first in range(0, len(topics), CONNECT_BATCH):
+        batch = topics[first : first + CONNECT_BATCH]
+        left = deadline - time.time()
+        if left <= 0:
+            failed += len(batch)
+            continue
+        done = await asyncio.gather(
+            *(asyncio.wait_for(_connect(loop, fleet, host, port, request, t), left) for t in batch),
+            return_exceptions=True,
+        )
+        for item in done:
+            if isinstance(item, BaseException):
+                failed += 1
+            else:
+                clients.append(item)
+    fleet.closed = 0  # count only what closes from now on
+    _say({"ready": len(clients), "failed": failed})
+    window = orjson.loads(await reader.readline())
+    fleet.t0, fleet.t1 = window["t0"], window["t1"]
+    await asyncio.sleep(max(0.0, fleet.t1 - time.time()) + 0.05)
+    result = {
+        "clients": len(clients),
+        "frames": fleet.frames,
+        "frames_total": fleet.frames_total,
+        "closed": fleet.closed,
+        "close_codes": {str(k): v for k, v in fleet.close_codes.items()},
+        "unparsed": fleet.unparsed,
+    }
+    if fleet.mode == "updated":
+        result["hist"] = {str(k): v for k, v in fleet.hist.items()}
+    elif fleet.mode == "version":
+        _say({"records": len(fleet.records), "closed": fleet.closed})
+        sent = orjson.loads(await reader.readline())["map"]
+        written = {mid.encode(): {int(v): t for v, t in versions.items()} for mid, versions in sent.items()}
+        hist: Counter[int] = Counter()
+        unmatched = 0
+        for mid, version, at in fleet.records:
+            t = written.get(mid, {}).get(version)
+            if t is None:
+                unmatched += 1
+            else:
+                hist[int((at - t) * 1000 * BUCKETS_PER_MS)] += 1
+        result["hist"] = {str(k): v for k, v in hist.items()}
+        result["unmatched"] = unmatched
+    _say(result)
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(30):
+            await reader.readline()
+    for client in clients:
+        if client.transport is not None:
+            client.transport.abort()
+
+
+def _say(message: dict) -> None:
+    sys.stdout.write(orjson.dumps(message).decode() + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
