@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 LOG_FILE = "events.sqlite3"
 HEALTH_EVERY_S = 1.0
+SEND_BUFFER = 64 * 1024
 TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
 
 
@@ -70,6 +71,9 @@ class HubRuntime:
         Raises OSError when the port is taken and EventLogError on a damaged log, before anything runs.
         """
         self._socket = socket.create_server((self.host, self.port))
+        # Accepted sockets inherit this: a client that stops reading fills 64 KiB, not megabytes of
+        # autotuned buffer, before the hub notices it is stuck (and memory per stuck client stays small).
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         self.log.open()
         self.hall.load()
         self.ingest = Ingest(self.hall)

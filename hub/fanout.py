@@ -86,7 +86,7 @@ class Subscriber:
         return [i.text for i in items]
 
 
-SnapshotSource = Callable[[], tuple[int, Any]]
+SnapshotSource = Callable[[], tuple[int, Any]]  # (version, data or a function that builds it)
 
 
 class Fanout:
@@ -97,6 +97,7 @@ class Fanout:
         self._subscribers: dict[str, set[Subscriber]] = {}
         self._sources: list[Callable[[str], SnapshotSource | None]] = []
         self._next_client = 1
+        self._snapshots: dict[str, Published] = {}
         self.published = 0
         self.clients: set[Subscriber] = set()
 
@@ -145,7 +146,18 @@ class Fanout:
             return
         sub.drop_topic(topic)
         sub.topics[topic] = 0
-        sub.offer((topic, SNAPSHOT), Published(topic, version, encode(topic, version, data, snapshot=True)))
+        sub.offer((topic, SNAPSHOT), self._snapshot(topic, version, data))
+
+    def _snapshot(self, topic: str, version: int, data: Any) -> Published:
+        """A topic's snapshot. A source that hands a builder (not data) promises its version changes with its
+        content, so the snapshot is built and encoded once per version however many clients join."""
+        if not callable(data):
+            return Published(topic, version, encode(topic, version, data, snapshot=True))
+        cached = self._snapshots.get(topic)
+        if cached is None or cached.version != version:
+            cached = Published(topic, version, encode(topic, version, data(), snapshot=True))
+            self._snapshots[topic] = cached
+        return cached
 
     def unsubscribe(self, sub: Subscriber, topic: str) -> None:
         """Stop sending a topic to a client."""

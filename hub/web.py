@@ -38,6 +38,7 @@ WEB_DISPLAY = Path(__file__).resolve().parent.parent / "web-display"
 MAX_CLIENT_MESSAGE = 4096
 STUCK_AFTER_S = 10.0
 CLOSE_TOO_BIG = 1009
+YIELD_EVERY = 32
 REFEREE_INPUTS = ("timeout", "card", "expedite", "correction", "point", "undo")
 REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
 CLOSE_STUCK = 1013  # "try again later": the client could not keep up
@@ -323,9 +324,11 @@ async def _write_changes(websocket: WebSocket, sub: Subscriber, ctx: WebContext)
         frames = await sub.take()
         try:
             async with asyncio.timeout(ctx.stuck_after_s):
-                for text in frames:
+                for n, text in enumerate(frames, start=1):
                     await websocket.send_text(text)
                     sub.sent += 1
+                    if n % YIELD_EVERY == 0:  # a writable socket never blocks: let devices and commits run
+                        await asyncio.sleep(0)
         except TimeoutError:
             if websocket.application_state is WebSocketState.CONNECTED:
                 with contextlib.suppress(Exception):

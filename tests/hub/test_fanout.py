@@ -119,3 +119,24 @@ async def test_a_stuck_client_is_closed_and_readers_keep_getting_every_latest_ve
             server.should_exit = True
             await serving
     await log.close()
+
+
+async def test_a_snapshot_is_built_once_per_version_however_many_clients_join() -> None:
+    builds = []
+    version = 1
+
+    def build() -> dict:
+        builds.append(version)
+        return {"v": version}
+
+    fanout = Fanout()
+    fanout.add_source(lambda topic: (lambda: (version, build)) if topic == "venue" else None)
+    subs = [fanout.connect() for _ in range(50)]
+    for sub in subs:
+        fanout.subscribe(sub, "venue")
+    assert builds == [1]
+    version = 2
+    late = fanout.connect()
+    fanout.subscribe(late, "venue")
+    assert builds == [1, 2]
+    assert json.loads((await late.take())[0])["data"] == {"v": 2}
