@@ -52,6 +52,7 @@ class Subscriber:
         self.coalesced = 0
         self.closed = False
         self.referee: str | None = None  # the referee this client proved to be, if any
+        self.batch_s: float | None = None  # if set, changes go out as one JSON array per tick of this length
 
     def offer(self, key: tuple[str, str | None], item: Published) -> None:
         """Queue a frame, replacing an unsent older version of the same (topic, key)."""
@@ -81,6 +82,10 @@ class Subscriber:
         while not self._pending:
             self._wake.clear()
             await self._wake.wait()
+        return self.take_now()
+
+    def take_now(self) -> list[str]:
+        """Take whatever is queued, without waiting."""
         items = list(self._pending.values())
         self._pending.clear()
         return [i.text for i in items]

@@ -17,17 +17,20 @@ export class Feed {
     ws.onopen = () => {
       this.attempt = 0;
       this.onState("open");
-      ws.send(JSON.stringify({ subscribe: this.topics, resume: this.versions }));
+      // batch: at most one message per 200 ms tick, an array of the latest change of each thing watched
+      ws.send(JSON.stringify({ subscribe: this.topics, resume: this.versions, batch: true }));
     };
     ws.onmessage = (event) => {
-      const message = JSON.parse(event.data);
-      if (message.error) {
-        console.warn("boardcast:", message.error);
-        if (this.onError) this.onError(message);
-        return;
+      const parsed = JSON.parse(event.data);
+      for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+        if (message.error) {
+          console.warn("boardcast:", message.error);
+          if (this.onError) this.onError(message);
+          continue;
+        }
+        this.versions[message.topic] = Math.max(this.versions[message.topic] || 0, message.version);
+        this.onMessage(message);
       }
-      this.versions[message.topic] = message.version;
-      this.onMessage(message);
     };
     ws.onclose = () => {
       this.onState("closed");

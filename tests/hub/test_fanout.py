@@ -140,3 +140,40 @@ async def test_a_snapshot_is_built_once_per_version_however_many_clients_join() 
     fanout.subscribe(late, "venue")
     assert builds == [1, 2]
     assert json.loads((await late.take())[0])["data"] == {"v": 2}
+
+
+async def test_a_client_that_asks_for_batches_gets_one_array_per_tick_with_the_latest_of_each(
+    tmp_path: Path,
+) -> None:
+    log = EventLog(tmp_path / "log.sqlite3")
+    log.open()
+    venue = Venue("T", (TableConfig("T1", "tabletennis"),), (MatchInfo("M1", "tabletennis", "T1"),))
+    fanout = Fanout()
+    hall = Hall(venue, log, fanout)
+    hall.load()
+    ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]))
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(ctx), port=port, ws="websockets-sansio", log_level="error", lifespan="off")
+    )
+    async with asyncio.TaskGroup() as tg:
+        serving = tg.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            await ws.send(json.dumps({"subscribe": ["venue"], "batch": 0.3}))
+            first = json.loads(await ws.recv())
+            assert isinstance(first, list) and first[0]["snapshot"] is True
+            for version in range(1, 51):  # 50 changes of two matches within one tick
+                fanout.publish("venue", version, {"id": "M1", "v": version}, key="M1")
+                fanout.publish("venue", version, {"id": "M2", "v": version}, key="M2")
+            async with asyncio.timeout(2):
+                batch = json.loads(await ws.recv())
+                while batch[-1]["version"] < 50:
+                    batch = json.loads(await ws.recv())
+            assert [(m["data"]["id"], m["version"]) for m in batch][-2:] == [("M1", 50), ("M2", 50)]
+            await ws.send(json.dumps({"batch": "often"}))
+            assert "batch must be" in json.loads(await ws.recv())["error"]  # errors are answered at once
+        server.should_exit = True
+        await serving
+    await log.close()
