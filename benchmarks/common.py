@@ -145,9 +145,19 @@ def raise_nofile(wanted: int) -> str | None:
 class ClientFleet:
     """WebSocket clients in separate processes (`benchmarks.wsclient`), talking line-JSON over pipes."""
 
-    def __init__(self, port: int, topics: list[list[str]], mode: str, *, processes: int, path: str = "/ws"):
+    def __init__(
+        self,
+        port: int,
+        topics: list[list[str]],
+        mode: str,
+        *,
+        processes: int,
+        path: str = "/ws",
+        batch: bool = False,
+    ):
         self.port = port
         self.mode = mode
+        self.batch = batch  # subscribe as the pages do: one JSON array per 200 ms tick
         self.path = path
         processes = max(1, min(processes, len(topics)))
         self.shares = [topics[i::processes] for i in range(processes)]
@@ -176,6 +186,7 @@ class ClientFleet:
                 "path": self.path,
                 "topics": share,
                 "mode": self.mode,
+                "batch": self.batch,
                 "cpu": client_cpu(),
                 "connect_deadline": deadline,
             }

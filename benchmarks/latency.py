@@ -109,6 +109,7 @@ async def run(smoke: bool) -> Result:
                 [["venue", f"match:M1-T{i % tables + 1}"] for i in range(clients)],
                 "version",
                 processes=2 if smoke else 4,
+                batch=True,  # as the spectator pages subscribe
             )
             try:
                 async with asyncio.timeout(20):

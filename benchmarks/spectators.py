@@ -75,8 +75,8 @@ async def spectate(
         rss_before = rss_kib()
         topics = [["venue", f"match:M1-T{i % tables + 1}"] for i in range(max(clients, silent))]
         reader_topics = topics[:clients] if readers_watch_venue else [t[1:] for t in topics[:clients]]
-        readers = ClientFleet(hub.port, reader_topics, "updated", processes=client_processes)
-        quiet = ClientFleet(hub.port, topics[:silent], "silent", processes=1) if silent else None
+        readers = ClientFleet(hub.port, reader_topics, "updated", processes=client_processes, batch=True)
+        quiet = ClientFleet(hub.port, topics[:silent], "silent", processes=1, batch=True) if silent else None
         try:
             with RssSampler() as rss:
                 say(f"{label}: connecting {clients} clients")
