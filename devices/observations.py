@@ -71,7 +71,41 @@ class DeviceEvent:
     data: dict = field(default_factory=dict)
 
 
-Report = DeviceHello | Heartbeat | ScoreboardState | DeviceEvent
+DICE_SOURCES = ("keypad", "app", "camera")  # where a backgammon board's dice came from
+
+
+@dataclass(frozen=True, slots=True)
+class BackgammonBoardState:
+    """A backgammon board's full state: checkers, dice, cube and whose turn the board shows.
+
+    `points[i]` is point i+1 counted from side 0's home board: positive counts side 0's checkers, negative
+    side 1's. During the opening roll `dice` is (side 0's die, side 1's die). `cube_owner` and `turn` are what
+    the board shows; the rules never trust them.
+    """
+
+    points: tuple[int, ...]
+    bar: tuple[int, int] = (0, 0)
+    off: tuple[int, int] = (0, 0)
+    dice: tuple[int, int] | None = None
+    dice_source: str | None = None  # "keypad" | "app" | "camera" | None
+    cube_value: int = 1
+    cube_owner: int | None = None
+    turn: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BackgammonBoardEvent:
+    """Something that happens at a backgammon board: a clock press, a cube action, a roll, cocked dice.
+
+    Kept apart from `DeviceEvent` so the hub reads it with backgammon's rules: `kind` is one of "press",
+    "cube", "roll", "invalid_dice", "opening", and `data` was checked field by field when decoded.
+    """
+
+    kind: str
+    data: dict = field(default_factory=dict)
+
+
+Report = DeviceHello | Heartbeat | ScoreboardState | DeviceEvent | BackgammonBoardState | BackgammonBoardEvent
 
 
 @dataclass(frozen=True, slots=True)

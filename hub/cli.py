@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="simulated tables, no hardware / donanımsız simülasyon")
     common(demo, "./boardcast-data")
     demo.add_argument("--tables", type=int, default=4, help="simulated tables / simüle masa sayısı")
+    demo.add_argument(
+        "--bg-tables", type=int, default=2, help="simulated backgammon tables / simüle tavla masası sayısı"
+    )
     demo.add_argument("--speed", type=float, default=1.0, help="simulation speed factor / simülasyon hızı")
     demo.add_argument("--seed", type=int, default=None, help="random seed / rastgele tohum")
 
@@ -82,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     if args.tables < 1 if args.command == "demo" else False:
         print("boardcast: --tables must be at least 1 / en az 1 masa", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.bg_tables < 0 if args.command == "demo" else False:
+        print("boardcast: --bg-tables must be 0 or more / en az 0 tavla masası", file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.command == "devices":
         return _list_devices(args.scan)
@@ -170,7 +176,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _run_demo(args: argparse.Namespace) -> int:
     from hub.demo import build_demo_venue, scoreboards_for
 
-    demo = build_demo_venue(args.tables)
+    demo = build_demo_venue(args.tables, args.bg_tables)
     data = Path(args.data)
     runtime = HubRuntime(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
@@ -179,7 +185,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     where = data.resolve()
 
     banner = [
-        f"Boardcast {__version__} demo: {len(boards)} simulated table-tennis tables",
+        f"Boardcast {__version__} demo: {args.tables} simulated table-tennis tables"
+        + (f", {args.bg_tables} backgammon tables" if args.bg_tables else ""),
         f"  Spectators / Seyirciler:  {url}",
         f"  API:                      {url}api/matches",
         f"  Referee token / Hakem anahtarı: {demo.token}",

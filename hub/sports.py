@@ -6,8 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
-from hub.rules import tabletennis, tabletennis_export
+from devices.observations import (
+    BackgammonBoardEvent,
+    BackgammonBoardState,
+    DeviceEvent,
+    DeviceFamily,
+    ScoreboardState,
+)
+from hub.rules import backgammon, backgammon_export, tabletennis, tabletennis_export
 from hub.rules.base import Outcome
 
 
@@ -63,7 +69,55 @@ TABLE_TENNIS = Sport(
     },
 )
 
-SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS,)}
+
+def _bg_fresh_start(report: Any) -> bool:
+    """The starting position with no dice and a centred cube: a board set up for a new match."""
+    return (
+        isinstance(report, BackgammonBoardState)
+        and tuple(report.points) == backgammon.START.points
+        and tuple(report.bar) == (0, 0)
+        and tuple(report.off) == (0, 0)
+        and report.dice is None
+        and report.cube_value == 1
+    )
+
+
+def _bg_config(info: Any) -> backgammon.BackgammonConfig:
+    """Length from the venue; the clock from `info.clock` when MatchInfo has one, else from the text the venue
+    reader keeps in `ruleset` (`simple:600:12`)."""
+    clock = getattr(info, "clock", None)
+    if isinstance(clock, backgammon.BackgammonConfig):
+        return clock
+    text = clock if isinstance(clock, str) else info.ruleset
+    return backgammon.BackgammonConfig.from_text(info.length, text)
+
+
+BACKGAMMON = Sport(
+    name="backgammon",
+    families=frozenset({DeviceFamily.BACKGAMMON_BOARD}),
+    report_type=(BackgammonBoardState, BackgammonBoardEvent),
+    initial=backgammon.initial_from_config,
+    apply=backgammon.apply_report,
+    to_dict=backgammon.to_dict,
+    from_dict=backgammon.from_dict,
+    input_to_dict=backgammon.input_to_dict,
+    report_from_dict=backgammon.input_from_dict,
+    winner=lambda state: state.winner,
+    is_fresh_start=_bg_fresh_start,
+    config=_bg_config,
+    tick=backgammon.Tick,
+    exports={
+        "mat": lambda state, players: backgammon_export.match_to_mat(
+            state, (players[0] or "A", players[1] or "B")
+        ).rstrip("\n"),
+        "ids": lambda state, players: {
+            "gnubg_id": backgammon.gnubg_id(state),
+            "xgid": backgammon.xgid(state),
+        },
+    },
+)
+
+SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS, BACKGAMMON)}
 
 
 def report_to_dict(report: Any) -> dict[str, Any]:

@@ -261,6 +261,9 @@ def parse_venue(text: str, path: Path) -> Venue:
                     "first_receiver",
                     "must be on the other side from first_server / karşı taraftan olmalı",
                 )
+        length = 0
+        if table.sport == "backgammon":
+            length, ruleset = _backgammon_fields(m, lambda k, msg, i=i: fail("matches", i, k, msg))
         matches.append(
             MatchInfo(
                 mid,
@@ -273,6 +276,7 @@ def parse_venue(text: str, path: Path) -> Venue:
                 first_server,
                 first_receiver,
                 ruleset,
+                length,
             )
         )
 
@@ -295,6 +299,50 @@ def parse_venue(text: str, path: Path) -> Venue:
         referees.append(RefereeConfig(rname, role, digest))
 
     return Venue(name, tuple(tables), tuple(matches), tuple(referees), path)
+
+
+def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:
+    """A backgammon match's `length` (required, at least 1) and optional `clock`, as (length, clock text).
+
+    The clock text (`simple:600:12`) is kept in MatchInfo.ruleset, which backgammon does not otherwise use.
+    """
+    if m.get("doubles", False):
+        raise fail("doubles", "backgammon is played one against one / tavla bire bir oynanır")
+    length = m.get("length")
+    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+        raise fail(
+            "length",
+            f"a backgammon match needs its length in points, a whole number from 1, got {length!r} "
+            f"/ maç uzunluğu (puan) 1 veya büyük bir tam sayı olmalı",
+        )
+    clock = m.get("clock")
+    if clock is None:
+        return length, ""
+    if not isinstance(clock, dict):
+        raise fail(
+            "clock", 'must be a table: {mode = "simple", reserve_s = 600, delay_s = 12} / tablo olmalı'
+        )
+    unknown = set(clock) - {"mode", "reserve_s", "delay_s"}
+    if unknown:
+        raise fail(
+            "clock",
+            f"unknown keys {', '.join(sorted(unknown))}; known: mode, reserve_s, delay_s / bilinmeyen alan",
+        )
+    mode = clock.get("mode", "simple")
+    if mode not in ("simple", "bronstein"):
+        raise fail("clock.mode", f'must be "simple" or "bronstein", got {mode!r} / geçersiz saat türü')
+    reserve = clock.get("reserve_s", 600)
+    if not isinstance(reserve, int | float) or isinstance(reserve, bool) or reserve <= 0:
+        raise fail(
+            "clock.reserve_s",
+            f"must be a positive number of seconds, got {reserve!r} / pozitif saniye olmalı",
+        )
+    delay = clock.get("delay_s", 12)
+    if not isinstance(delay, int | float) or isinstance(delay, bool) or delay < 0:
+        raise fail(
+            "clock.delay_s", f"must be a number of seconds >= 0, got {delay!r} / 0 veya büyük saniye olmalı"
+        )
+    return length, f"{mode}:{float(reserve):g}:{float(delay):g}"
 
 
 def _array(data: dict[str, Any], key: str, fail) -> list[dict[str, Any]]:

@@ -282,10 +282,14 @@ def handle_request(
     if batch is not None:
         if batch is False:
             sub.batch_s = None
-        elif batch is True or (isinstance(batch, int | float) and not isinstance(batch, bool) and 0.05 <= batch <= 5):
+        elif batch is True or (
+            isinstance(batch, int | float) and not isinstance(batch, bool) and 0.05 <= batch <= 5
+        ):
             sub.batch_s = BATCH_S if batch is True else float(batch)
         else:
-            errors.append(_client_error("batch must be true, false or seconds between 0.05 and 5 / geçersiz batch"))
+            errors.append(
+                _client_error("batch must be true, false or seconds between 0.05 and 5 / geçersiz batch")
+            )
     token = request.get("token")
     if isinstance(token, str) and auth is not None:
         referee = auth.referee_for(f"Bearer {token}")

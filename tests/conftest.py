@@ -59,7 +59,9 @@ class DemoProcess:
         return self.proc.wait(timeout=15)
 
 
-def start_demo(data: Path, *, speed: float = 20.0, tables: int = 4, port: int | None = None) -> DemoProcess:
+def start_demo(
+    data: Path, *, speed: float = 20.0, tables: int = 4, port: int | None = None, bg_tables: int = 0
+) -> DemoProcess:
     """Start the demo and wait until /api/health answers (20 s at most)."""
     port = port or free_port()
     proc = subprocess.Popen(
@@ -76,6 +78,8 @@ def start_demo(data: Path, *, speed: float = 20.0, tables: int = 4, port: int | 
             str(speed),
             "--tables",
             str(tables),
+            "--bg-tables",
+            str(bg_tables),
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -133,9 +133,11 @@ async def test_the_readme_demo_command_serves_live_tables(tmp_path: Path) -> Non
         url = f"http://127.0.0.1:{port}/"
         started = time.monotonic()
         await wait_json(url + "api/health", lambda h: h["status"] == "ok", within=60)
-        matches = await wait_json(url + "api/matches", lambda ms: sum(m["status"] == "live" for m in ms) == 4)
+        matches = await wait_json(url + "api/matches", lambda ms: sum(m["status"] == "live" for m in ms) == 6)
         assert time.monotonic() - started < 60
-        assert len(matches) == 8
+        assert len(matches) == 12  # four table-tennis and two backgammon tables, two rounds each
+        live = [m["sport"] for m in matches if m["status"] == "live"]
+        assert live.count("tabletennis") == 4 and live.count("backgammon") == 2
     finally:
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=15)[0]

@@ -3,6 +3,7 @@
 // with the very same code the live feed uses.
 import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
+import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
 
 const STALE_AFTER_S = 120;
 const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
@@ -66,6 +67,22 @@ export function render(match) {
   const provenance = $("provenance");
   provenance.textContent = match.official ? t().official : t().informational;
   provenance.className = `provenance ${match.official ? "official" : "informational"}`;
+
+  const isBackgammon = match.sport === "backgammon";
+  $("board").hidden = isBackgammon;
+  $("bg").hidden = !isBackgammon;
+  $("history").hidden = isBackgammon;
+  document.querySelector(".compact-wrap").hidden = isBackgammon;
+  if (isBackgammon) {
+    $("game-no").textContent = s.game && s.winner == null ? BG_TEXTS[lang].gameNo(s.game) : "";
+    const bg = $("bg");
+    bg.dataset.status = status;
+    bg.dataset.version = match.version ?? "";
+    bg.dataset.official = String(Boolean(match.official));
+    renderBackgammon(bg, match, lang);
+    renderAge();
+    return;
+  }
 
   const board = $("board");
   board.dataset.ends = ends;
@@ -222,7 +239,10 @@ function start() {
     applyLanguage();
   });
   applyLanguage();
-  setInterval(renderAge, 1000);
+  setInterval(() => {
+    renderAge();
+    if (current && current.sport === "backgammon" && current.state && current.state.clock) render(current);
+  }, 1000);
   if (!id) { notFound = true; $("not-found").hidden = false; return; }
   const topic = `match:${id}`;
   new Feed(

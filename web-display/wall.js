@@ -1,6 +1,7 @@
 // The spectator wall: every table live, unconfirmed results marked informational.
 import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
+import { renderBackgammonTile } from "./backgammon.js";
 
 const STALE_AFTER_S = 120;
 const matches = new Map();
@@ -63,6 +64,16 @@ function render(match) {
   status.className = `status ${match.status}`;
   tile.dataset.status = match.status;
   tile.dataset.version = match.version;
+  if (match.sport === "backgammon") renderBackgammonTile(tile, match, lang);
+  else renderTableTennis(tile, match, s, doubles);
+  const provenance = tile.querySelector(".provenance");
+  provenance.textContent = match.official ? t().official : t().informational;
+  provenance.className = `provenance ${match.official ? "official" : "informational"}`;
+  tile.classList.toggle("official", match.official);
+  renderAge(tile, match);
+}
+
+function renderTableTennis(tile, match, s, doubles) {
   for (const side of [0, 1]) {
     const row = tile.querySelector(`.side-${side}`);
     const names = doubles ? match.players.slice(2 * side, 2 * side + 2) : [match.players[side]];
@@ -78,11 +89,6 @@ function render(match) {
     row.classList.toggle("winner", s.winner === side);
   }
   tile.querySelector(".history").textContent = (s.game_scores || []).map(([a, b]) => `${a}-${b}`).join(" · ");
-  const provenance = tile.querySelector(".provenance");
-  provenance.textContent = match.official ? t().official : t().informational;
-  provenance.className = `provenance ${match.official ? "official" : "informational"}`;
-  tile.classList.toggle("official", match.official);
-  renderAge(tile, match);
 }
 
 // Time-out (used / active), cards and penalty points of one side, small enough for a tile row.

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from devices.observations import (
+    DICE_SOURCES,
     DOUBLES_PLAYERS,
+    BackgammonBoardEvent,
+    BackgammonBoardState,
     DeviceEvent,
     DeviceFamily,
     DeviceHello,
@@ -105,8 +108,14 @@ def decode_report(frame: Frame, family: str | None = None) -> Report:
         case MessageType.STATE:
             if family == DeviceFamily.TT_SCOREBOARD:
                 return decode_scoreboard_state(frame.body)
-            raise BodyError(f"state frames of family {family!r} are not supported; known: 'tt-scoreboard'")
+            if family == DeviceFamily.BACKGAMMON_BOARD:
+                return decode_backgammon_state(frame.body)
+            raise BodyError(
+                f"state frames of family {family!r} are not supported; known: 'tt-scoreboard', 'backgammon-board'"
+            )
         case MessageType.EVENT:
+            if family == DeviceFamily.BACKGAMMON_BOARD:
+                return decode_backgammon_event(frame.body)
             return decode_event(frame.body)
         case MessageType.ACK:
             return DeviceEvent(EventKind.ACK.value, _map(frame.body, "ack"))
@@ -196,6 +205,96 @@ def decode_event(body: Any) -> DeviceEvent:
     return DeviceEvent(kind=kind, data=data)
 
 
+BACKGAMMON_EVENT_KINDS = ("press", "cube", "roll", "invalid_dice", "opening")
+CUBE_ACTIONS = ("double", "take", "drop")
+
+
+def decode_backgammon_state(body: Any) -> BackgammonBoardState:
+    """Read a backgammon-board STATE body; `dice`, `dice_source`, `cube.owner` and `turn` may be null."""
+    mapping = _map(body, "state")
+    points = mapping.get("points")
+    if not (isinstance(points, list) and len(points) == 24 and all(_is_int(n) for n in points)):
+        raise BodyError(f"state.points must be a list of 24 integers, got {points!r}")
+    if any(abs(n) > 15 for n in points):
+        raise BodyError(f"state.points must count at most 15 checkers on a point, got {points!r}")
+    bar = _pair(mapping.get("bar"), "state.bar")
+    off = _pair(mapping.get("off"), "state.off")
+    if max(*bar, *off) > 15:
+        raise BodyError(f"state.bar and state.off must be 0..15, got bar {list(bar)!r}, off {list(off)!r}")
+    dice = mapping.get("dice")
+    if dice is not None:
+        dice = _dice(dice, "state.dice")
+    source = mapping.get("dice_source")
+    if source is not None and source not in DICE_SOURCES:
+        raise BodyError(f"state.dice_source must be 'keypad', 'app', 'camera' or null, got {source!r}")
+    cube = mapping.get("cube", {"value": 1, "owner": None})
+    if not isinstance(cube, dict):
+        raise BodyError(f"state.cube must be a map {{'value': 1|2|4.., 'owner': 0|1|null}}, got {cube!r}")
+    value = cube.get("value")
+    if not (_is_int(value) and value >= 1 and value & (value - 1) == 0 and value <= 4096):
+        raise BodyError(f"state.cube.value must be a power of two from 1 to 4096, got {value!r}")
+    owner = cube.get("owner")
+    if owner is not None and not (_is_int(owner) and owner in (0, 1)):
+        raise BodyError(f"state.cube.owner must be 0, 1 or null, got {owner!r}")
+    turn = mapping.get("turn")
+    if turn is not None and not (_is_int(turn) and turn in (0, 1)):
+        raise BodyError(f"state.turn must be 0, 1 or null, got {turn!r}")
+    return BackgammonBoardState(
+        points=tuple(points),
+        bar=bar,
+        off=off,
+        dice=dice,
+        dice_source=source,
+        cube_value=value,
+        cube_owner=owner,
+        turn=turn,
+    )
+
+
+def decode_backgammon_event(body: Any) -> BackgammonBoardEvent:
+    """Read a backgammon-board EVENT body: press, cube, roll, invalid_dice or opening, field by field."""
+    event = decode_event(body)
+    kind, data = event.kind, event.data
+    where = f"event.data ({kind})"
+    if kind not in BACKGAMMON_EVENT_KINDS:
+        raise BodyError(
+            f"event.kind of a backgammon-board must be one of {', '.join(BACKGAMMON_EVENT_KINDS)}, got {kind!r}"
+        )
+    out: dict[str, Any] = {}
+    if kind != "opening":
+        side = data.get("side")
+        if not (_is_int(side) and side in (0, 1)):
+            raise BodyError(f"{where}.side must be 0 or 1, got {side!r}")
+        out["side"] = side
+    if kind == "press":
+        remaining = data.get("remaining_ms")
+        if remaining is not None:
+            remaining = list(_pair(remaining, f"{where}.remaining_ms"))
+        out["remaining_ms"] = remaining
+    elif kind == "cube":
+        action = data.get("action")
+        if action not in CUBE_ACTIONS:
+            raise BodyError(f"{where}.action must be 'double', 'take' or 'drop', got {action!r}")
+        out["action"] = action
+    elif kind == "roll":
+        out["dice"] = list(_dice(data.get("dice"), f"{where}.dice"))
+        source = data.get("source")
+        if source is not None and source not in DICE_SOURCES:
+            raise BodyError(f"{where}.source must be 'keypad', 'app', 'camera' or null, got {source!r}")
+        out["source"] = source
+    elif kind == "opening":
+        out["dice"] = list(_dice(data.get("dice"), f"{where}.dice"))
+    return BackgammonBoardEvent(kind, out)
+
+
+def _dice(value: Any, name: str) -> tuple[int, int]:
+    if not (
+        isinstance(value, list | tuple) and len(value) == 2 and all(_is_int(v) and 1 <= v <= 6 for v in value)
+    ):
+        raise BodyError(f"{name} must be two dice 1..6, got {value!r}")
+    return (value[0], value[1])
+
+
 def report_to_body(report: Report) -> tuple[MessageType, dict[str, Any]]:
     """The message type and body a device sends for a report."""
     match report:
@@ -227,6 +326,18 @@ def report_to_body(report: Report) -> tuple[MessageType, dict[str, Any]]:
                 if value is not None:
                     body[key] = str(value) if key == "ends" else value
             return MessageType.STATE, body
+        case BackgammonBoardState():
+            return MessageType.STATE, {
+                "points": list(report.points),
+                "bar": list(report.bar),
+                "off": list(report.off),
+                "dice": None if report.dice is None else list(report.dice),
+                "dice_source": report.dice_source,
+                "cube": {"value": report.cube_value, "owner": report.cube_owner},
+                "turn": report.turn,
+            }
+        case BackgammonBoardEvent():
+            return MessageType.EVENT, {"kind": report.kind, "data": dict(report.data)}
         case DeviceEvent(kind=EventKind.ACK.value):
             return MessageType.ACK, dict(report.data)
         case DeviceEvent(kind=EventKind.DEVICE_ERROR.value):

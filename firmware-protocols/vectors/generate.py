@@ -243,6 +243,43 @@ def good_vectors() -> list[Vector]:
             {"kind": "cube", "data": {"action": "double", "side": 0}},
         ),
         (
+            "state_backgammon_midgame",
+            "Backgammon STATE: one side-1 checker on the bar, two side-0 checkers borne off, no dice shown, cube on 2 "
+            "owned by side 1, side 0 to roll.",
+            t.STATE,
+            7,
+            {
+                "points": [2, 3, 3, 2, 2, 0, 0, 0, 0, 0, 0, -5, 0, 0, 0, 0, -3, 0, -5, 0, 0, 0, -1, 1],
+                "bar": [0, 1],
+                "off": [2, 0],
+                "dice": None,
+                "dice_source": None,
+                "cube": {"value": 2, "owner": 1},
+                "turn": 0,
+            },
+        ),
+        (
+            "event_backgammon_roll",
+            "Backgammon EVENT: side 1 rolled 6-4, read by a camera.",
+            t.EVENT,
+            7,
+            {"kind": "roll", "data": {"side": 1, "dice": [6, 4], "source": "camera"}},
+        ),
+        (
+            "event_backgammon_opening",
+            "Backgammon EVENT: the opening roll, one die each: side 0 threw 5, side 1 threw 3.",
+            t.EVENT,
+            7,
+            {"kind": "opening", "data": {"dice": [5, 3]}},
+        ),
+        (
+            "event_backgammon_invalid_dice",
+            "Backgammon EVENT: side 0's dice were cocked (or left the board) and are rerolled.",
+            t.EVENT,
+            7,
+            {"kind": "invalid_dice", "data": {"side": 0}},
+        ),
+        (
             "heartbeat",
             "HEARTBEAT with battery 87 % and one hour of uptime.",
             t.HEARTBEAT,

@@ -440,7 +440,12 @@ class Cube:
     side: int
 
 
-Event = Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passed with no input: only the clock's flag is checked."""
+
+
+Event = Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube | Tick
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,6 +503,7 @@ class BackgammonState:
     clock: clk.ClockState | None = None
     actions: tuple[Action, ...] = ()
     games: tuple[GameRecord, ...] = field(default=())
+    shown_dice: tuple[int, int] | None = None  # the dice a digital board last showed (device input only)
 
     @property
     def post_crawford(self) -> bool:
@@ -530,7 +536,11 @@ def apply(state: BackgammonState, event: Event, at: float) -> Outcome[Backgammon
             return _time_forfeit(replace(state, clock=checked), checked.flagged)
     facts: list[Fact] = []
     anomalies: list[Anomaly] = []
-    if state.phase is Phase.OPENING and state.opening_tie is not None and not isinstance(event, Opening):
+    if (
+        state.phase is Phase.OPENING
+        and state.opening_tie is not None
+        and not isinstance(event, Opening | Tick)
+    ):
         state = _played_on_tie(state, event, at, anomalies)
     handler = _HANDLERS[type(event)]
     state = handler(state, event, at, facts, anomalies)
@@ -978,7 +988,12 @@ def _on_cube(state: BackgammonState, ev: Cube, at: float, facts: list[Fact], ano
     return _end_game(state, doubler, state.cube_value, "drop", at, facts)
 
 
+def _on_tick(state: BackgammonState, ev: Tick, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+    return state
+
+
 _HANDLERS: dict[type, Any] = {
+    Tick: _on_tick,
     Opening: _on_opening,
     Roll: _on_roll,
     InvalidDice: _on_invalid_dice,
@@ -1018,9 +1033,104 @@ def xgid(state: BackgammonState) -> str:
     return ids.encode_xgid(to_xgid(state))
 
 
+def _action_to_dict(a: Action) -> dict[str, Any]:
+    return {
+        "side": _n(a.side),
+        "kind": a.kind,
+        "dice": None if a.dice is None else list(a.dice),
+        "moves": [[f, t, h] for f, t, h in a.moves],
+        "legal": a.legal,
+        "text": (notation(a.moves) if a.moves else "no play" if a.legal else "?")
+        if a.kind == "move"
+        else a.kind,
+    }
+
+
+def _action_from_dict(d: dict[str, Any]) -> Action:
+    dice = d.get("dice")
+    return Action(
+        SIDE_NAMES.index(d["side"]),
+        d["kind"],
+        None if dice is None else (dice[0], dice[1]),
+        tuple((f, t, bool(h)) for f, t, h in d.get("moves", ())),
+        d.get("legal", True),
+    )
+
+
+def _position_to_dict(p: Position | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"points": list(p.points), "bar": list(p.bar), "off": list(p.off), "turn": p.turn}
+
+
+def _position_from_dict(d: dict[str, Any] | None) -> Position | None:
+    if d is None:
+        return None
+    return Position(tuple(d["points"]), _pair2(d["bar"]), _pair2(d["off"]), d["turn"])
+
+
+def _pair2(v: Any) -> tuple[Any, Any]:
+    return (v[0], v[1])
+
+
+def _clock_to_dict(c: clk.ClockState | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {
+        "control": {
+            "periods": [
+                {
+                    "time_s": p.time_s,
+                    "moves": p.moves,
+                    "increment_s": p.increment_s,
+                    "delay_s": p.delay_s,
+                    "delay_mode": p.delay_mode.value,
+                }
+                for p in c.control.periods
+            ],
+            "increment_before_first_move": c.control.increment_before_first_move,
+        },
+        "remaining_s": list(c.remaining_s),
+        "moves": list(c.moves),
+        "period": list(c.period),
+        "running": c.running,
+        "since": c.since,
+        "flagged": c.flagged,
+        "flag_at": c.flag_at,
+        # for screens: the running side's allowance per turn
+        "mode": c.control.periods[0].delay_mode.value,
+        "delay_s": c.control.periods[0].delay_s,
+    }
+
+
+def _clock_from_dict(d: dict[str, Any] | None) -> clk.ClockState | None:
+    if d is None:
+        return None
+    control = clk.TimeControl(
+        tuple(
+            clk.Period(
+                p["time_s"], p["moves"], p["increment_s"], p["delay_s"], clk.DelayMode(p["delay_mode"])
+            )
+            for p in d["control"]["periods"]
+        ),
+        d["control"]["increment_before_first_move"],
+    )
+    return clk.ClockState(
+        control,
+        _pair2(d["remaining_s"]),
+        _pair2(d["moves"]),
+        _pair2(d["period"]),
+        d["running"],
+        d["since"],
+        d["flagged"],
+        d["flag_at"],
+    )
+
+
 def to_dict(state: BackgammonState) -> dict[str, Any]:
-    """The state as plain data, for snapshots and spectators."""
+    """The state as plain data, for snapshots and spectators; `from_dict` reads it back exactly."""
     pos = state.position
+    last = state.last_turn
     return {
         "length": state.length,
         "score": {"A": state.score[0], "B": state.score[1]},
@@ -1040,4 +1150,218 @@ def to_dict(state: BackgammonState) -> dict[str, Any]:
         "winner": None if state.winner is None else _n(state.winner),
         "gnubg_id": gnubg_id(state),
         "xgid": xgid(state),
+        "illegal_pending": state.illegal_pending,
+        "clock": _clock_to_dict(state.clock),
+        "moves": [_action_to_dict(a) for a in state.actions],  # this game's record, for the move list
+        "games": [
+            {
+                "number": g.number,
+                "score_before": list(g.score_before),
+                "actions": [_action_to_dict(a) for a in g.actions],
+                "winner": None if g.winner is None else _n(g.winner),
+                "points": g.points,
+                "crawford": g.crawford,
+            }
+            for g in state.games
+        ],
+        # what only a resumed reducer needs
+        "position_turn": pos.turn,
+        "turn_start": _position_to_dict(state.turn_start),
+        "last_turn": None
+        if last is None
+        else {"side": last.side, "start": _position_to_dict(last.start), "dice": list(last.dice)},
+        "crawford_done": state.crawford_done,
+        "opening_tie": state.opening_tie,
+        "shown_dice": None if state.shown_dice is None else list(state.shown_dice),
     }
+
+
+def from_dict(d: dict[str, Any]) -> BackgammonState:
+    """The inverse of `to_dict`."""
+    last = d.get("last_turn")
+    owner = d["cube"]["owner"]
+    winner = d.get("winner")
+    shown = d.get("shown_dice")
+    return BackgammonState(
+        length=d["length"],
+        score=(d["score"]["A"], d["score"]["B"]),
+        phase=Phase(d["phase"]),
+        game=d["game"],
+        position=Position(tuple(d["points"]), _pair2(d["bar"]), _pair2(d["off"]), d.get("position_turn", 0)),
+        turn=SIDE_NAMES.index(d["turn"]),
+        dice=None if d["dice"] is None else _pair2(d["dice"]),
+        turn_start=_position_from_dict(d.get("turn_start")),
+        cube_value=d["cube"]["value"],
+        cube_owner=None if owner is None else SIDE_NAMES.index(owner),
+        crawford=d["crawford"],
+        crawford_done=d.get("crawford_done", False),
+        illegal_pending=d.get("illegal_pending", False),
+        last_turn=None
+        if last is None
+        else PlayedTurn(last["side"], _position_from_dict(last["start"]), _pair2(last["dice"])),  # type: ignore[arg-type]
+        opening_tie=d.get("opening_tie"),
+        winner=None if winner is None else SIDE_NAMES.index(winner),
+        clock=_clock_from_dict(d.get("clock")),
+        actions=tuple(_action_from_dict(a) for a in d.get("moves", ())),
+        games=tuple(
+            GameRecord(
+                g["number"],
+                _pair2(g["score_before"]),
+                tuple(_action_from_dict(a) for a in g["actions"]),
+                None if g["winner"] is None else SIDE_NAMES.index(g["winner"]),
+                g["points"],
+                g["crawford"],
+            )
+            for g in d.get("games", ())
+        ),
+        shown_dice=None if shown is None else _pair2(shown),
+    )
+
+
+# --- digital boards: device reports to match events ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BackgammonConfig:
+    """A match's configuration from the venue: its length and an optional delay clock."""
+
+    length: int
+    clock_mode: str | None = None  # "simple" | "bronstein" | None: no clock
+    reserve_s: float = 600.0
+    delay_s: float = 12.0
+
+    def control(self) -> clk.TimeControl | None:
+        """The clock's time control, or None."""
+        if self.clock_mode is None:
+            return None
+        return clk.TimeControl.delay(self.reserve_s, self.delay_s, self.clock_mode)
+
+    def clock_text(self) -> str:
+        """The clock as one short text (`simple:600:12`), or "" without a clock."""
+        if self.clock_mode is None:
+            return ""
+        return f"{self.clock_mode}:{self.reserve_s:g}:{self.delay_s:g}"
+
+    @classmethod
+    def from_text(cls, length: int, text: str | None) -> BackgammonConfig:
+        """The inverse of `clock_text`; any text that is not a clock means no clock."""
+        parts = (text or "").split(":")
+        if len(parts) == 3 and parts[0] in ("simple", "bronstein"):
+            return cls(length, parts[0], float(parts[1]), float(parts[2]))
+        return cls(length)
+
+
+def initial_from_config(config: BackgammonConfig) -> BackgammonState:
+    """`initial` for the hub's match model."""
+    return initial(config.length, config.control())
+
+
+def input_to_dict(item: Any) -> dict[str, Any]:
+    """A backgammon board's report as plain data with a "type" key; `input_from_dict` reverses it."""
+    from devices.observations import BackgammonBoardEvent, BackgammonBoardState
+
+    if isinstance(item, BackgammonBoardState):
+        return {
+            "type": "board",
+            "points": list(item.points),
+            "bar": list(item.bar),
+            "off": list(item.off),
+            "dice": None if item.dice is None else list(item.dice),
+            "dice_source": item.dice_source,
+            "cube": {"value": item.cube_value, "owner": item.cube_owner},
+            "turn": item.turn,
+        }
+    if isinstance(item, BackgammonBoardEvent):
+        return {"type": item.kind, **item.data}
+    raise TypeError(f"not a backgammon input: {item!r}")
+
+
+def input_from_dict(data: dict[str, Any]) -> Any:
+    """The inverse of `input_to_dict`; raises ValueError naming what is wrong."""
+    from devices.observations import BackgammonBoardEvent, BackgammonBoardState
+
+    kind = data.get("type")
+    if kind == "board":
+        dice = data.get("dice")
+        cube = data.get("cube") or {}
+        return BackgammonBoardState(
+            tuple(data["points"]),
+            _pair2(data["bar"]),
+            _pair2(data["off"]),
+            None if dice is None else _pair2(dice),
+            data.get("dice_source"),
+            cube.get("value", 1),
+            cube.get("owner"),
+            data.get("turn"),
+        )
+    if kind in ("press", "cube", "roll", "invalid_dice", "opening"):
+        return BackgammonBoardEvent(kind, {k: v for k, v in data.items() if k != "type"})
+    raise ValueError(f"unknown backgammon input type {kind!r}")
+
+
+def events_of(state: BackgammonState, report: Any) -> list[Event]:
+    """The match events a board's report stands for, given what the match knows now.
+
+    A STATE whose dice differ from the dice the board last showed is a roll (the opening roll while the
+    match waits for one: dice[0] is A's die); a STATE whose checkers differ from the position is a board
+    snapshot, folded after the roll. EVENTs map one to one.
+    """
+    from devices.observations import BackgammonBoardEvent, BackgammonBoardState
+
+    if isinstance(report, Tick | Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube):
+        return [report]
+    events: list[Event] = []
+    if isinstance(report, BackgammonBoardState):
+        dice = report.dice
+        if dice is not None and dice != state.shown_dice:
+            if state.phase is Phase.OPENING:
+                events.append(Opening(dice))
+            else:
+                side = report.turn if report.turn in (0, 1) else state.turn
+                events.append(Roll(side, dice, report.dice_source or ""))  # type: ignore[arg-type]
+        position = Position(report.points, report.bar, report.off)
+        if not position.same_board(state.position):
+            events.append(BoardSnapshot(report.points, report.bar, report.off))
+        return events
+    if isinstance(report, BackgammonBoardEvent):
+        d = report.data
+        if report.kind == "press":
+            return [ClockPress(d["side"])]
+        if report.kind == "cube":
+            return [Cube(CubeAction(d["action"]), d["side"])]
+        if report.kind == "roll":
+            return [Roll(d["side"], _pair2(d["dice"]), d.get("source") or "")]
+        if report.kind == "invalid_dice":
+            return [InvalidDice(d["side"])]
+        if report.kind == "opening":
+            return [Opening(_pair2(d["dice"]))]
+    return events
+
+
+def _shown_after(state: BackgammonState, report: Any) -> tuple[int, int] | None:
+    from devices.observations import BackgammonBoardEvent, BackgammonBoardState
+
+    if isinstance(report, BackgammonBoardState):
+        return report.dice
+    if isinstance(report, BackgammonBoardEvent):
+        if report.kind in ("roll", "opening"):
+            return _pair2(report.data["dice"])
+        if report.kind == "invalid_dice":
+            return None
+    return state.shown_dice
+
+
+def apply_report(state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonState]:
+    """Fold a board's report (or a match event) into the match: the hub's `apply` for backgammon."""
+    facts: list[Fact] = []
+    anomalies: list[Anomaly] = []
+    events = events_of(state, report)
+    if not events and state.phase is Phase.MATCH_OVER:  # a board repeating its final display is no news
+        return Outcome(replace(state, shown_dice=_shown_after(state, report)))
+    for event in events or [Tick()]:
+        outcome = apply(state, event, at)
+        state = outcome.state
+        facts.extend(outcome.facts)
+        anomalies.extend(outcome.anomalies)
+    state = replace(state, shown_dice=_shown_after(state, report))
+    return Outcome(state, tuple(facts), tuple(anomalies))
