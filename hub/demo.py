@@ -95,7 +95,7 @@ def build_demo_venue(tables: int = 4, bg_tables: int = 0) -> DemoVenue:
             table=f"T{tables + i + 1}",
             round=rnd,
             players=BG_PLAYERS[(i + (rnd - 1) * bg_tables) % len(BG_PLAYERS)],
-            ruleset=clock,
+            clock=clock,
             length=BG_LENGTH,
         )
         for rnd in range(1, ROUNDS + 1)

@@ -34,6 +34,7 @@ from hub.venue import TableConfig, Venue
 log = logging.getLogger(__name__)
 
 SNAPSHOT_EVERY = 200
+SNAPSHOT_ON = (MatchStatus.FINISHED, MatchStatus.OFFICIAL)  # statuses that take a snapshot when reached
 CLOSED = (MatchStatus.FINISHED, MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
 
 
@@ -68,6 +69,14 @@ class Hall:
         self.log = eventlog
         self.fanout = fanout
         self.infos: dict[str, MatchInfo] = {m.id: m for m in venue.matches}
+        on_table: dict[str, list[MatchInfo]] = {}
+        for info in self.infos.values():
+            on_table.setdefault(info.table, []).append(info)
+        # the venue fixes each table's matches: their order (round, then id) is worked out once
+        self._on_table: dict[str, tuple[str, ...]] = {
+            table: tuple(m.id for m in sorted(infos, key=lambda m: (m.round, m.id)))
+            for table, infos in on_table.items()
+        }
         self.working: dict[str, MatchState] = {}
         self.committed: dict[str, MatchState] = {}
         self._uncommitted: dict[str, deque[MatchState]] = {}
@@ -110,22 +119,24 @@ class Hall:
 
     def current_match(self, table_id: str, fresh_start: bool) -> str | None:
         """The match a table's device reports for: the open one, or the next scheduled one on a fresh start."""
-        on_table = sorted(
-            (m for m in self.working.values() if m.info.table == table_id),
-            key=lambda m: (m.info.round, m.info.id),
-        )
-        open_matches = [
-            m for m in on_table if m.status not in CLOSED and m.status is not MatchStatus.SCHEDULED
-        ]
-        if open_matches:
-            return open_matches[0].info.id
-        scheduled = [m for m in on_table if m.status is MatchStatus.SCHEDULED]
-        finished = [m for m in on_table if m.status in CLOSED]
-        if scheduled and (fresh_start or not finished):
-            return scheduled[0].info.id
-        if finished:
-            return finished[-1].info.id  # a late report for the match just played: kept, and checked there
-        return None
+        scheduled: str | None = None
+        finished: str | None = None
+        working = self.working
+        for match_id in self._on_table.get(table_id, ()):
+            m = working.get(match_id)
+            if m is None:
+                continue
+            status = m.status
+            if status is MatchStatus.SCHEDULED:
+                if scheduled is None:
+                    scheduled = match_id
+            elif status in CLOSED:
+                finished = match_id
+            else:
+                return match_id  # the first open match
+        if scheduled is not None and (fresh_start or finished is None):
+            return scheduled
+        return finished  # a late report for the match just played: kept, and checked there
 
     # -- writing --------------------------------------------------------------------------------------------
 
@@ -188,8 +199,13 @@ class Hall:
                 if state.version == record.offset:
                     if not new:  # the hall guards against this; if it happens, the log is what counts
                         log.error("match event %s/%s was not stored", record.match_id, record.offset)
+                    mid = record.match_id
+                    previous = changed[mid][0] if mid in changed else self.committed.get(mid)
                     changed[record.match_id] = (state, record.id)
-                    if state.version % self.snapshot_every == 0:
+                    if state.version % self.snapshot_every == 0 or (
+                        state.status in SNAPSHOT_ON
+                        and (previous is None or previous.status is not state.status)
+                    ):  # also when the match is decided or confirmed, so a restart folds only what follows
                         self.log.put_snapshot(
                             Snapshot(record.match_id, state.version, record.at, to_snapshot(state))
                         )
@@ -217,12 +233,12 @@ class Hall:
         }
 
     def _snapshot_source(self, topic: str) -> SnapshotSource | None:
-        if topic == "venue":
-            return lambda: (self.venue_version, self.venue_snapshot())
+        if topic == "venue":  # built only when the cached one is older (see Fanout._snapshot)
+            return lambda: (self.venue_version, self.venue_snapshot)
         if topic == "referee":
             return lambda: (
                 self.venue_version,
-                {"official": False, "matches": [referee_view(m) for m in self.matches()]},
+                lambda: {"official": False, "matches": [referee_view(m) for m in self.matches()]},
             )
         if topic.startswith("match:") and topic[6:] in self.committed:
             match_id = topic[6:]

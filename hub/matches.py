@@ -7,7 +7,7 @@ hub runs it live and on replay, so a restarted hub rebuilds exactly the state it
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from hub.rules.base import Anomaly, Fact, Severity
@@ -54,6 +54,7 @@ class MatchInfo:
     first_receiver: str | None = None  # doubles only
     ruleset: str = "ittf"
     length: int = 0  # backgammon: the match is played to this many points
+    clock: str | None = None  # backgammon: "simple:600:12" or "bronstein:600:12" (mode:reserve_s:delay_s)
 
     @property
     def rules(self) -> Sport:
@@ -140,6 +141,10 @@ def check_confirm(match: MatchState) -> None:
         )
 
 
+_RULES_KINDS = frozenset((EventKind.DEVICE_REPORT, EventKind.REFEREE_INPUT, EventKind.TICK))
+_CLOSED_TO_REPORTS = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
+
+
 def apply_event(
     match: MatchState, kind: str, body: dict[str, Any], offset: int, at: float, actor: str | None
 ):
@@ -147,9 +152,14 @@ def apply_event(
     rules = match.info.rules
     facts: tuple[Fact, ...] = ()
     anomalies: tuple[Anomaly, ...] = ()
-    state = replace(match, version=offset, updated_at=at)
+    sport_state = match.sport_state
+    status = match.status
+    started_at = match.started_at
+    finished_at = match.finished_at
+    confirmed_by = match.confirmed_by
+    confirmed_at = match.confirmed_at
 
-    if kind in (EventKind.DEVICE_REPORT, EventKind.REFEREE_INPUT, EventKind.TICK):
+    if kind in _RULES_KINDS:
         if kind == EventKind.TICK:
             assert rules.tick is not None
             report = rules.tick()
@@ -157,25 +167,25 @@ def apply_event(
             report = rules.report_from_dict(
                 body["report"] if kind == EventKind.DEVICE_REPORT else body["input"]
             )
-        outcome = rules.apply(match.sport_state, report, at)
-        if match.status in (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED):
+        outcome = rules.apply(sport_state, report, at)
+        if status in _CLOSED_TO_REPORTS:
             if outcome.facts or outcome.anomalies:  # a board repeating its final display is no news
                 anomalies = (
                     Anomaly(
                         "match.report_after_close",
                         Severity.WARNING,
-                        f"The device reported a change after the match was {match.status.value}; the result was not changed.",
+                        f"The device reported a change after the match was {status.value}; the result was not changed.",
                         "Cihaz, maç kapandıktan sonra değişiklik bildirdi; sonuç değiştirilmedi.",
                         {"device_id": body.get("device_id")},
                     ),
                 )
         else:
             facts, anomalies = outcome.facts, outcome.anomalies
-            state = replace(state, sport_state=outcome.state)
-            if state.status is MatchStatus.SCHEDULED:
-                state = replace(state, status=MatchStatus.LIVE, started_at=at)
-            if state.status is MatchStatus.LIVE and rules.winner(outcome.state) is not None:
-                state = replace(state, status=MatchStatus.FINISHED, finished_at=at)
+            sport_state = outcome.state
+            if status is MatchStatus.SCHEDULED:
+                status, started_at = MatchStatus.LIVE, at
+            if status is MatchStatus.LIVE and rules.winner(sport_state) is not None:
+                status, finished_at = MatchStatus.FINISHED, at
     elif kind == EventKind.ANOMALY:
         anomalies = (
             Anomaly(
@@ -183,7 +193,7 @@ def apply_event(
             ),
         )
     elif kind == EventKind.REFEREE_CONFIRM:
-        state = replace(state, status=MatchStatus.OFFICIAL, confirmed_by=actor, confirmed_at=at)
+        status, confirmed_by, confirmed_at = MatchStatus.OFFICIAL, actor, at
         facts = (Fact("confirmed", {"by": actor}),)
     else:
         anomalies = (
@@ -195,15 +205,33 @@ def apply_event(
             ),
         )
 
+    kept_anomalies = match.anomalies
     if anomalies:
-        kept = state.anomalies + tuple(
-            AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data)
-            for a in anomalies
-        )
-        state = replace(state, anomalies=kept[-MAX_KEPT_ANOMALIES:])
+        kept_anomalies = (
+            kept_anomalies
+            + tuple(
+                AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data)
+                for a in anomalies
+            )
+        )[-MAX_KEPT_ANOMALIES:]
+    kept_facts = match.facts
     if facts:
-        kept_facts = state.facts + tuple(FactRecord(f.kind, f.data, offset, at) for f in facts)
-        state = replace(state, facts=kept_facts[-MAX_KEPT_FACTS:])
+        kept_facts = (kept_facts + tuple([FactRecord(f.kind, f.data, offset, at) for f in facts]))[
+            -MAX_KEPT_FACTS:
+        ]
+    state = MatchState(
+        match.info,
+        sport_state,
+        status,
+        offset,
+        at,
+        started_at,
+        finished_at,
+        confirmed_by,
+        confirmed_at,
+        kept_anomalies,
+        kept_facts,
+    )
     return MatchOutcome(state, facts, anomalies)
 
 

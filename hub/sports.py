@@ -83,13 +83,8 @@ def _bg_fresh_start(report: Any) -> bool:
 
 
 def _bg_config(info: Any) -> backgammon.BackgammonConfig:
-    """Length from the venue; the clock from `info.clock` when MatchInfo has one, else from the text the venue
-    reader keeps in `ruleset` (`simple:600:12`)."""
-    clock = getattr(info, "clock", None)
-    if isinstance(clock, backgammon.BackgammonConfig):
-        return clock
-    text = clock if isinstance(clock, str) else info.ruleset
-    return backgammon.BackgammonConfig.from_text(info.length, text)
+    """Length and clock (`simple:600:12`) from the venue's MatchInfo."""
+    return backgammon.BackgammonConfig.from_text(info.length, info.clock or "")
 
 
 BACKGAMMON = Sport(

@@ -261,9 +261,9 @@ def parse_venue(text: str, path: Path) -> Venue:
                     "first_receiver",
                     "must be on the other side from first_server / karşı taraftan olmalı",
                 )
-        length = 0
+        length, clock = 0, None
         if table.sport == "backgammon":
-            length, ruleset = _backgammon_fields(m, lambda k, msg, i=i: fail("matches", i, k, msg))
+            length, clock = _backgammon_fields(m, lambda k, msg, i=i: fail("matches", i, k, msg))
         matches.append(
             MatchInfo(
                 mid,
@@ -277,6 +277,7 @@ def parse_venue(text: str, path: Path) -> Venue:
                 first_receiver,
                 ruleset,
                 length,
+                clock or None,
             )
         )
 
@@ -304,7 +305,7 @@ def parse_venue(text: str, path: Path) -> Venue:
 def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:
     """A backgammon match's `length` (required, at least 1) and optional `clock`, as (length, clock text).
 
-    The clock text (`simple:600:12`) is kept in MatchInfo.ruleset, which backgammon does not otherwise use.
+    The clock is kept as text (`simple:600:12`, mode:reserve_s:delay_s) in MatchInfo.clock.
     """
     if m.get("doubles", False):
         raise fail("doubles", "backgammon is played one against one / tavla bire bir oynanır")

@@ -12,7 +12,7 @@ Sides are 0 and 1. Players are "A" and "B" in singles, "A1", "A2", "B1", "B2" in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from devices.observations import DeviceEvent, ScoreboardState
@@ -258,6 +258,30 @@ class TableTennisState:
         return ends if (_ends_changes(self) - changes) % 2 == 0 else _other_ends(ends)
 
 
+_MISSING: Any = object()
+
+
+def _make_replace() -> Any:
+    """`dataclasses.replace` for `TableTennisState`, generated with one keyword per field.
+
+    The same new state as `dataclasses.replace` gives (the class has no `__post_init__`; each slot is set
+    as its `__init__` sets it), without the generic version's per-field introspection, which cost more
+    than the rest of a rally's fold.
+    """
+    names = [f.name for f in fields(TableTennisState)]
+    namespace: dict[str, Any] = {"_MISSING": _MISSING, "_new": object.__new__, "_State": TableTennisState}
+    for name in names:
+        namespace[f"_set_{name}"] = getattr(TableTennisState, name).__set__
+    params = ", ".join(f"{n}=_MISSING" for n in names)
+    body = "".join(f"    _set_{n}(new, s.{n} if {n} is _MISSING else {n})\n" for n in names)
+    exec(f"def _replace(s, *, {params}):\n    new = _new(_State)\n{body}    return new\n", namespace)
+    return namespace["_replace"]
+
+
+_replace = _make_replace()
+_set_last_display = TableTennisState.last_display.__set__  # type: ignore[attr-defined]
+
+
 def initial(config: TableTennisConfig | int = 5) -> TableTennisState:
     """A match that has not started (an int is taken as best_of, for callers that only know that)."""
     if isinstance(config, int):
@@ -335,26 +359,87 @@ def _ends_changes(state: TableTennisState) -> int:
 
 
 def _pair_at(state: TableTennisState, played: int) -> tuple[str, str] | None:
-    """Server and receiver of the rally after `played` points of the current game (2.13, 2.15)."""
-    if state.game_order is None:
-        return None
-    game = state.game_number
+    """Server and receiver of the rally after `played` points of the current game (2.13, 2.15).
+
+    Closed form of a walk through the game's rallies: from the game's order (or the last anchor reached),
+    the pair moves on once per change of service (2.13.3; every point under expedite from its anchor,
+    2.15.4), the receiving pair changes its order at the swap in the last doubles game (2.13.6), and an
+    anchor (the expedite introduction, a referee's correction) sets the pair at its point.
+    """
     pair = state.game_order
+    if pair is None:
+        return None
+    if played < 0:
+        return pair
+    game = sum(state.games) + 1
+    events: list[tuple[int, int, tuple[str, str] | None]] = []  # (point, order at one point, pair)
+    swap_at = state.swap_at
+    if (
+        swap_at is not None
+        and state.config.doubles
+        and game == state.config.best_of
+        and 0 <= swap_at <= played
+    ):
+        events.append((swap_at, 0, None))
+    expedite_anchor = state.expedite_anchor
+    if expedite_anchor is not None and expedite_anchor[0] == game and 0 <= expedite_anchor[1] <= played:
+        events.append((expedite_anchor[1], 1, (expedite_anchor[2], expedite_anchor[3])))
+    order_anchor = state.order_anchor
+    if order_anchor is not None and order_anchor[0] == game and 0 <= order_anchor[1] <= played:
+        events.append((order_anchor[1], 2, (order_anchor[2], order_anchor[3])))
     every_point_from: int | None = None
     if state.expedite:
-        anchor = state.expedite_anchor
-        every_point_from = anchor[1] if anchor is not None and anchor[0] == game else 0
-    doubles_swap = state.config.doubles and _is_last_game(state) and state.swap_at is not None
-    for n in range(played + 1):
-        if n > 0:
-            every_point = every_point_from is not None and n > every_point_from  # 2.15.4
-            if every_point or service_changes_after(n, state.config.ruleset):
-                pair = _next_pair(pair)
-        if doubles_swap and n == state.swap_at:  # 2.13.6: the pair due to receive changes its order
-            pair = (pair[0], _partner(pair[1]))
-        for anchor in (state.expedite_anchor, state.order_anchor):
-            if anchor is not None and anchor[0] == game and anchor[1] == n:
-                pair = (anchor[2], anchor[3])
+        every_point_from = (
+            expedite_anchor[1] if expedite_anchor is not None and expedite_anchor[0] == game else 0
+        )
+    serves, deuce = (5, 40) if state.config.ruleset == "legacy21" else (2, 20)
+    if not events:
+        return _advance(pair, _changes(played, every_point_from, serves, deuce))
+    at = 0
+    events.sort(key=lambda e: (e[0], e[1]))
+    for n, _, anchor in events:
+        pair = _advance(
+            pair,
+            _changes(n, every_point_from, serves, deuce) - _changes(at, every_point_from, serves, deuce),
+        )
+        at = n
+        pair = (pair[0], _partner(pair[1])) if anchor is None else anchor
+    return _advance(
+        pair,
+        _changes(played, every_point_from, serves, deuce) - _changes(at, every_point_from, serves, deuce),
+    )
+
+
+def _changes(n: int, every_point_from: int | None, serves: int, deuce: int) -> int:
+    """Changes of service over points 1..n: every `serves` points, every point after `deuce` (2.13.3), and
+    every point after `every_point_from` under expedite (2.15.4)."""
+    if every_point_from is not None and n > every_point_from:
+        e = max(every_point_from, 0)
+        return min(e, deuce) // serves + max(0, e - deuce) + n - e
+    return min(n, deuce) // serves + max(0, n - deuce)
+
+
+_CYCLE_PLAYERS = ("A", "B", *DOUBLES_PLAYERS)
+
+
+def _cycle(pair: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+    cycle = [pair]
+    for _ in range(3):
+        cycle.append(_next_pair(cycle[-1]))
+    return tuple(cycle)
+
+
+# the serve cycle from each pair of known players: it repeats every 4 changes (every 2 in singles)
+_CYCLES = {(s, r): _cycle((s, r)) for s in _CYCLE_PLAYERS for r in _CYCLE_PLAYERS}
+
+
+def _advance(pair: tuple[str, str], times: int) -> tuple[str, str]:
+    """The pair after `times` changes of service."""
+    cycle = _CYCLES.get(pair)
+    if cycle is not None:
+        return cycle[times % 4]
+    for _ in range(times):
+        pair = _next_pair(pair)
     return pair
 
 
@@ -421,6 +506,7 @@ class _Fold:
 
     def __init__(self, state: TableTennisState, at: float) -> None:
         self.s = state
+        self.start = state
         self.at = at
         self.facts: list[Fact] = []
         self.anomalies: list[Anomaly] = []
@@ -440,18 +526,20 @@ class _Fold:
             return
         doubles = s.config.doubles
         default = ("A1", "B1") if doubles else ("A", "B")
-        probe = replace(s, toss=default, game_order=default)
+        probe = _replace(s, toss=default, game_order=default)
         if display is not None:
-            probe = replace(probe, points=display.points, games=display.games)
+            probe = _replace(probe, points=display.points, games=display.games)
             order = _fit_order(probe, display.server, display.server_player, prefer_first_receiver=True)
             if order is not None:
                 toss = order if probe.game_number % 2 == 1 else (order[1], order[0])
-                self.s = replace(
-                    s, toss=toss, game_order=_order_for_game(replace(s, toss=toss), s.game_number)
+                self.s = _replace(
+                    s, toss=toss, game_order=_order_for_game(_replace(s, toss=toss), s.game_number)
                 )
                 self.fact("toss", first_server=_side(toss[0]), **self._players(toss), source="board")
                 return
-        self.s = replace(s, toss=default, game_order=_order_for_game(replace(s, toss=default), s.game_number))
+        self.s = _replace(
+            s, toss=default, game_order=_order_for_game(_replace(s, toss=default), s.game_number)
+        )
         self.fact("toss", first_server=0, **self._players(default), source="assumed")
 
     def _players(self, pair: tuple[str, str]) -> dict[str, Any]:
@@ -480,7 +568,7 @@ class _Fold:
         paused = s.paused
         if s.timeout_at is not None:
             paused += min(60.0, max(0.0, self.at - s.timeout_at))
-        self.s = replace(
+        self.s = _replace(
             s,
             points=new_points,
             points_log=(*s.points_log, record),
@@ -506,7 +594,7 @@ class _Fold:
         if game_over(before, s.config.ruleset):
             return  # the game was over already; whoever changed the score was flagged for it
         if _is_last_game(s) and s.swap_at is None and max(s.points) >= _swap_point(s.config.ruleset):
-            self.s = s = replace(s, swap_at=sum(s.points))
+            self.s = s = _replace(s, swap_at=sum(s.points))
             self.fact("ends_change", game=s.game_number, points=list(s.points), ends=s.ends)
         if s.winner is None and game_over(s.points, s.config.ruleset):
             side = 0 if s.points[0] > s.points[1] else 1
@@ -514,7 +602,7 @@ class _Fold:
             if s.games[side] + 1 >= s.games_to_win:
                 scores = (*s.game_scores, s.points)
                 won, _ = match_result(s)
-                self.s = replace(s, winner=side, final_scores=scores)
+                self.s = _replace(s, winner=side, final_scores=scores)
                 self.fact("match", side=side, games=list(won))
 
     def set_points(self, points: tuple[int, int]) -> None:
@@ -531,12 +619,12 @@ class _Fold:
                     excess -= 1
                 i -= 1
         before = s.points
-        self.s = replace(s, points=points, points_log=tuple(log))
+        self.s = _replace(s, points=points, points_log=tuple(log))
         if max(points) < _swap_point(s.config.ruleset):
-            self.s = replace(self.s, swap_at=None)
+            self.s = _replace(self.s, swap_at=None)
         decided_here = s.final_scores is not None and len(s.final_scores) > len(s.game_scores)
         if s.winner is not None and decided_here and not game_over(points, s.config.ruleset):
-            self.s = replace(self.s, winner=None, final_scores=None)  # the deciding game no longer shows won
+            self.s = _replace(self.s, winner=None, final_scores=None)  # the deciding game no longer shows won
         self.after_points(before)
 
     def new_game(self, closing_side: int) -> None:
@@ -561,7 +649,7 @@ class _Fold:
         games[closing_side] += 1
         previous = s.game_order
         carry = s.carry
-        self.s = replace(
+        self.s = _replace(
             s,
             games=(games[0], games[1]),
             game_scores=(*s.game_scores, final),
@@ -577,7 +665,7 @@ class _Fold:
             timeout_at=None,
         )
         if self.s.winner is None and max(self.s.games) >= self.s.games_to_win:
-            self.s = replace(self.s, winner=closing_side, final_scores=self.s.game_scores)
+            self.s = _replace(self.s, winner=closing_side, final_scores=self.s.game_scores)
             self.fact("match", side=closing_side, games=list(self.s.games))
         for side in (0, 1):  # 3.5.2 (HMO): penalty points that did not fit in a game count in the next
             for _ in range(carry[side]):
@@ -585,7 +673,7 @@ class _Fold:
                     self.score_point(side, penalty=True)
                     u = list(self.s.unshown)
                     u[side] += 1
-                    self.s = replace(self.s, unshown=(u[0], u[1]))
+                    self.s = _replace(self.s, unshown=(u[0], u[1]))
 
     # -- a scoreboard display -----------------------------------------------------------------------------
 
@@ -593,9 +681,9 @@ class _Fold:
         s = self.s
         changed = s.last_display != d
         if s.last_display is None and not s.points_log and d.ends in ENDS:  # the toss winner chose an end
-            probe = replace(s, points=d.points, games=d.games)
+            probe = _replace(s, points=d.points, games=d.games)
             if probe.ends != d.ends:
-                self.s = s = replace(s, ends_anchor=(_ends_changes(probe), d.ends))
+                self.s = s = _replace(s, ends_anchor=(_ends_changes(probe), d.ends))
                 self.fact("ends", ends=d.ends, source="board")
         self.ensure_toss(d)
         s = self.s
@@ -621,7 +709,10 @@ class _Fold:
             self._first_server_choice(d)
         if changed:
             self._check_board(d)
-        self.s = replace(self.s, last_display=d)
+        if self.s is self.start:
+            self.s = _replace(self.s, last_display=d)
+        else:  # a state this fold built and nothing else holds yet: set the last field in place
+            _set_last_display(self.s, d)
 
     def _first_server_choice(self, d: Display) -> None:
         """2.13.4: in doubles the serving pair chooses which of its players serves first; a board at 0-0
@@ -635,9 +726,9 @@ class _Fold:
         if d.server_player == _partner(order[0]):
             # the first receiver is still the player who served to the first server in the game before
             if s.game_number == 1:  # the receiving pair makes its own choice in game 1 (2.13.2)
-                self.s = replace(s, game_order=(d.server_player, order[1]), toss=(d.server_player, order[1]))
+                self.s = _replace(s, game_order=(d.server_player, order[1]), toss=(d.server_player, order[1]))
             else:
-                self.s = replace(s, game_order=(d.server_player, _partner(order[1])))
+                self.s = _replace(s, game_order=(d.server_player, _partner(order[1])))
             self.fact("first_server_choice", game=s.game_number, player=d.server_player)
 
     def _same_game(self, shown: tuple[int, int]) -> None:
@@ -655,13 +746,13 @@ class _Fold:
                     **{"from": list(base), "to": list(shown)},
                 )
             )
-            self.s = replace(self.s, unshown=(0, 0))
+            self.s = _replace(self.s, unshown=(0, 0))
             self.set_points(shown)
             return
         rest = delta
         if s.unshown != (0, 0) and delta[0] >= s.unshown[0] and delta[1] >= s.unshown[1]:
             rest = (delta[0] - s.unshown[0], delta[1] - s.unshown[1])  # the board now shows the penalty
-            self.s = replace(s, unshown=(0, 0))
+            self.s = _replace(s, unshown=(0, 0))
         if rest == (0, 0):
             return
         if rest in ((1, 0), (0, 1)) and not game_over(self.s.points, s.config.ruleset):
@@ -704,7 +795,7 @@ class _Fold:
         )
         if settled:
             if d.games == won and s.games != won:  # the board rolls the deciding game into its games count
-                self.s = replace(s, games=won, points=d.points, game_scores=scores)
+                self.s = _replace(s, games=won, points=d.points, game_scores=scores)
             return
         self._overrun(d)
 
@@ -722,7 +813,7 @@ class _Fold:
                 games=list(d.games),
             )
         )
-        self.s = replace(s, points=d.points, games=d.games)
+        self.s = _replace(s, points=d.points, games=d.games)
 
     def _games_mismatch(self, d: Display) -> None:
         s = self.s
@@ -739,7 +830,7 @@ class _Fold:
             scores = d.game_scores
         elif len(scores) > sum(d.games):
             scores = scores[: sum(d.games)]
-        self.s = replace(
+        self.s = _replace(
             s,
             games=d.games,
             game_scores=scores,
@@ -750,11 +841,11 @@ class _Fold:
             game_clock=None,
             paused=0.0,
         )
-        self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.s = _replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
         self.set_points(d.points)
         if self.s.winner is None and max(d.games) >= s.games_to_win:
             known = scores if len(scores) == sum(d.games) else None  # else the games stand as reported
-            self.s = replace(self.s, winner=0 if d.games[0] > d.games[1] else 1, final_scores=known)
+            self.s = _replace(self.s, winner=0 if d.games[0] > d.games[1] else 1, final_scores=known)
             self.fact("match", side=self.s.winner, games=list(d.games))
 
     def _check_board(self, d: Display) -> None:
@@ -800,7 +891,7 @@ class _Fold:
                         since_game=s.expedite_since[0],
                     )
                 )
-                self.s = replace(s, expedite_dropped_game=game)
+                self.s = _replace(s, expedite_dropped_game=game)
         s = self.s
         pair = service(s)
         if pair is not None:
@@ -839,7 +930,7 @@ class _Fold:
                         expected=s.ends,
                     )
                 )
-                self.s = replace(s, ends_flagged=changes)
+                self.s = _replace(s, ends_flagged=changes)
 
     # -- expedite -----------------------------------------------------------------------------------------
 
@@ -868,7 +959,7 @@ class _Fold:
                     played_s=round(played, 1),
                 )
             )
-            self.s = replace(s, expedite_due_game=s.game_number)
+            self.s = _replace(s, expedite_due_game=s.game_number)
 
     def introduce_expedite(
         self, ball_in_play: bool | None, *, board_server: int | None = None, board_player: str | None = None
@@ -906,7 +997,7 @@ class _Fold:
                 chosen = in_play if board_player == in_play[0] else not_in_play
             elif board_server is not None:
                 chosen = in_play if board_server == _side(in_play[0]) else not_in_play
-        self.s = replace(
+        self.s = _replace(
             s,
             expedite=True,
             expedite_since=(game, s.points),
@@ -938,7 +1029,7 @@ class _Fold:
             )
         used = list(s.timeouts)
         used[side] = True
-        self.s = replace(s, timeouts=(used[0], used[1]), timeout_active=side, timeout_at=self.at)
+        self.s = _replace(s, timeouts=(used[0], used[1]), timeout_active=side, timeout_at=self.at)
         self.fact("timeout", side=side, game=s.game_number, points=list(s.points))
 
     def card(self, c: Card) -> None:
@@ -960,7 +1051,7 @@ class _Fold:
             )
         cards = list(s.cards)
         cards[side] = (*given, c.card)
-        self.s = replace(s, cards=(cards[0], cards[1]))
+        self.s = _replace(s, cards=(cards[0], cards[1]))
         award = 0
         if c.card == "yellow_red":
             award = 2 if "yellow_red" in given else 1  # 3.5.2: 1 point, then 2 points each time
@@ -968,19 +1059,19 @@ class _Fold:
         other = 1 - side
         penalty = list(self.s.penalty_points)
         penalty[other] += award
-        self.s = replace(self.s, penalty_points=(penalty[0], penalty[1]))
+        self.s = _replace(self.s, penalty_points=(penalty[0], penalty[1]))
         for _ in range(award):
             if self.s.winner is not None:
                 break
             if game_over(self.s.points, s.config.ruleset):
                 carry = list(self.s.carry)
                 carry[other] += 1
-                self.s = replace(self.s, carry=(carry[0], carry[1]))
+                self.s = _replace(self.s, carry=(carry[0], carry[1]))
                 continue
             self.score_point(other, penalty=True)
             unshown = list(self.s.unshown)
             unshown[other] += 1
-            self.s = replace(self.s, unshown=(unshown[0], unshown[1]))
+            self.s = _replace(self.s, unshown=(unshown[0], unshown[1]))
 
     def umpire_point(self, side: int) -> None:
         s = self.s
@@ -1001,7 +1092,7 @@ class _Fold:
         points = list(s.points)
         points[side] -= 1
         self.set_points((points[0], points[1]))
-        self.s = replace(self.s, rallies=max(0, self.s.rallies - 1))
+        self.s = _replace(self.s, rallies=max(0, self.s.rallies - 1))
         self.fact("undo", side=side, points=points, game=s.game_number)
 
     def correction(self, c: Correction) -> None:
@@ -1010,7 +1101,7 @@ class _Fold:
             scores = s.game_scores[: sum(c.games)]
             if _one_game_more(s.games, c.games) and game_over(s.points, s.config.ruleset):
                 scores = (*s.game_scores, s.points)  # the game the board missed closing
-            self.s = replace(
+            self.s = _replace(
                 s,
                 games=c.games,
                 game_scores=scores,
@@ -1024,13 +1115,13 @@ class _Fold:
                 winner=None,
                 final_scores=None,
             )
-            self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
-        self.s = replace(self.s, unshown=(0, 0))
+            self.s = _replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.s = _replace(self.s, unshown=(0, 0))
         self.set_points(c.points)
         s = self.s
         if s.winner is None and max(s.games) >= s.games_to_win:
             known = s.game_scores if len(s.game_scores) == sum(s.games) else None
-            self.s = s = replace(s, winner=0 if s.games[0] > s.games[1] else 1, final_scores=known)
+            self.s = s = _replace(s, winner=0 if s.games[0] > s.games[1] else 1, final_scores=known)
         if c.server is not None:
             server_side = c.server if isinstance(c.server, int) else _side(c.server)
             player = c.server if isinstance(c.server, str) and s.config.doubles else None
@@ -1042,14 +1133,16 @@ class _Fold:
                     toss = order if game % 2 == 1 else (order[1], order[0])
                     if s.config.doubles and game > 1:
                         toss = s.toss or toss  # in doubles a later game's order is the pair's own choice
-                    self.s = replace(s, game_order=order, toss=toss)
+                    self.s = _replace(s, game_order=order, toss=toss)
                 else:
                     wanted = player or (_who(server_side) if not s.config.doubles else None)
                     anchor = _pair_with_server(pair, wanted, server_side, s.config.doubles)
                     if anchor is not None:
-                        self.s = replace(s, order_anchor=(s.game_number, sum(s.points), anchor[0], anchor[1]))
+                        self.s = _replace(
+                            s, order_anchor=(s.game_number, sum(s.points), anchor[0], anchor[1])
+                        )
         if c.ends is not None:
-            self.s = replace(self.s, ends_anchor=(_ends_changes(self.s), c.ends), ends_flagged=None)
+            self.s = _replace(self.s, ends_anchor=(_ends_changes(self.s), c.ends), ends_flagged=None)
         s = self.s
         pair = service(s)
         self.fact(
@@ -1110,7 +1203,7 @@ def _fit_order(
     if prefer_first_receiver:  # with nothing else to go on, the first player of the receiving pair receives
         orders.sort(key=lambda o: o[1][-1] != "1" if len(o[1]) == 2 else False)
     for order in orders:
-        pair = service(replace(state, game_order=order))
+        pair = service(_replace(state, game_order=order))
         if pair is None:
             continue
         if server_player is not None and state.config.doubles:
@@ -1258,10 +1351,10 @@ def input_from_dict(data: dict[str, Any]) -> Input:
             return Display(
                 _score(data, "points"),
                 _score(data, "games"),
-                _optional(data, "server", (0, 1)),
-                tuple(_score({"game": g}, "game") for g in data.get("game_scores") or ()),
+                _optional(data, "server", _SIDES),
+                tuple([_two_counts(g, "game") for g in data.get("game_scores") or ()]),
                 _optional(data, "ends", ENDS),
-                _optional(data, "expedite", (True, False)),
+                _optional(data, "expedite", _BOOLS),
                 _optional(data, "server_player", DOUBLES_PLAYERS),
             )
         if kind == "timeout":
@@ -1272,7 +1365,7 @@ def input_from_dict(data: dict[str, Any]) -> Input:
                 raise ValueError(f"card must be one of {', '.join(CARDS)}, got {card!r}")
             return Card(_required_side(data), card, _optional(data, "player", DOUBLES_PLAYERS))
         if kind == "expedite":
-            return ExpediteStart(_optional(data, "ball_in_play", (True, False)))
+            return ExpediteStart(_optional(data, "ball_in_play", _BOOLS))
         if kind == "point":
             return UmpirePoint(_required_side(data))
         if kind == "undo":
@@ -1285,7 +1378,7 @@ def input_from_dict(data: dict[str, Any]) -> Input:
                 _score(data, "points"),
                 _score(data, "games"),
                 reason,
-                _optional(data, "server", (0, 1, *DOUBLES_PLAYERS)),
+                _optional(data, "server", _SERVERS),
                 _optional(data, "ends", ENDS),
             )
     except (KeyError, TypeError, IndexError) as exc:
@@ -1296,14 +1389,24 @@ def input_from_dict(data: dict[str, Any]) -> Input:
 
 
 def _score(data: dict[str, Any], key: str) -> tuple[int, int]:
-    value = data.get(key)
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
-    ):
-        raise ValueError(f"{key} must be two non-negative integers, got {value!r}")
-    return value[0], value[1]
+    return _two_counts(data.get(key), key)
+
+
+def _two_counts(value: Any, key: str) -> tuple[int, int]:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        a, b = value
+        if type(a) is int and type(b) is int and a >= 0 and b >= 0:
+            return a, b
+        if (
+            isinstance(a, int)
+            and not isinstance(a, bool)
+            and a >= 0
+            and isinstance(b, int)
+            and not isinstance(b, bool)
+            and b >= 0
+        ):
+            return a, b
+    raise ValueError(f"{key} must be two non-negative integers, got {value!r}")
 
 
 def _required_side(data: dict[str, Any]) -> int:
@@ -1313,11 +1416,22 @@ def _required_side(data: dict[str, Any]) -> int:
     return int(side)
 
 
+_BOOLS = (True, False)
+_SIDES = (0, 1)
+_SERVERS = (0, 1, *DOUBLES_PLAYERS)
+_HOLDS_BOOL = {
+    id(t): any(isinstance(a, bool) for a in t) for t in (_BOOLS, _SIDES, _SERVERS, ENDS, DOUBLES_PLAYERS)
+}
+
+
 def _optional(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> Any:
     value = data.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) != any(isinstance(a, bool) for a in allowed) or value not in allowed:
+    holds_bool = _HOLDS_BOOL.get(id(allowed))  # the module's own tuples: they live as long as it does
+    if holds_bool is None:
+        holds_bool = any(isinstance(a, bool) for a in allowed)
+    if isinstance(value, bool) != holds_bool or value not in allowed:
         raise ValueError(f"{key} must be one of {', '.join(map(str, allowed))} or null, got {value!r}")
     return value
 
