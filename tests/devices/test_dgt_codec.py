@@ -58,12 +58,14 @@ from devices.dgt.messages import (
     square_from_field,
 )
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "dgt"
+# Copies of ../shared/fixtures/dgt (real captures from real boards), kept in the repository so the
+# tests do not depend on what lies beside the clone.
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dgt"
 CAPTURES = ("1", "johan")
 
 
 def needs_fixtures(test):  # type: ignore[no-untyped-def]
-    """Mark a test that reads the real captures; without them it fails loudly (CI has ../shared beside it)."""
+    """Mark a test that reads the real captures; without them it fails loudly."""
     return test
 
 
@@ -72,7 +74,7 @@ def reads(name: str) -> tuple[bytes, ...]:
     """One serial read per line of X.inbytes, base64-decoded."""
     if not FIXTURES.is_dir():
         pytest.fail(
-            f"the real DGT captures are missing: expected them at {FIXTURES} (../shared/fixtures/dgt)"
+            f"the real DGT captures are missing: expected them at {FIXTURES} (copies of ../shared/fixtures/dgt)"
         )
     lines = (FIXTURES / f"{name}.inbytes").read_text().splitlines()
     return tuple(base64.b64decode(line) for line in lines if line.strip())
