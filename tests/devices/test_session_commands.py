@@ -4,7 +4,9 @@ seq gap asks for a resync; a device speaking another protocol version is refused
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -42,6 +44,19 @@ class ManualDevice:
 
     def commands(self) -> list[str]:
         return [f.body["cmd"] for f in self.poll() if f.type is MessageType.COMMAND]
+
+
+@contextlib.asynccontextmanager
+async def manual_device() -> AsyncIterator[tuple[ManualDevice, RecordingSink, DeviceSession]]:
+    """A hand-written device on a pty, a session reading it, and the session's first resync received."""
+    with open_pty_pair() as pair:
+        os.set_blocking(pair.master_fd, False)
+        device = ManualDevice(pair.master_fd)
+        sink = RecordingSink()
+        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
+        async with running(session.run()):
+            await eventually(lambda: "resync" in device.commands())
+            yield device, sink, session
 
 
 async def connected_board(**options):
@@ -85,84 +100,53 @@ async def test_a_command_the_device_cannot_do_is_refused_with_its_reason() -> No
 
 
 async def test_a_device_that_never_acknowledges_fails_clearly_after_the_retries() -> None:
-    with open_pty_pair() as pair:
-        os.set_blocking(pair.master_fd, False)
-        device = ManualDevice(pair.master_fd)
-        sink = RecordingSink()
-        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
-        async with running(session.run()):
-            await eventually(lambda: "resync" in device.commands())
-            device.send(0, hello())
-            await eventually(lambda: len(sink.observations) == 1)
-            with pytest.raises(CommandFailed, match="did not acknowledge 'show_text' after 3 tries"):
-                await session.command(Command.show_text("x"), retries=2, interval=0.1)
-            await eventually(lambda: device.commands().count("show_text") == 3)
-            seqs = {
-                f.seq
-                for f in device.received
-                if f.type is MessageType.COMMAND and f.body["cmd"] == "show_text"
-            }
-            assert len(seqs) == 1  # every resend carried the same seq
+    async with manual_device() as (device, sink, session):
+        device.send(0, hello())
+        await eventually(lambda: len(sink.observations) == 1)
+        with pytest.raises(CommandFailed, match="did not acknowledge 'show_text' after 3 tries"):
+            await session.command(Command.show_text("x"), retries=2, interval=0.1)
+        await eventually(lambda: device.commands().count("show_text") == 3)
+        seqs = {
+            f.seq for f in device.received if f.type is MessageType.COMMAND and f.body["cmd"] == "show_text"
+        }
+        assert len(seqs) == 1  # every resend carried the same seq
 
 
 async def test_a_device_without_ack_gets_the_command_once() -> None:
-    with open_pty_pair() as pair:
-        os.set_blocking(pair.master_fd, False)
-        device = ManualDevice(pair.master_fd)
-        session = DeviceSession.for_url(pair.slave_path, RecordingSink(), backoff=FAST)
-        async with running(session.run()):
-            await eventually(lambda: "resync" in device.commands())
-            device.send(0, hello(capabilities=("resync",)))
-            await asyncio.sleep(0.1)
-            ack = await session.command(Command.show_text("x"))
-            assert ack.ok is None
-            await eventually(lambda: device.commands().count("show_text") == 1)
+    async with manual_device() as (device, _sink, session):
+        device.send(0, hello(capabilities=("resync",)))
+        await asyncio.sleep(0.1)
+        ack = await session.command(Command.show_text("x"))
+        assert ack.ok is None
+        await eventually(lambda: device.commands().count("show_text") == 1)
 
 
 async def test_a_seq_gap_asks_the_device_for_a_resync() -> None:
-    with open_pty_pair() as pair:
-        os.set_blocking(pair.master_fd, False)
-        device = ManualDevice(pair.master_fd)
-        sink = RecordingSink()
-        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
-        async with running(session.run()):
-            await eventually(lambda: device.commands() == ["resync"])
-            device.send(0, hello())
-            device.send(1, ScoreboardState((0, 0), (0, 0)))
-            device.send(2, ScoreboardState((1, 0), (0, 0)))
-            await eventually(lambda: len(sink.observations) == 3)
-            assert device.commands() == ["resync"]
-            device.send(6, ScoreboardState((3, 0), (0, 0)))  # 3, 4 and 5 were lost
-            await eventually(lambda: device.commands() == ["resync", "resync"])
-            assert session.gap_resyncs == 1
+    async with manual_device() as (device, sink, session):
+        device.send(0, hello())
+        device.send(1, ScoreboardState((0, 0), (0, 0)))
+        device.send(2, ScoreboardState((1, 0), (0, 0)))
+        await eventually(lambda: len(sink.observations) == 3)
+        assert device.commands() == ["resync"]
+        device.send(6, ScoreboardState((3, 0), (0, 0)))  # 3, 4 and 5 were lost
+        await eventually(lambda: device.commands() == ["resync", "resync"])
+        assert session.gap_resyncs == 1
 
 
 async def test_a_device_speaking_another_protocol_version_is_refused() -> None:
-    with open_pty_pair() as pair:
-        os.set_blocking(pair.master_fd, False)
-        device = ManualDevice(pair.master_fd)
-        sink = RecordingSink()
-        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
-        async with running(session.run()):
-            await eventually(lambda: "resync" in device.commands())
-            device.send(0, hello(protocol=2))
-            device.send(1, ScoreboardState((4, 4), (0, 0)))
-            await eventually(lambda: any(e.kind is FrameErrorKind.UNSUPPORTED_PROTOCOL for e in sink.errors))
+    async with manual_device() as (device, sink, _session):
+        device.send(0, hello(protocol=2))
+        device.send(1, ScoreboardState((4, 4), (0, 0)))
+        await eventually(lambda: any(e.kind is FrameErrorKind.UNSUPPORTED_PROTOCOL for e in sink.errors))
         assert sink.observations == []
         error = next(e for e in sink.errors if e.kind is FrameErrorKind.UNSUPPORTED_PROTOCOL)
         assert "protocol 2" in error.detail and "man-1" in error.detail
 
 
 async def test_a_hello_that_repeats_the_secret_token_is_refused_and_never_passed_on() -> None:
-    with open_pty_pair() as pair:
-        os.set_blocking(pair.master_fd, False)
-        device = ManualDevice(pair.master_fd)
-        sink = RecordingSink()
-        session = DeviceSession.for_url(pair.slave_path, sink, backoff=FAST)
-        async with running(session.run()):
-            await eventually(lambda: "resync" in device.commands())
-            _, body = report_to_body(hello())
-            os.write(pair.master_fd, encode_frame(MessageType.HELLO, 0, {**body, "token": "hunter2"}))
-            await eventually(lambda: bool(sink.errors))
+    async with manual_device() as (device, sink, _session):
+        _, body = report_to_body(hello())
+        os.write(device.fd, encode_frame(MessageType.HELLO, 0, {**body, "token": "hunter2"}))
+        await eventually(lambda: bool(sink.errors))
         assert sink.observations == []
         assert "token" in sink.errors[0].detail and sink.errors[0].raw == b""
