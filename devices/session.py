@@ -91,7 +91,9 @@ class CommandFailed(RuntimeError):
 
 
 @dataclass(frozen=True, slots=True)
-class _Reason:
+class LinkReason:
+    """Why a link is down, in English and Turkish."""
+
     english: str
     turkish: str
 
@@ -110,7 +112,42 @@ def serial_opener(url: str) -> Opener:
     return open_
 
 
-class DeviceSession:
+class LinkReporter:
+    """What every kind of session does alike: report link changes to its sink and wait out a backoff.
+
+    The session sets `url`, `_sink`, `_backoff`, `_clock` and `_rng`, and says its `device_id`.
+    """
+
+    url: str
+    _sink: SessionSink
+    _backoff: Backoff
+    _clock: Callable[[], float]
+    _rng: random.Random
+
+    @property
+    def device_id(self) -> str | None:
+        """The device id the link changes carry."""
+        raise NotImplementedError
+
+    async def _wait(self, failures: int, attempt: int, reason: LinkReason) -> None:
+        delay = self._backoff.delay(failures, self._rng)
+        self._link(LinkState.DISCONNECTED, reason.with_retry(delay), attempt)
+        await asyncio.sleep(delay)
+
+    def _link(self, state: LinkState, detail: str, attempt: int) -> None:
+        self._sink.link_changed(
+            LinkChange(
+                url=self.url,
+                state=state,
+                at=self._clock(),
+                detail=detail,
+                device_id=self.device_id,
+                attempt=attempt,
+            )
+        )
+
+
+class DeviceSession(LinkReporter):
     """The one owner of one device connection; run() until cancelled."""
 
     def __init__(
@@ -192,10 +229,7 @@ class DeviceSession:
                     reader, writer = await self._opener()
                 except OSError as exc:
                     failures += 1
-                    reason = _open_failure(self.url, exc)
-                    delay = self._backoff.delay(failures, self._rng)
-                    self._link(LinkState.DISCONNECTED, reason.with_retry(delay), attempt)
-                    await asyncio.sleep(delay)
+                    await self._wait(failures, attempt, open_failure(self.url, exc))
                     continue
                 self._writer = writer
                 self._link(LinkState.CONNECTED, f"connected to {self.url} / {self.url} bağlandı", attempt)
@@ -206,9 +240,7 @@ class DeviceSession:
                     await _close(writer)
                 self._reconnects += 1
                 failures = 1 if heard_device else failures + 1
-                delay = self._backoff.delay(failures, self._rng)
-                self._link(LinkState.DISCONNECTED, reason.with_retry(delay), attempt)
-                await asyncio.sleep(delay)
+                await self._wait(failures, attempt, reason)
         except asyncio.CancelledError:
             self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
             raise
@@ -268,7 +300,7 @@ class DeviceSession:
             return False
         return True
 
-    async def _serve(self, reader: ByteReader) -> tuple[_Reason, bool]:
+    async def _serve(self, reader: ByteReader) -> tuple[LinkReason, bool]:
         codec = WireCodec()
         self._hello_this_connection = False
         self._last_orphan_resync = float("-inf")
@@ -280,14 +312,16 @@ class DeviceSession:
                     data = await reader.read(_READ_SIZE)
             except TimeoutError:
                 seconds = f"{self._silence_timeout:g}"
-                return _Reason(
+                return LinkReason(
                     f"no data from the device for {seconds} s; reconnecting",
                     f"cihazdan {seconds} sn veri gelmedi; yeniden bağlanılıyor",
                 ), heard_device
             except (OSError, ConnectionError) as exc:
-                return _Reason(f"read failed: {exc}", f"okuma hatası: {exc}"), heard_device
+                return LinkReason(f"read failed: {exc}", f"okuma hatası: {exc}"), heard_device
             if not data:
-                return _Reason("the device closed the connection", "cihaz bağlantıyı kapattı"), heard_device
+                return LinkReason(
+                    "the device closed the connection", "cihaz bağlantıyı kapattı"
+                ), heard_device
             now = self._clock()
             self._bytes_in += len(data)
             self._last_seen = now
@@ -408,23 +442,12 @@ class DeviceSession:
     async def _resync(self) -> None:
         await self.send(Command.resync())
 
-    def _link(self, state: LinkState, detail: str, attempt: int) -> None:
-        self._sink.link_changed(
-            LinkChange(
-                url=self.url,
-                state=state,
-                at=self._clock(),
-                detail=detail,
-                device_id=self.device_id,
-                attempt=attempt,
-            )
-        )
 
-
-def _open_failure(url: str, exc: OSError) -> _Reason:
+def open_failure(url: str, exc: OSError) -> LinkReason:
+    """Why opening `url` failed, as the link change says it."""
     if isinstance(exc, DeviceUnavailable):
-        return _Reason(exc.english, exc.turkish)
-    return _Reason(f"cannot open {url}: {exc}", f"{url} açılamadı: {exc}")
+        return LinkReason(exc.english, exc.turkish)
+    return LinkReason(f"cannot open {url}: {exc}", f"{url} açılamadı: {exc}")
 
 
 async def _close(writer: ByteWriter) -> None:

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO, TypeVar
 
 from hub.rules import tabletennis as tt
+from hub.rules.base import Outcome
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 SPORTS = ("tabletennis", "backgammon")
 _SIDE_KEYS = ("side", "server", "receiver", "winner", "first_server", "closing_side")
+S = TypeVar("S")
 
 
 class CheckInputError(ValueError):
@@ -51,22 +53,65 @@ def _check_backgammon(lines: Iterable[str], name: str, out: TextIO, err: TextIO)
 
 
 def _check(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
-    state: tt.TableTennisState | None = None
+    return check_lines(
+        lines,
+        out,
+        err,
+        start=lambda data, number: tt.initial(read_match(data, number)),
+        step=_step,
+        result=_result,
+        no_match=f'{name}: no match line; the first line must be {{"match": {{...}}}}',
+        complaint="boardcast check: {}",
+        view=_letters,
+    )
+
+
+def _step(
+    state: tt.TableTennisState, data: dict[str, Any], number: int
+) -> tuple[float, Outcome[tt.TableTennisState]]:
+    at, item = read_line(data, number, state.config)
+    return at, tt.apply(state, item, at)
+
+
+def _result(state: tt.TableTennisState) -> dict[str, Any]:
+    won, scores = tt.match_result(state)
+    winner = None if state.winner is None else "AB"[state.winner]
+    return {"type": "result", "games": list(won), "scores": [list(g) for g in scores], "winner": winner}
+
+
+def check_lines(
+    lines: Iterable[str],
+    out: TextIO,
+    err: TextIO,
+    *,
+    start: Callable[[dict[str, Any], int], S],
+    step: Callable[[S, dict[str, Any], int], tuple[float, Outcome[S]]],
+    result: Callable[[S], dict[str, Any]],
+    no_match: str,
+    complaint: str,
+    view: Callable[[dict[str, Any]], dict[str, Any]] = lambda data: data,
+) -> int:
+    """Fold JSON lines through a rules engine and print what it finds as JSON lines; return the exit code.
+
+    Blank lines are skipped and lines are numbered from 1. The first object is the match line, read by
+    `start` into the first state; each later one goes through `step` to an (at, outcome) whose facts and
+    anomalies are printed with the line number (their data through `view`); `result` gives the last line.
+    Input that cannot be read (a `CheckInputError`; `no_match` when there is no line at all) is reported on
+    `err` as `complaint.format(error)` with exit code 2, and what was printed before stays.
+    """
+    state: S | None = None
     try:
         for number, text in enumerate(lines, start=1):
             if not text.strip():
                 continue
             data = _json(text, number)
             if state is None:
-                state = tt.initial(read_match(data, number))
+                state = start(data, number)
                 continue
-            at, item = read_line(data, number, state.config)
-            outcome = tt.apply(state, item, at)
+            at, outcome = step(state, data, number)
             state = outcome.state
             for fact in outcome.facts:
-                _emit(
-                    out, {"type": "fact", "kind": fact.kind, "at": at, "line": number, **_letters(fact.data)}
-                )
+                _emit(out, {"type": "fact", "kind": fact.kind, "at": at, "line": number, **view(fact.data)})
             for a in outcome.anomalies:
                 _emit(
                     out,
@@ -78,18 +123,16 @@ def _check(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
                         "line": number,
                         "message": a.message_en,
                         "message_tr": a.message_tr,
-                        "data": _letters(a.data),
+                        "data": view(a.data),
                     },
                 )
         if state is None:
-            raise CheckInputError(f'{name}: no match line; the first line must be {{"match": {{...}}}}')
+            raise CheckInputError(no_match)
     except CheckInputError as exc:
         out.flush()
-        print(f"boardcast check: {exc}", file=err)
+        print(complaint.format(exc), file=err)
         return EXIT_BAD_INPUT
-    won, scores = tt.match_result(state)
-    winner = None if state.winner is None else "AB"[state.winner]
-    _emit(out, {"type": "result", "games": list(won), "scores": [list(g) for g in scores], "winner": winner})
+    _emit(out, result(state))
     return EXIT_OK
 
 

@@ -14,81 +14,43 @@ naming the line (what was printed before stays).
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from hub.check import EXIT_BAD_INPUT as EXIT_BAD_INPUT
+from hub.check import EXIT_OK as EXIT_OK
+from hub.check import CheckInputError as CheckInputError
+from hub.check import _fail, check_lines
 from hub.rules import backgammon as bg
 from hub.rules import clock as clk
-
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
-
-
-class CheckInputError(ValueError):
-    """A line of the input that cannot be read; the message names the line and says what is wrong."""
+from hub.rules.base import Outcome
 
 
 def run(lines: Iterable[str], out: TextIO, err: TextIO | None = None) -> int:
     """Check JSON lines; print facts, anomalies and the result as JSON lines; return the exit code."""
-    err = err or sys.stderr
-    state: bg.BackgammonState | None = None
-    try:
-        for number, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
-            data = _json(text, number)
-            if state is None:
-                state = read_match(data, number)
-                continue
-            at, event = read_event(data, number)
-            outcome = bg.apply(state, event, at)
-            state = outcome.state
-            for fact in outcome.facts:
-                _emit(out, {"type": "fact", "kind": fact.kind, "at": at, "line": number, **fact.data})
-            for a in outcome.anomalies:
-                _emit(
-                    out,
-                    {
-                        "type": "anomaly",
-                        "code": a.code,
-                        "severity": a.severity.value,
-                        "at": at,
-                        "line": number,
-                        "message": a.message_en,
-                        "message_tr": a.message_tr,
-                        "data": a.data,
-                    },
-                )
-        if state is None:
-            raise CheckInputError('no match line; the first line must be {"match": {"length": N}}')
-    except CheckInputError as exc:
-        out.flush()
-        print(f"boardcast check backgammon: {exc} / girdi okunamadı", file=err)
-        return EXIT_BAD_INPUT
+    return check_lines(
+        lines,
+        out,
+        err or sys.stderr,
+        start=read_match,
+        step=_step,
+        result=_result,
+        no_match='no match line; the first line must be {"match": {"length": N}}',
+        complaint="boardcast check backgammon: {} / girdi okunamadı",
+    )
+
+
+def _step(
+    state: bg.BackgammonState, data: dict[str, Any], number: int
+) -> tuple[float, Outcome[bg.BackgammonState]]:
+    at, event = read_event(data, number)
+    return at, bg.apply(state, event, at)
+
+
+def _result(state: bg.BackgammonState) -> dict[str, Any]:
     winner = None if state.winner is None else bg.SIDE_NAMES[state.winner]
-    _emit(out, {"type": "result", "score": {"A": state.score[0], "B": state.score[1]}, "winner": winner})
-    return EXIT_OK
-
-
-def _emit(out: TextIO, line: dict[str, Any]) -> None:
-    out.write(json.dumps(line, ensure_ascii=False) + "\n")
-    out.flush()
-
-
-def _json(text: str, number: int) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CheckInputError(f"line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(data, dict):
-        raise CheckInputError(f"line {number}: must be a JSON object, got {type(data).__name__}")
-    return data
-
-
-def _fail(number: int, field: str, problem: str) -> CheckInputError:
-    return CheckInputError(f"line {number}: {field} {problem}")
+    return {"type": "result", "score": {"A": state.score[0], "B": state.score[1]}, "winner": winner}
 
 
 def _is_int(v: Any) -> bool:

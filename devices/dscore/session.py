@@ -22,14 +22,12 @@ from devices.observations import (
     DeviceEvent,
     DeviceFamily,
     DeviceHello,
-    LinkChange,
     LinkState,
     Observation,
     Report,
 )
-from devices.session import Ack, Backoff, CommandFailed, SessionSink
+from devices.session import Ack, Backoff, CommandFailed, LinkReason, LinkReporter, SessionSink, open_failure
 from devices.transports.ble import DSCORE_SERVICE, BleConnector, parse_ble_url
-from devices.transports.serial import DeviceUnavailable
 from devices.wire.codec import PROTOCOL_VERSION
 from devices.wire.messages import Command
 
@@ -69,7 +67,7 @@ def parse_dscore_url(url: str) -> DScoreTarget:
     return DScoreTarget(url, target.address, int(sides[-1]), dscore_device_id(target.address))
 
 
-class DScoreSession:
+class DScoreSession(LinkReporter):
     """The one owner of one wristband connection; run() until cancelled."""
 
     def __init__(
@@ -143,7 +141,7 @@ class DScoreSession:
                     link = await self._connector.open_values(self.url, DSCORE_SERVICE, prefer=DSCORE_BUTTONS)
                 except OSError as exc:
                     failures += 1
-                    await self._wait(failures, attempt, _reason(exc, self.url))
+                    await self._wait(failures, attempt, open_failure(self.url, exc))
                     continue
                 self._connected = True
                 self._boot_epoch = max(int(self._clock()), self._boot_epoch + 1)  # unique per connection
@@ -158,7 +156,9 @@ class DScoreSession:
                     link.close()
                 self.reconnects += 1
                 failures = 1
-                await self._wait(failures, attempt, ("the band disconnected", "bileklik bağlantısı koptu"))
+                await self._wait(
+                    failures, attempt, LinkReason("the band disconnected", "bileklik bağlantısı koptu")
+                )
         except asyncio.CancelledError:
             self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
             raise
@@ -183,28 +183,3 @@ class DScoreSession:
             )
         )
         self._seq += 1
-
-    async def _wait(self, failures: int, attempt: int, reason: tuple[str, str]) -> None:
-        delay = self._backoff.delay(failures, self._rng)
-        english, turkish = reason
-        detail = f"{english}; retrying in {delay:.1f} s / {turkish}; {delay:.1f} sn sonra yeniden denenecek"
-        self._link(LinkState.DISCONNECTED, detail, attempt)
-        await asyncio.sleep(delay)
-
-    def _link(self, state: LinkState, detail: str, attempt: int) -> None:
-        self._sink.link_changed(
-            LinkChange(
-                url=self.url,
-                state=state,
-                at=self._clock(),
-                detail=detail,
-                device_id=self.device_id,
-                attempt=attempt,
-            )
-        )
-
-
-def _reason(exc: OSError, url: str) -> tuple[str, str]:
-    if isinstance(exc, DeviceUnavailable):
-        return exc.english, exc.turkish
-    return f"cannot open {url}: {exc}", f"{url} açılamadı: {exc}"

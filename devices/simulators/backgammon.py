@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import random
 import sys
-import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
@@ -24,7 +23,6 @@ from devices.observations import (
     BackgammonBoardState,
     DeviceFamily,
     DeviceHello,
-    Heartbeat,
     Report,
 )
 from devices.simulators.backgammon_match import (
@@ -35,18 +33,19 @@ from devices.simulators.backgammon_match import (
     Resume,
     plays,
 )
-from devices.simulators.tabletennis import _FdLink, _Link, _StreamLink
-from devices.wire.codec import PROTOCOL_VERSION, Frame, MessageType, WireCodec, encode_frame
-from devices.wire.messages import BodyError, Command, CommandName, report_to_body
+from devices.simulators.wire_device import SimulatedWireDevice
+from devices.wire.codec import PROTOCOL_VERSION
 
 BETWEEN_MATCHES_S = 60.0
-HEARTBEAT_S = 5.0
 
 __all__ = ["BackgammonBoard", "BackgammonMatchSim", "Board", "Fault", "MatchOptions", "Resume", "plays"]
 
 
-class BackgammonBoard:
+class BackgammonBoard(SimulatedWireDevice):
     """A simulated Boardcast Wire backgammon board; run it on a pty master fd or a stream pair."""
+
+    noun = "backgammon board"
+    short_noun = "board"
 
     def __init__(
         self,
@@ -63,33 +62,22 @@ class BackgammonBoard:
         battery: int | None = 92,
         token: str | None = None,
     ) -> None:
-        if speed <= 0:
-            raise ValueError(f"speed must be positive, got {speed}")
-        if matches < 0:
-            raise ValueError(f"matches must be 0 or more, got {matches}")
-        self.device_id = device_id
-        self.speed = speed
-        self.matches = matches
-        self.boot_epoch = int(time.time()) if boot_epoch is None else boot_epoch
-        self.battery = battery
-        self.token = token
+        super().__init__(
+            device_id,
+            speed=speed,
+            matches=matches,
+            boot_epoch=boot_epoch,
+            first_seq=first_seq,
+            battery=battery,
+            token=token,
+        )
         options = options or MatchOptions()
         self.options = options if faults is None else replace(options, faults=faults)
         self._seed = seed
         self._sim = BackgammonMatchSim(seed, self.options, resume)
         self._shown: BackgammonBoardState = self._initial_display(resume)
         self._past: list[BackgammonMatchSim] = []
-        self._seq = first_seq & 0xFFFF
-        self._link: _Link | None = None
-        self._send_lock = asyncio.Lock()
-        self._last_tx = 0.0
-        self._booted_at = time.monotonic()
         self.sent: list[Report] = []  # every STATE and EVENT of the match play, in order
-        self.commands: list[Command] = []
-        self._executed: set[int] = set()
-        self.frames_sent = 0
-        self.matches_played = 0
-        self.done = asyncio.Event()
 
     def _initial_display(self, resume: Resume | None) -> BackgammonBoardState:
         if resume is None:
@@ -125,27 +113,9 @@ class BackgammonBoard:
             capabilities=("resync", "show_text", "ack"),
         )
 
-    async def run_on_fd(self, fd: int) -> None:
-        """Be the device behind a pty master (or any fd) until cancelled; the fd stays open."""
-        await self._run(_FdLink(fd))
-
-    async def run_on_streams(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Be the device behind an asyncio stream pair until cancelled."""
-        await self._run(_StreamLink(reader, writer))
-
-    async def _run(self, link: _Link) -> None:
-        self._link = link
-        await link.write(b"\x00")
-        if self.token is not None:
-            _, body = report_to_body(self.hello)
-            await self._send_raw(MessageType.HELLO, {**body, "token": self.token})
-        else:
-            await self._send(self.hello)
-        await self._send(self._shown)
-        async with asyncio.TaskGroup() as group:
-            group.create_task(self._listen(link))
-            group.create_task(self._heartbeats())
-            await self._play()
+    def current_state(self) -> BackgammonBoardState:
+        """What the board shows, sent at boot and on resync."""
+        return self._shown
 
     async def _play(self) -> None:
         for number in range(self.matches):
@@ -166,64 +136,9 @@ class BackgammonBoard:
         self.sent.append(report)
         await self._send(report)
 
-    async def _heartbeats(self) -> None:
-        loop = asyncio.get_running_loop()
-        interval = HEARTBEAT_S / self.speed
-        while True:
-            await asyncio.sleep(max(0.0, self._last_tx + interval - loop.time()))
-            if loop.time() - self._last_tx >= interval:
-                uptime = int(time.monotonic() - self._booted_at)
-                await self._send(Heartbeat(battery=self.battery, uptime_s=uptime))
-
-    async def _listen(self, link: _Link) -> None:
-        codec = WireCodec()
-        while data := await link.read():
-            for item in codec.feed(data):
-                if isinstance(item, Frame) and item.type is MessageType.COMMAND:
-                    await self._on_command(item)
-
-    async def _on_command(self, frame: Frame) -> None:
-        try:
-            command = Command.decode(frame)
-        except BodyError as exc:
-            await self._send_raw(MessageType.ERROR, {"code": "bad_command", "detail": str(exc)})
-            return
-        self.commands.append(command)
-        if frame.seq in self._executed:
-            await self._ack(frame.seq)
-            return
-        self._executed.add(frame.seq)
-        ok, error = True, ""
-        if command.cmd not in (CommandName.RESYNC, CommandName.SHOW_TEXT):
-            ok, error = False, f"a backgammon board cannot {command.cmd}"
-        await self._ack(frame.seq, ok=ok, error=error)
-        if command.cmd == CommandName.RESYNC:
-            await self._send(self.hello)
-            await self._send(self._shown)
-
-    async def _ack(self, seq: int, *, ok: bool = True, error: str = "") -> None:
-        body: dict[str, object] = {"ack": seq, "ok": ok}
-        if error:
-            body["error"] = error
-        await self._send_raw(MessageType.ACK, body)
-
     async def send_event(self, kind: str, data: dict[str, object]) -> None:
         """Send an EVENT frame by hand (a test's press, a cube action)."""
         await self._send(BackgammonBoardEvent(kind, dict(data)))
-
-    async def _send(self, report: Report) -> None:
-        message_type, body = report_to_body(report)
-        await self._send_raw(message_type, body)
-
-    async def _send_raw(self, message_type: MessageType, body: dict[str, object]) -> None:
-        async with self._send_lock:
-            if self._link is None:
-                raise RuntimeError("the board is not running")
-            frame = encode_frame(message_type, self._seq, body)
-            self._seq = (self._seq + 1) & 0xFFFF
-            self.frames_sent += 1
-            await self._link.write(frame)
-            self._last_tx = asyncio.get_running_loop().time()
 
 
 async def _serve_pty(args: argparse.Namespace) -> None:
