@@ -34,6 +34,7 @@ class Sport:
     is_fresh_start: Callable[[Any], bool]  # a report that can only open a new match (0-0, no games)
     config: Callable[[Any], Any]  # the rules' match configuration from the venue's MatchInfo
     tick: Callable[[], Any] | None = None  # an input meaning "time passed", for rules that watch the clock
+    referee_inputs: tuple[str, ...] = ()  # input "type"s a referee may record on a match of this sport
     exports: dict[str, Callable[[Any, tuple[str, ...]], Any]] = field(
         default_factory=dict
     )  # name -> (state, players)
@@ -63,6 +64,7 @@ TABLE_TENNIS = Sport(
         info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
     ),
     tick=tabletennis.Tick,
+    referee_inputs=("timeout", "card", "expedite", "correction", "point", "undo"),
     exports={
         "card": lambda state, players: tabletennis_export.match_card(state, players),
         "compact": lambda state, players: tabletennis_export.compact(state),

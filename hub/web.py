@@ -40,7 +40,6 @@ STUCK_AFTER_S = 10.0
 CLOSE_TOO_BIG = 1009
 YIELD_EVERY = 32
 BATCH_S = 0.2  # a tick for clients that ask for batches: at most 5 messages a second
-REFEREE_INPUTS = ("timeout", "card", "expedite", "correction", "point", "undo")
 REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
 CLOSE_STUCK = 1013  # "try again later": the client could not keep up
 
@@ -190,8 +189,11 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
             return _error(404, "no such match / böyle bir maç yok")
         try:
             body = orjson.loads(await request.body())
-            if not isinstance(body, dict) or body.get("type") not in REFEREE_INPUTS:
-                raise ValueError(f'"type" must be one of {", ".join(REFEREE_INPUTS)}')
+            allowed = match.info.rules.referee_inputs
+            if not isinstance(body, dict) or body.get("type") not in allowed:
+                raise ValueError(
+                    f'"type" must be one of {", ".join(allowed) or "nothing yet for this sport"}'
+                )
             match.info.rules.report_from_dict(
                 body
             )  # refuse what the rules could not read, before it is logged
