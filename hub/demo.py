@@ -16,7 +16,7 @@ from devices.observations import ScoreboardState
 from devices.simulators import backgammon as bgsim
 from devices.simulators.pty import PtyPair, open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
-from devices.simulators.tabletennis_match import Fault, MatchOptions
+from devices.simulators.tabletennis_match import Fault, MatchOptions, game_over
 from hub.auth import hash_token, new_token
 from hub.hall import CLOSED
 from hub.matches import MatchInfo, MatchStatus
@@ -138,20 +138,32 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
         shown = (
             remaining[0] if remaining else on_table[-1]
         )  # a board whose matches are over keeps its last display
-        start = None
+        start, first_server = None, None
         options = MatchOptions.showcase(doubles=doubles, faults=faults)
         if shown.status is not MatchStatus.SCHEDULED:  # resume what the board showed; its incidents are past
             d = shown.info.rules.to_dict(shown.sport_state)
+            toss = d.get("toss") or []  # the hub's record of who served first: the board kept the same
+            closed = game_over(tuple(d["points"]))  # between games the shown server is the next game's
             start = ScoreboardState(
                 points=tuple(d["points"]),
                 games=tuple(d["games"]),
                 game_scores=tuple(tuple(g) for g in d["game_scores"]),
-                server=d["server"],
+                server=None if closed else d["server"],
                 ends=d["ends"],
                 expedite=d["expedite"],
-                server_player=d["server_player"],
+                server_player=None if closed else d["server_player"],
             )
-            options = MatchOptions(doubles=doubles, faults=faults)
+            if len(toss) == 2:
+                first_server = 0 if str(toss[0]).startswith("A") else 1
+                if doubles:
+                    options = MatchOptions(
+                        doubles=True,
+                        faults=faults,
+                        first_server_player=toss[0],
+                        first_receiver_player=toss[1],
+                    )
+            if not (doubles and len(toss) == 2):
+                options = MatchOptions(doubles=doubles, faults=faults)
         board = TableTennisScoreboard(
             table.device_id or table.id,
             seed=rng.randrange(2**32),
@@ -160,6 +172,7 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
             matches=max(1, len(remaining)),
             start=start,
             options=options,
+            first_server=first_server,
         )
         boards.append((board, pty))
     bg_index = 0

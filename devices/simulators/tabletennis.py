@@ -73,6 +73,7 @@ class TableTennisScoreboard(SimulatedWireDevice):
         token: str | None = None,
         options: MatchOptions = PLAIN_MATCH,
         faults: Collection[Fault] | Mapping[Fault, float] | None = None,
+        first_server: int | None = None,  # the toss of the first match; None: from the seed
     ) -> None:
         super().__init__(
             device_id,
@@ -88,7 +89,11 @@ class TableTennisScoreboard(SimulatedWireDevice):
         self._timing = random.Random(seed ^ 0x5EED)
         self.options = options if faults is None else replace(options, faults=faults)
         self._sim = TableTennisMatchSim(
-            seed, best_of, first_server=seed % 2, start=start, options=self.options
+            seed,
+            best_of,
+            first_server=seed % 2 if first_server is None else first_server,
+            start=start,
+            options=self.options,
         )
         self._past_injected: list[tuple[Fault, int]] = []
         self.history: list[ScoreboardState] = [self._sim.state]  # every display shown, in order
