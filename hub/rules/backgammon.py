@@ -18,6 +18,7 @@ import binascii
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from itertools import compress as _compress
 from typing import Any
 
 from hub.rules import backgammon_ids as ids
@@ -159,75 +160,169 @@ def play_steps(position: Position, steps: Iterable[tuple[int, int, bool]]) -> Po
     return result
 
 
-_RUN = ["0" + "1" * n for n in range(16)]
+# A side's points as runs of "1"s (its Position ID codes without their "0"), listed bar first: index j is
+# point 24 - j (j = 0 the bar, j = 24 the 1-point), so a die d moves a checker from j to j + d and
+# "0".join(runs) is the side's Position ID bits reversed, less the first "0".
+Runs = list[str]
+Found = dict[tuple[str, int], None]
+
+_J_FROM = [range(j, 25) for j in range(25)]
 
 
-def _search(opp: tuple[int, ...], me: list[int], d1: int, d2: int) -> dict[tuple[tuple[int, ...], int], None]:
-    """Distinct best results as `(me after, mask of opponent points hit)`; `me` is restored on return.
+def _search(opp: Runs, ms: Runs, d1: int, d2: int) -> Found:
+    """Distinct best results as `(player's runs joined by "0", mask of opponent points hit)`.
 
-    Depth-first over both die orders (doubles: each move from no higher than the last), keeping only the
-    sequences that use the most dice and then the most pips, as GNU Backgammon's `SaveMoves` does. A play
-    using every die has the highest score there is, so the last level records without comparing.
+    `opp[i]` is the opponent's point i (i = 24 its bar) as a run of "1"s, `ms` the player's runs bar first
+    (see `Runs`); `ms` is changed as checkers move and restored on return. Depth-first over both die
+    orders (doubles: each move from no higher point than the last), keeping only the sequences that use
+    the most dice and then the most pips, as GNU Backgammon's `SaveMoves` does.
     """
-    found: dict[tuple[tuple[int, ...], int], None] = {}
-    doubles = d1 == d2
-    last_i = 3 if doubles else 1
-    full = (last_i + 1, 4 * d1 if doubles else d1 + d2)
-    best = [(0, 0)]
+    if d1 != d2:
+        return _search_two(opp, ms, d1, d2)
+    found: Found = {}
+    partial: Found = {}
+    partial_n = [1]
+    steps = _steps
+    join = "0".join
+    compress = _compress
+    j_from = _J_FROM
 
-    def rec(dice: tuple[int, ...], i: int, top: int, pips: int, mask: int) -> None:
-        d = dice[i]
+    def last(jmin: int, mask: int) -> bool:
+        """Record every fourth move (inlined `_steps`, undone at once); whether there was one."""
         moved = False
         home = None
-        for s in (24,) if me[24] else [s for s in range(top, -1, -1) if me[s]]:
-            if not me[s]:
-                continue
-            t = s - d
-            if t >= 0:
-                o = 23 - t
+        for j in (0,) if ms[0] else compress(j_from[jmin], ms[jmin:]):
+            jt = j + d1
+            a = ms[j]
+            if jt <= 24:
+                o = jt - 1
+                n = opp[o]
                 m2 = mask
-                if o < 24 and not (mask >> o) & 1:
-                    n = opp[o]
-                    if n:
-                        if n >= 2:
-                            continue
-                        m2 = mask | (1 << o)
-                me[s] -= 1
-                me[t] += 1
+                if n and not mask >> o & 1:
+                    if n != "1":
+                        continue
+                    m2 = mask | 1 << o
+                ms[j] = a[1:]
+                b = ms[jt]
+                ms[jt] = b + "1"
+                found[(join(ms), m2)] = None
+                ms[jt] = b
             else:
                 if home is None:
-                    home = not any(me[6:])
-                if not home or (t != -1 and any(me[s + 1 : 6])):
+                    home = not any(ms[:19])
+                if not home or (jt != 25 and any(ms[19:j])):
                     continue
-                m2 = mask
-                me[s] -= 1
-            if i == last_i:
-                if not moved and best[0] != full:
-                    best[0] = full
-                    found.clear()
-                found[(tuple(me), m2)] = None
-            else:
-                rec(dice, i + 1, s if doubles else 24, pips + d, m2)
+                ms[j] = a[1:]
+                found[(join(ms), mask)] = None
+            ms[j] = a
             moved = True
-            me[s] += 1
-            if t >= 0:
-                me[t] -= 1
-        if not moved:
-            score = (i, pips)
-            b = best[0]
-            if score > b:
-                best[0] = score
-                found.clear()
-                found[(tuple(me), mask)] = None
-            elif score == b:
-                found[(tuple(me), mask)] = None
+        return moved
 
-    if doubles:
-        rec((d1, d1, d1, d1), 0, 24, 0, 0)
-    else:
-        rec((d1, d2), 0, 24, 0, 0)
-        rec((d2, d1), 0, 24, 0, 0)
-    return found if best[0][0] else {}
+    def rec(i: int, jmin: int, mask: int) -> None:
+        if i == 3 and last(jmin, mask):
+            return
+        moves = [] if i == 3 else steps(opp, ms, d1, mask, jmin)
+        if not moves:
+            if i >= partial_n[0] and not found:
+                if i > partial_n[0]:
+                    partial_n[0] = i
+                    partial.clear()
+                partial[(join(ms), mask)] = None
+            return
+        for j, jt, m2 in moves:
+            a = ms[j]
+            ms[j] = a[1:]
+            if jt <= 24:
+                b = ms[jt]
+                ms[jt] = b + "1"
+                rec(i + 1, j, m2)
+                ms[jt] = b
+            else:
+                rec(i + 1, j, m2)
+            ms[j] = a
+
+    rec(0, 0, 0)
+    return found or partial
+
+
+def _steps(opp: Runs, ms: Runs, d: int, mask: int, jmin: int = 0) -> list[tuple[int, int, int]]:
+    """The single moves of die `d` from runs `ms` at index `jmin` or later, as `(from, to, mask after)`
+    in run indices; `to` beyond 24 is bearing off."""
+    out = []
+    home = None
+    for j in (0,) if ms[0] else _compress(_J_FROM[jmin], ms[jmin:]):
+        jt = j + d
+        if jt <= 24:
+            o = jt - 1
+            n = opp[o]
+            if n and not mask >> o & 1:
+                if n != "1":
+                    continue
+                out.append((j, jt, mask | 1 << o))
+            else:
+                out.append((j, jt, mask))
+        else:
+            if home is None:
+                home = not any(ms[:19])
+            if home and (jt == 25 or not any(ms[19:j])):
+                out.append((j, jt, mask))
+    return out
+
+
+def _search_two(opp: Runs, ms: Runs, d1: int, d2: int) -> Found:
+    """`_search` for a roll that is not a double: plays of both dice if any, else the larger single die."""
+    found: Found = {}
+    single: Found = {}
+    single_pips = 0
+    steps = _steps
+    join = "0".join
+    compress = _compress
+    all_j = _J_FROM[0]
+    for da, db in ((d1, d2), (d2, d1)):
+        for j, jt, mask in steps(opp, ms, da, 0):
+            a = ms[j]
+            ms[j] = a[1:]
+            on = jt <= 24
+            if on:
+                b = ms[jt]
+                ms[jt] = b + "1"
+            # the second die, inlined: each play is recorded and undone at once
+            moved = False
+            home = None
+            for j2 in (0,) if ms[0] else compress(all_j, ms):
+                jt2 = j2 + db
+                a2 = ms[j2]
+                if jt2 <= 24:
+                    o = jt2 - 1
+                    n = opp[o]
+                    mask2 = mask
+                    if n and not mask >> o & 1:
+                        if n != "1":
+                            continue
+                        mask2 = mask | 1 << o
+                    ms[j2] = a2[1:]
+                    b2 = ms[jt2]
+                    ms[jt2] = b2 + "1"
+                    found[(join(ms), mask2)] = None
+                    ms[jt2] = b2
+                else:
+                    if home is None:
+                        home = not any(ms[:19])
+                    if not home or (jt2 != 25 and any(ms[19:j2])):
+                        continue
+                    ms[j2] = a2[1:]
+                    found[(join(ms), mask)] = None
+                ms[j2] = a2
+                moved = True
+            if not moved and not found and da >= single_pips:
+                if da > single_pips:
+                    single_pips = da
+                    single.clear()
+                single[(join(ms), mask)] = None
+            ms[j] = a
+            if on:
+                ms[jt] = b
+    return found or single
 
 
 def _check_dice(d1: int, d2: int) -> None:
@@ -236,54 +331,58 @@ def _check_dice(d1: int, d2: int) -> None:
 
 
 _b2a = binascii.b2a_base64
+_ID_SLICES = [slice(16 * k, 16 * k + 14) for k in range(64)]  # the IDs in a run of 16-character chunks
 
 
 def legal_position_ids(position_id: str, die1: int, die2: int) -> set[str]:
     """GNU Backgammon Position IDs of every distinct position the player on roll can reach with the roll,
     with the same player still on roll; the empty set when no play is possible."""
-    _check_dice(die1, die2)
+    if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
+        _check_dice(die1, die2)
     try:
         raw = binascii.a2b_base64(position_id + "==")
     except binascii.Error:
         raise IdError(f"not a Position ID: {position_id!r}") from None
     if len(position_id) != 14 or len(raw) != 10:
         raise IdError(f"not a Position ID (14 Base64 characters): {position_id!r}")
-    parts = format(int.from_bytes(raw, "little"), "080b")[::-1].split("0", 50)
+    bits = format(int.from_bytes(raw, "little"), "080b")  # the bit stream, last bit first
+    parts = bits.rsplit("0", 50)  # [rest, player's bar, …, player's 1-point, opponent's bar, …, 1-point]
     if len(parts) < 51:
         raise IdError(f"Position ID {position_id!r} does not describe two sides")
-    counts = list(map(len, parts[:50]))
-    opp = tuple(counts[:25])
-    me = counts[25:]
-    if sum(opp) > CHECKERS or sum(me) > CHECKERS:
+    opp = parts[50:25:-1]
+    ms = parts[1:26]
+    n_opp = len("".join(opp))
+    if n_opp > CHECKERS or len("".join(ms)) > CHECKERS:
         raise IdError(f"Position ID {position_id!r} has more than 15 checkers for one side")
-    found = _search(opp, me, die1, die2)
+    found = _search(opp, ms, die1, die2)
     if not found:
         return set()
-    # The bit stream is opponent then player on roll; reversed, it is the player's codes (bar first) then
-    # the opponent's, ready for int(..., 2). A hit only empties an opponent blot and adds one to its bar.
-    run = _RUN
-    opp_parts = [run[n] for n in opp[::-1]]
-    opp_cache = {0: "".join(opp_parts)}
-    out = set()
+    # The reversed bit stream is the player's codes (bar first) then the opponent's, ready for int(..., 2).
+    # A hit only empties an opponent blot and adds one to its bar.
+    # Each ID's 80 bits are padded to 96 (12 bytes, 16 Base64 characters, the first 14 of which are the ID's),
+    # so every ID is converted by one int(), one to_bytes() and one b2a_base64() for the lot.
+    opp_cache = {0: bits[55 - n_opp :]}
+    chunks = []
     for m, mask in found:
         rev = opp_cache.get(mask)
         if rev is None:
-            hit_parts = opp_parts.copy()
+            hit_parts = opp[::-1]
             hits = 0
-            bits = mask
-            while bits:
-                low = bits & -bits
-                hit_parts[24 - low.bit_length() + 1] = "0"
+            low_bits = mask
+            while low_bits:
+                low = low_bits & -low_bits
+                hit_parts[24 - low.bit_length() + 1] = ""
                 hits += 1
-                bits ^= low
-            hit_parts[0] = run[opp[24] + hits]
-            rev = opp_cache[mask] = "".join(hit_parts)
-        out.add(
-            _b2a(int("".join(map(run.__getitem__, m[::-1])) + rev, 2).to_bytes(10, "little"), newline=False)[
-                :14
-            ].decode()
-        )
-    return out
+                low_bits ^= low
+            hit_parts[0] += "1" * hits
+            rev = opp_cache[mask] = "0" + "0".join(hit_parts)
+        chunks.append((m + rev).zfill(96))
+    chunks.reverse()  # the last chunk is the lowest in the integer, the first in the little-endian bytes
+    n = len(chunks)
+    text = _b2a(int("".join(chunks), 2).to_bytes(12 * n, "little"), newline=False).decode()
+    if n <= len(_ID_SLICES):
+        return set(map(text.__getitem__, _ID_SLICES[:n]))
+    return {text[i : i + 14] for i in range(0, len(text), 16)}
 
 
 def _walk(position: Position, d1: int, d2: int) -> tuple[dict[Position, Play], set[Position]]:
