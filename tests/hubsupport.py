@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -49,3 +52,15 @@ async def until(url: str, predicate: Any, within: float = 10.0) -> Any:
             if predicate(answer):
                 return answer
             await asyncio.sleep(0.05)
+
+
+def post_json(url: str, body: object, token: str | None = REFEREE_TOKEN) -> tuple[int, dict]:
+    """POST a JSON body (as the referee, unless token is None); return the status and the JSON answer."""
+    request = urllib.request.Request(url, method="POST", data=json.dumps(body).encode())
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())

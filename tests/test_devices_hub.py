@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from websockets.asyncio.client import connect
@@ -19,22 +17,11 @@ from devices.transports.tcp import token_digest
 from devices.wire.messages import encode_report
 from hub.venue import TableConfig
 from tests.conftest import free_port, get_json
-from tests.hubsupport import REFEREE_TOKEN, running_hub, until, venue
+from tests.hubsupport import post_json, running_hub, until, venue
 
 
 def table(devices: dict, table_id: str) -> dict:
     return next(d for d in devices["tables"] if d["table"] == table_id)
-
-
-def post_json(url: str, body: dict, token: str | None = REFEREE_TOKEN) -> tuple[int, dict]:
-    request = urllib.request.Request(url, method="POST", data=json.dumps(body).encode())
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 async def test_a_board_unplugged_and_plugged_back_resumes_and_the_reconnect_shows(tmp_path: Path) -> None:

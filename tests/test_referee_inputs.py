@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from devices.observations import DeviceHello, Observation, ScoreboardState
@@ -15,34 +12,23 @@ from hub.hall import Hall, replay_match
 from hub.ingest import Ingest
 from hub.matches import MatchInfo, public_view
 from hub.venue import TableConfig, Venue
-from tests.hubsupport import REFEREE_TOKEN, running_hub, venue
-
-
-def post(url: str, body: object, token: str | None = REFEREE_TOKEN) -> tuple[int, dict]:
-    request = urllib.request.Request(url, method="POST", data=json.dumps(body).encode())
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
+from tests.hubsupport import post_json, running_hub, venue
 
 
 async def test_referee_inputs_are_checked_logged_with_the_referee_and_folded(tmp_path: Path) -> None:
     v = venue(TableConfig("T1", "tabletennis"))
     async with running_hub(tmp_path, v) as url:
         inputs = url + "api/matches/M-T1/inputs"
-        assert (await asyncio.to_thread(post, inputs, {"type": "timeout", "side": 0}, None))[0] == 401
-        status, error = await asyncio.to_thread(post, inputs, {"type": "timeout", "side": 7})
+        assert (await asyncio.to_thread(post_json, inputs, {"type": "timeout", "side": 0}, None))[0] == 401
+        status, error = await asyncio.to_thread(post_json, inputs, {"type": "timeout", "side": 7})
         assert status == 400 and "side" in error["error"]
         status, error = await asyncio.to_thread(
-            post, inputs, {"type": "display", "points": [1, 0], "games": [0, 0]}
+            post_json, inputs, {"type": "display", "points": [1, 0], "games": [0, 0]}
         )
         assert status == 400 and '"type" must be one of' in error["error"]
-        status, match = await asyncio.to_thread(post, inputs, {"type": "timeout", "side": 0})
+        status, match = await asyncio.to_thread(post_json, inputs, {"type": "timeout", "side": 0})
         assert status == 200 and match["state"]["timeouts"] == [True, False]
-        status, match = await asyncio.to_thread(post, inputs, {"type": "timeout", "side": 0})
+        status, match = await asyncio.to_thread(post_json, inputs, {"type": "timeout", "side": 0})
         assert status == 200
         assert [a["code"] for a in match["anomalies"]] == ["tt.second_timeout"]
     log = EventLog(tmp_path / "data" / "events.sqlite3")

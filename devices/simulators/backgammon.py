@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import random
 import sys
 from collections.abc import Collection, Mapping, Sequence
@@ -33,7 +32,7 @@ from devices.simulators.backgammon_match import (
     Resume,
     plays,
 )
-from devices.simulators.wire_device import SimulatedWireDevice
+from devices.simulators.wire_device import SimulatedWireDevice, run_on_new_pty, simulator_parser
 from devices.wire.codec import PROTOCOL_VERSION
 
 BETWEEN_MATCHES_S = 60.0
@@ -141,12 +140,20 @@ class BackgammonBoard(SimulatedWireDevice):
         await self._send(BackgammonBoardEvent(kind, dict(data)))
 
 
-async def _serve_pty(args: argparse.Namespace) -> None:
-    from devices.simulators.pty import open_pty_pair
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a simulated backgammon board on a new pty and print its path."""
+    parser = simulator_parser(
+        "python -m devices.simulators.backgammon",
+        __doc__,
+        device_id="bg-sim-1",
+        seed=random.SystemRandom().randrange(2**32),
+        faults=[fault.value for fault in Fault],
+        fault_help="make this error once per match (repeatable)",
+    )
+    parser.add_argument("--length", type=int, default=5, help="match length in points")
 
-    with open_pty_pair() as pair:
-        print(pair.slave_path, flush=True)
-        board = BackgammonBoard(
+    def board(args: argparse.Namespace) -> BackgammonBoard:
+        return BackgammonBoard(
             args.device_id,
             seed=args.seed,
             speed=args.speed,
@@ -154,29 +161,8 @@ async def _serve_pty(args: argparse.Namespace) -> None:
             options=MatchOptions(length=args.length),
             faults={Fault(name) for name in args.fault},
         )
-        await board.run_on_fd(pair.master_fd)
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run a simulated backgammon board on a new pty and print its path."""
-    parser = argparse.ArgumentParser(prog="python -m devices.simulators.backgammon", description=__doc__)
-    parser.add_argument("--pty", action="store_true", required=True, help="serve on a new pseudo-terminal")
-    parser.add_argument("--device-id", default="bg-sim-1")
-    parser.add_argument("--seed", type=int, default=random.SystemRandom().randrange(2**32))
-    parser.add_argument("--speed", type=float, default=1.0, help="time compression, e.g. 10 for 10x")
-    parser.add_argument("--matches", type=int, default=1)
-    parser.add_argument("--length", type=int, default=5, help="match length in points")
-    parser.add_argument(
-        "--fault",
-        action="append",
-        default=[],
-        choices=[fault.value for fault in Fault],
-        help="make this error once per match (repeatable)",
-    )
-    args = parser.parse_args(argv)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_pty(args))
-    return 0
+    return run_on_new_pty(parser, argv, board)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import random
 import sys
 import time
@@ -33,7 +32,7 @@ from devices.simulators.tabletennis_match import (
     TimeOutPlan,
     game_over,
 )
-from devices.simulators.wire_device import SimulatedWireDevice
+from devices.simulators.wire_device import SimulatedWireDevice, run_on_new_pty, simulator_parser
 from devices.wire.codec import PROTOCOL_VERSION
 
 BETWEEN_GAMES_S = 30.0
@@ -165,47 +164,33 @@ class TableTennisScoreboard(SimulatedWireDevice):
         self.done.set()
 
 
-async def _serve_pty(args: argparse.Namespace) -> None:
-    from devices.simulators.pty import open_pty_pair
-
-    with open_pty_pair() as pair:
-        print(pair.slave_path, flush=True)
-        showcase = MatchOptions.showcase(doubles=args.doubles)
-        options = showcase if args.showcase else MatchOptions(doubles=args.doubles)
-        board = TableTennisScoreboard(
-            args.device_id,
-            seed=args.seed,
-            speed=args.speed,
-            matches=args.matches,
-            options=options,
-            faults={Fault(name) for name in args.fault},
-        )
-        await board.run_on_fd(pair.master_fd)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a simulated scoreboard on a new pty and print its path."""
-    parser = argparse.ArgumentParser(prog="python -m devices.simulators.tabletennis", description=__doc__)
-    parser.add_argument("--pty", action="store_true", required=True, help="serve on a new pseudo-terminal")
-    parser.add_argument("--device-id", default="tt-sim-1")
-    parser.add_argument("--seed", type=int, default=int(time.time()))
-    parser.add_argument("--speed", type=float, default=1.0, help="time compression, e.g. 10 for 10x")
-    parser.add_argument("--matches", type=int, default=1)
+    parser = simulator_parser(
+        "python -m devices.simulators.tabletennis",
+        __doc__,
+        device_id="tt-sim-1",
+        seed=int(time.time()),
+        faults=[fault.value for fault in Fault],
+        fault_help="inject this display error once per match (repeatable)",
+    )
     parser.add_argument("--doubles", action="store_true", help="play doubles (server_player A1..B2 shown)")
     parser.add_argument(
         "--showcase", action="store_true", help="a time-out, a yellow card, expedite in game 3"
     )
-    parser.add_argument(
-        "--fault",
-        action="append",
-        default=[],
-        choices=[fault.value for fault in Fault],
-        help="inject this display error once per match (repeatable)",
-    )
-    args = parser.parse_args(argv)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_pty(args))
-    return 0
+
+    def board(args: argparse.Namespace) -> TableTennisScoreboard:
+        showcase = MatchOptions.showcase(doubles=args.doubles)
+        return TableTennisScoreboard(
+            args.device_id,
+            seed=args.seed,
+            speed=args.speed,
+            matches=args.matches,
+            options=showcase if args.showcase else MatchOptions(doubles=args.doubles),
+            faults={Fault(name) for name in args.fault},
+        )
+
+    return run_on_new_pty(parser, argv, board)
 
 
 if __name__ == "__main__":

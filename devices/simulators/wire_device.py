@@ -10,10 +10,13 @@ the last frame or lose acknowledgements. A device says what it is (`hello`), wha
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import errno
 import os
 import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Protocol
 
 from devices.observations import DeviceHello, Heartbeat, Report
@@ -253,3 +256,37 @@ class SimulatedWireDevice:
         if self._link is None:
             raise RuntimeError(f"the {self.short_noun} is not running")
         return self._link
+
+
+def simulator_parser(
+    prog: str, description: str | None, *, device_id: str, seed: int, faults: Iterable[str], fault_help: str
+) -> argparse.ArgumentParser:
+    """The command-line options every simulated board shares; callers add their own."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--pty", action="store_true", required=True, help="serve on a new pseudo-terminal")
+    parser.add_argument("--device-id", default=device_id)
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--speed", type=float, default=1.0, help="time compression, e.g. 10 for 10x")
+    parser.add_argument("--matches", type=int, default=1)
+    parser.add_argument("--fault", action="append", default=[], choices=list(faults), help=fault_help)
+    return parser
+
+
+def run_on_new_pty(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str] | None,
+    make: Callable[[argparse.Namespace], SimulatedWireDevice],
+) -> int:
+    """Parse the options, open a pty, print its path for the hub's venue file, and be the device there."""
+    args = parser.parse_args(argv)
+
+    async def serve() -> None:
+        from devices.simulators.pty import open_pty_pair
+
+        with open_pty_pair() as pair:
+            print(pair.slave_path, flush=True)
+            await make(args).run_on_fd(pair.master_fd)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
+    return 0
