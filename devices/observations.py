@@ -16,6 +16,9 @@ class DeviceFamily(enum.StrEnum):
     TT_SCOREBOARD = "tt-scoreboard"
     BACKGAMMON_BOARD = "backgammon-board"
     CHESS_CLOCK = "chess-clock"
+    CHESS_BOARD = (
+        "chess-board"  # an e-board (DGT, Chessnut): piece placement, and a DGT 3000 clock through it
+    )
     TT_WRISTBAND = "tt-wristband"  # an umpire's wristband (D-SCORE): point and undo buttons, no display
 
 
@@ -105,7 +108,48 @@ class BackgammonBoardEvent:
     data: dict = field(default_factory=dict)
 
 
-Report = DeviceHello | Heartbeat | ScoreboardState | DeviceEvent | BackgammonBoardState | BackgammonBoardEvent
+@dataclass(frozen=True, slots=True)
+class ChessBoardState:
+    """An e-board's squares as the placement part of a FEN ("rnbqkbnr/pppppppp/8/…"), a8 first, as seen
+    from White whatever way round the board stands. Never a move: boards scan square by square, so a move
+    arrives as several states (lift, place, slide) that the rules must settle. `magic` names squares holding
+    DGT result pieces ("e4=white_wins"), which a FEN cannot place."""
+
+    board_fen: str
+    magic: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChessClockState:
+    """A chess clock's display: sides are the clock's left (0) and right (1) as it stands on the table,
+    never colours; binding them to White and Black is the rules' job.
+
+    `remaining_ms` is what each side shows (a DGT 3000 through the board: whole seconds). `running` is the
+    side whose time runs, None when stopped. `flags` are the fallen flags (the clock blocked at zero);
+    `period_flags` the flags a multi-period clock shows while it keeps running into the next period.
+    `moves` and `period` only come from clocks that count them (Boardcast Wire), else None.
+    """
+
+    remaining_ms: tuple[int, int]
+    running: int | None = None
+    flags: tuple[bool, bool] = (False, False)
+    period_flags: tuple[bool, bool] = (False, False)
+    time_per_move: bool | None = None  # the increment/delay icon, when the clock shows one
+    resolution_ms: int = 1000
+    moves: tuple[int, int] | None = None
+    period: int | None = None
+
+
+Report = (
+    DeviceHello
+    | Heartbeat
+    | ScoreboardState
+    | DeviceEvent
+    | BackgammonBoardState
+    | BackgammonBoardEvent
+    | ChessBoardState
+    | ChessClockState
+)
 
 
 @dataclass(frozen=True, slots=True)
