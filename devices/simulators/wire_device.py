@@ -147,6 +147,12 @@ class SimulatedWireDevice:
             return True, ""
         return False, f"a {self.noun} cannot {cmd}"
 
+    def execute(self, command: Command) -> tuple[bool, str]:
+        """Do a command `can_do` accepted, once per command seq; return (ok, the ACK's error text if not)."""
+        if command.cmd == CommandName.SHOW_TEXT:
+            self.shown_text = str(command.args.get("text", ""))
+        return True, ""
+
     async def _play(self) -> None:
         """Play the matches, sending their reports; set `done` at the end."""
         raise NotImplementedError
@@ -214,8 +220,8 @@ class SimulatedWireDevice:
             return
         self._executed.add(frame.seq)
         ok, error = self.can_do(command.cmd)
-        if ok and command.cmd == CommandName.SHOW_TEXT:
-            self.shown_text = str(command.args.get("text", ""))
+        if ok:
+            ok, error = self.execute(command)
         if self.drop_acks > 0:  # fault hook: done, but the acknowledgement is lost, as on a noisy link
             self.drop_acks -= 1
         else:

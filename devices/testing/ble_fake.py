@@ -7,6 +7,8 @@ peripheral: it runs a device simulator (anything with ``run_on_streams(reader, w
 simulator writes as notifications of at most ``notify_size`` bytes (ATT MTU - 3), feeds GATT writes to the
 simulator, enforces the characteristic's write size, and has fault knobs and counters for tests.
 With ``layout=DScoreLayout()`` it is a D-SCORE wristband instead: `notify_value` sends one button code.
+With ``layout=ChessnutLayout()`` it is a Chessnut board: two notify characteristics in two services and a
+command characteristic; `notify_on` sends one value on either, and `incoming` is what centrals wrote.
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ from bleak.backends.scanner import AdvertisementData, AdvertisementDataCallback,
 from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
 from bleak.exc import BleakDeviceNotFoundError, BleakError
 
+from devices.chessnut.session import (
+    CHESSNUT_BOARD,
+    CHESSNUT_BOARD_SERVICE,
+    CHESSNUT_COMMAND_SERVICE,
+    CHESSNUT_COMMANDS,
+    CHESSNUT_REPLIES,
+)
 from devices.dscore.session import DSCORE_BUTTONS, DSCORE_PLAYER_TYPE, DSCORE_POKE
 from devices.transports.ble import DSCORE_SERVICE, NUS_RX, NUS_SERVICE, NUS_TX
 
@@ -119,6 +128,47 @@ def dscore_service_collection(
     return collection, notify, write
 
 
+@dataclass(frozen=True, slots=True)
+class ChessnutLayout:
+    """A Chessnut Air's service table (moveapiece's hardware capture): board reports, commands and replies."""
+
+    command_properties: tuple[CharacteristicPropertyName, ...] = ("write", "write-without-response")
+    max_write: int = 20  # max_write_without_response_size
+
+
+def chessnut_service_collection(
+    layout: ChessnutLayout = ChessnutLayout(),
+) -> tuple[
+    BleakGATTServiceCollection, BleakGATTCharacteristic, BleakGATTCharacteristic, BleakGATTCharacteristic
+]:
+    """A Chessnut board's services from real bleak classes; returns (collection, board, commands, replies)."""
+    collection = BleakGATTServiceCollection()
+    board_service = BleakGATTService(None, 0x0030, CHESSNUT_BOARD_SERVICE)
+    command_service = BleakGATTService(None, 0x0040, CHESSNUT_COMMAND_SERVICE)
+    collection.add_service(board_service)
+    collection.add_service(command_service)
+
+    def characteristic(
+        service: BleakGATTService, handle: int, uuid: str, properties: Sequence[CharacteristicPropertyName]
+    ) -> BleakGATTCharacteristic:
+        char = BleakGATTCharacteristic(
+            None, handle, uuid, list(properties), lambda: layout.max_write, service
+        )
+        collection.add_characteristic(char)
+        return char
+
+    board = characteristic(board_service, 0x0031, CHESSNUT_BOARD, ["notify"])
+    collection.add_descriptor(
+        BleakGATTDescriptor(None, 0x0032, "00002902-0000-1000-8000-00805f9b34fb", board)
+    )
+    commands = characteristic(command_service, 0x0041, CHESSNUT_COMMANDS, layout.command_properties)
+    replies = characteristic(command_service, 0x0043, CHESSNUT_REPLIES, ["notify"])
+    collection.add_descriptor(
+        BleakGATTDescriptor(None, 0x0044, "00002902-0000-1000-8000-00805f9b34fb", replies)
+    )
+    return collection, board, commands, replies
+
+
 class FakeRadio:
     """The air between fake clients, fake scanners and fake peripherals; one per test."""
 
@@ -158,7 +208,7 @@ class FakeBleDevice:
         name: str,
         *,
         notify_size: int = 20,
-        layout: NusLayout | DScoreLayout = NusLayout(),
+        layout: NusLayout | DScoreLayout | ChessnutLayout = NusLayout(),
         advertised_uuids: Sequence[str] = (NUS_SERVICE,),
         rssi: int = -60,
         connect_delay: float = 0.01,
@@ -180,6 +230,8 @@ class FakeBleDevice:
         self._tx_char: BleakGATTCharacteristic | None = None
         self._rx_char: BleakGATTCharacteristic | None = None
         self._notify: NotifyCallback | None = None
+        self._extra_chars: dict[int, BleakGATTCharacteristic] = {}  # more notify characteristics (Chessnut)
+        self._extra_notify: dict[int, NotifyCallback] = {}
         self._silenced = False
         self._drop_mid_frame = False
         self._rx = asyncio.StreamReader()  # what centrals wrote, read by the simulator
@@ -193,6 +245,7 @@ class FakeBleDevice:
         self.write_responses: list[bool] = []
         self.notification_sizes: list[int] = []
         self.drops = 0
+        self.mtu_reads = 0  # how often a central asked for the MTU (BlueZ's _acquire_mtu)
 
     @property
     def not_found(self) -> bool:
@@ -226,6 +279,30 @@ class FakeBleDevice:
         self._outbox += data
         await self._flush()
 
+    @property
+    def incoming(self) -> asyncio.StreamReader:
+        """What centrals wrote, in order (a simulator that is not a StreamDevice reads it here)."""
+        return self._rx
+
+    def notify_on(self, uuid: str, value: bytes) -> bool:
+        """Send one notification on the characteristic `uuid`; False if nobody subscribed to it.
+
+        A value longer than the link allows (``notify_size``, ATT MTU - 3) is cut to it, as a peripheral does.
+        """
+        if self._silenced:
+            return False
+        if self._tx_char is not None and self._tx_char.uuid == uuid.lower():
+            notify = self._notify
+        else:
+            handles = [h for h, c in self._extra_chars.items() if c.uuid == uuid.lower()]
+            notify = self._extra_notify.get(handles[0]) if handles else None
+        if notify is None:
+            return False
+        value = value[: self.notify_size]
+        self.notification_sizes.append(len(value))
+        notify(bytearray(value))
+        return True
+
     def notify_value(self, value: bytes) -> bool:
         """Send exactly one notification with this value (a button code); False if nobody subscribed."""
         notify = self._notify
@@ -252,6 +329,10 @@ class FakeBleDevice:
             central._link_lost()
 
     def _services(self) -> BleakGATTServiceCollection:
+        if isinstance(self.layout, ChessnutLayout):
+            collection, self._tx_char, self._rx_char, replies = chessnut_service_collection(self.layout)
+            self._extra_chars = {replies.handle: replies}
+            return collection
         if isinstance(self.layout, DScoreLayout):
             collection, self._tx_char, self._rx_char = dscore_service_collection(self.layout)
         else:
@@ -262,12 +343,14 @@ class FakeBleDevice:
         self._central = client
         self._silenced = False
         self._notify = None
+        self._extra_notify = {}
         self.clients.append(client)
 
     def _release(self, client: FakeBleakClient) -> None:
         if self._central is client:
             self._central = None
             self._notify = None
+            self._extra_notify = {}
             self._silenced = False
             self.radio.advertise(self)
 
@@ -309,6 +392,14 @@ class FakeBleDevice:
     def _start_notify(
         self, client: FakeBleakClient, char: BleakGATTCharacteristic, callback: NotifyCallback
     ) -> None:
+        if self._central is client and char.handle in self._extra_chars:
+            if char.handle in self._extra_notify:
+                raise BleakError(
+                    f"fake: notifications on {char.uuid} were already started on this connection"
+                )
+            self.start_notify_calls += 1
+            self._extra_notify[char.handle] = callback
+            return
         if self._central is not client or self._tx_char is None or char.handle != self._tx_char.handle:
             raise BleakError(f"fake: characteristic {char.uuid} does not notify on {self.address}")
         if self._notify is not None:  # BlueZ can hang here instead (bleak #484); fail loudly
@@ -457,7 +548,16 @@ class FakeBleakClient(BaseBleakClient):
         """Unsubscribe."""
         self._require_connected()
         assert self._device is not None
+        if characteristic.handle in self._device._extra_notify:
+            del self._device._extra_notify[characteristic.handle]
+            return
         self._device._notify = None
+
+    async def _acquire_mtu(self) -> None:
+        """What BlueZ's backend offers to read the negotiated MTU; counted, the MTU is notify_size + 3."""
+        self._require_connected()
+        assert self._device is not None
+        self._device.mtu_reads += 1
 
     def _require_connected(self) -> None:
         if not self._connected:

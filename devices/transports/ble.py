@@ -1,7 +1,9 @@
 """Bluetooth LE devices as byte streams: Boardcast Wire over the Nordic UART Service, through bleak.
 
 (`BleConnector.open_values` gives the same connection handling to devices whose notifications are single
-values rather than a stream, such as D-SCORE wristbands; their decoding lives in the device's own folder.)
+values rather than a stream, such as D-SCORE wristbands; `open_value_services` does it for devices that
+notify on several services and take commands as single writes, such as Chessnut boards. Their decoding lives
+in the device's own folder.)
 
 `BleConnector` is the one owner of BLE connections in the hub. It keeps one long-running scanner per
 adapter (so BlueZ keeps every device's latest `BLEDevice`), serialises connects per adapter (BlueZ allows
@@ -24,7 +26,8 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable, Coroutine
+import warnings
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -59,6 +62,7 @@ _ATT_MAX_VALUE = 512
 _READ_ALL = 65536
 _SCANNER_START_TIMEOUT = 10.0
 _DISCONNECT_TIMEOUT = 10.0
+_MTU_TIMEOUT = 5.0
 _MAC = re.compile(r"^[0-9A-F]{2}(:[0-9A-F]{2}){5}$")
 _LOGGER = logging.getLogger(__name__)
 
@@ -168,7 +172,10 @@ def find_nus_characteristics(services: BleakGATTServiceCollection) -> NusCharact
     return NusCharacteristics(notify=notify, write=write)
 
 
-_Profile = Callable[[BleakGATTServiceCollection], tuple[BleakGATTCharacteristic, "NusCharacteristics | None"]]
+_Profile = Callable[
+    [BleakGATTServiceCollection],
+    tuple["BleakGATTCharacteristic | tuple[BleakGATTCharacteristic, ...]", "NusCharacteristics | None"],
+]
 _NOT_WIRE = (
     "is it a Boardcast Wire device?",
     "Nordic UART hizmeti eksik; Boardcast Wire cihazı mı?",
@@ -201,6 +208,20 @@ def find_notify_characteristic(
     return (preferred or notifying)[0]
 
 
+def find_write_characteristic(
+    services: BleakGATTServiceCollection, service_uuid: str
+) -> BleakGATTCharacteristic:
+    """The writable characteristic of a service, one that does not also notify first; raise LookupError if none."""
+    service = services.get_service(service_uuid)
+    if service is None:
+        raise LookupError(f"the device has no service {service_uuid}")
+    writable = [c for c in service.characteristics if {"write", "write-without-response"} & set(c.properties)]
+    if not writable:
+        raise LookupError(f"service {service_uuid} has no write characteristic")
+    clean = [c for c in writable if not {"notify", "indicate"} & set(c.properties)]
+    return (clean or writable)[0]
+
+
 class BleLink:
     """One connected NUS peripheral as a byte reader and writer (both Protocols of transports.base)."""
 
@@ -218,6 +239,7 @@ class BleLink:
         self._closing: asyncio.Task[None] | None = None
         self.notifications = 0
         self.bytes_in = 0
+        self.mtu: int | None = None  # the negotiated ATT MTU, when the connector was asked to learn it
 
     @property
     def is_connected(self) -> bool:
@@ -302,7 +324,8 @@ class BleLink:
 class BleValueLink(BleLink):
     """One connected peripheral whose notifications are separate values (a button code), not a byte stream.
 
-    Nothing is written to such a device: write() and drain() raise as on a closed link.
+    Values come from every subscribed characteristic, in arrival order. A link opened without a write
+    characteristic takes no writes: write(), drain() and write_value() raise as on a closed link.
     """
 
     def __init__(self, address: str, connector: BleConnector) -> None:
@@ -314,6 +337,33 @@ class BleValueLink(BleLink):
         if self._down and self._values.empty():
             return None
         return await self._values.get()
+
+    async def write_value(self, value: bytes) -> None:
+        """Send one command as exactly one GATT write (never merged with another, never split).
+
+        Raise ConnectionResetError if the link is down or the write fails, ValueError if the value is longer
+        than one write may be.
+        """
+        async with self._write_lock:
+            client, chars = self._client, self._chars
+            if self._down or client is None or chars is None:
+                raise ConnectionResetError(f"BLE link to {self.address} is closed or takes no writes")
+            limit = (
+                _ATT_MAX_VALUE
+                if not chars.write_without_response
+                else chars.write.max_write_without_response_size
+            )
+            if len(value) > limit:
+                raise ValueError(
+                    f"a {len(value)}-byte value does not fit one {limit}-byte write to {self.address}"
+                )
+            try:
+                async with asyncio.timeout(self._write_timeout):
+                    await client.write_gatt_char(
+                        chars.write, bytes(value), response=not chars.write_without_response
+                    )
+            except (BleakError, TimeoutError, EOFError) as exc:
+                raise ConnectionResetError(f"BLE write to {self.address} failed: {exc}") from exc
 
     def _on_notify(self, _sender: BleakGATTCharacteristic, data: bytearray) -> None:
         if self._down:
@@ -417,6 +467,11 @@ class BleConnector:
                 f"device URL {url!r} is a D-SCORE wristband: it sends button codes, not a byte stream; "
                 "run it with devices.dscore.session.DScoreSession"
             )
+        if target.protocol == "chessnut":
+            raise ValueError(
+                f"device URL {url!r} is a Chessnut board: it sends board reports, not a byte stream; "
+                "run it with devices.chessnut.session.ChessnutSession"
+            )
         if target.protocol not in (None, "wire"):
             raise ValueError(
                 f"device URL {url!r}: BLE protocol {target.protocol!r} is not supported yet; "
@@ -455,8 +510,38 @@ class BleConnector:
         assert isinstance(link, BleValueLink)
         return link
 
+    async def open_value_services(
+        self, url: str, services: Sequence[str], *, write_service: str | None = None
+    ) -> BleValueLink:
+        """Connect, learn the MTU and subscribe to the notify characteristic of each service, in order.
+
+        Each notification is one value. With `write_service`, `write_value` sends commands to that service's
+        write characteristic (without response when it allows). `link.mtu` is the negotiated ATT MTU, or
+        None when the backend cannot tell. Raise BleUnavailable (an OSError) if it cannot connect.
+        """
+
+        def profile(
+            collection: BleakGATTServiceCollection,
+        ) -> tuple[tuple[BleakGATTCharacteristic, ...], NusCharacteristics | None]:
+            notify = tuple(find_notify_characteristic(collection, service) for service in services)
+            if write_service is None:
+                return notify, None
+            # NusCharacteristics is just the notify/write pair; only its write half is used for writes.
+            return notify, NusCharacteristics(notify[0], find_write_characteristic(collection, write_service))
+
+        missing = _missing_service(", ".join(services))
+        link = await self._open(url, BleValueLink, profile, missing, learn_mtu=True)
+        assert isinstance(link, BleValueLink)
+        return link
+
     async def _open(
-        self, url: str, link_class: type[BleLink], profile: _Profile, missing: tuple[str, str]
+        self,
+        url: str,
+        link_class: type[BleLink],
+        profile: _Profile,
+        missing: tuple[str, str],
+        *,
+        learn_mtu: bool = False,
     ) -> BleLink:
         if self._group is None:
             raise RuntimeError("BleConnector is not running; use it as `async with BleConnector() as c`")
@@ -469,8 +554,11 @@ class BleConnector:
             client = await self._connect(url, target, adapter, device, link)
             try:
                 notify, chars = profile(client.services)
+                if learn_mtu:
+                    link.mtu = await _negotiated_mtu(client)
                 async with asyncio.timeout(self._connect_timeout):
-                    await client.start_notify(notify, link._on_notify)
+                    for characteristic in notify if isinstance(notify, tuple) else (notify,):
+                        await client.start_notify(characteristic, link._on_notify)
             except BaseException as exc:
                 if self._try_spawn(_quiet_disconnect(client)) is None:
                     await _quiet_disconnect(client)
@@ -644,6 +732,30 @@ def _connect_failure(url: str, target: BleTarget, adapter: _Adapter, exc: BaseEx
         f"cannot connect to BLE device {address}: {detail}",
         f"BLE cihazı {address} bağlanamadı: {detail}",
     )
+
+
+async def _negotiated_mtu(client: BleakClient) -> int | None:
+    """The ATT MTU the link agreed on, or None when the backend cannot tell.
+
+    No bleak backend lets a central ask for an MTU: BlueZ, CoreBluetooth and WinRT negotiate the largest both
+    sides allow while connecting (the Chessnut vendor's "set MTU 500" is what they do anyway). BlueZ only
+    tells the result through AcquireWrite/AcquireNotify, which bleak wraps as the backend's `_acquire_mtu`
+    (Home Assistant reads it the same way); without it bleak says 23 whatever was agreed.
+    """
+    acquire = getattr(getattr(client, "_backend", None), "_acquire_mtu", None)
+    if acquire is not None:
+        try:
+            async with asyncio.timeout(_MTU_TIMEOUT):
+                await acquire()
+        except Exception as exc:  # unknown is better than a wrong 23 that makes the session cry wolf
+            _LOGGER.debug("%s: the MTU could not be read: %r", client.address, exc)
+            return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # BlueZ warns when _acquire_mtu has not run; it has
+        try:
+            return int(client.mtu_size)
+        except Exception:  # a backend that cannot tell at all
+            return None
 
 
 async def _quiet_disconnect(client: BleakClient) -> None:

@@ -16,6 +16,7 @@ from devices.observations import (
     DOUBLES_PLAYERS,
     BackgammonBoardEvent,
     BackgammonBoardState,
+    ChessClockState,
     DeviceEvent,
     DeviceFamily,
     DeviceHello,
@@ -110,12 +111,17 @@ def decode_report(frame: Frame, family: str | None = None) -> Report:
                 return decode_scoreboard_state(frame.body)
             if family == DeviceFamily.BACKGAMMON_BOARD:
                 return decode_backgammon_state(frame.body)
+            if family == DeviceFamily.CHESS_CLOCK:
+                return decode_chess_clock_state(frame.body)
             raise BodyError(
-                f"state frames of family {family!r} are not supported; known: 'tt-scoreboard', 'backgammon-board'"
+                f"state frames of family {family!r} are not supported; "
+                "known: 'tt-scoreboard', 'backgammon-board', 'chess-clock'"
             )
         case MessageType.EVENT:
             if family == DeviceFamily.BACKGAMMON_BOARD:
                 return decode_backgammon_event(frame.body)
+            if family == DeviceFamily.CHESS_CLOCK:
+                return decode_chess_clock_event(frame.body)
             return decode_event(frame.body)
         case MessageType.ACK:
             return DeviceEvent(EventKind.ACK.value, _map(frame.body, "ack"))
@@ -287,6 +293,85 @@ def decode_backgammon_event(body: Any) -> BackgammonBoardEvent:
     return BackgammonBoardEvent(kind, out)
 
 
+MAX_CLOCK_MS = 0xFFFFFFFF  # a u32 of milliseconds, about 49.7 days
+WIRE_CLOCK_RESOLUTION_MS = 1  # a Wire chess clock counts milliseconds, not display seconds
+CHESS_CLOCK_EVENT_KINDS = ("press",)
+
+
+def decode_chess_clock_state(body: Any) -> ChessClockState:
+    """Read a chess-clock STATE body; `running`, `flag`, `moves` and `period` may be null (or absent)."""
+    mapping = _map(body, "state")
+    remaining = _clock_times(mapping.get("remaining_ms"), "state.remaining_ms")
+    running = mapping.get("running")
+    if running is not None and not (_is_int(running) and running in (0, 1)):
+        raise BodyError(f"state.running must be 0, 1 or null (stopped), got {running!r}")
+    moves = mapping.get("moves")
+    if moves is not None:
+        moves = _pair(moves, "state.moves")
+    flag = mapping.get("flag")
+    if flag is not None and not (_is_int(flag) and flag in (0, 1)):
+        raise BodyError(f"state.flag must be 0, 1 or null (no flag fallen), got {flag!r}")
+    period = mapping.get("period")
+    if period is not None and not (_is_int(period) and period >= 1):
+        raise BodyError(f"state.period must be an integer from 1 or null, got {period!r}")
+    return ChessClockState(
+        remaining_ms=remaining,
+        running=running,
+        flags=(flag == 0, flag == 1),
+        resolution_ms=WIRE_CLOCK_RESOLUTION_MS,
+        moves=moves,
+        period=period,
+    )
+
+
+def decode_chess_clock_event(body: Any) -> DeviceEvent:
+    """Read a chess-clock EVENT body: a `press` with its side and, when known, both remaining times."""
+    event = decode_event(body)
+    if event.kind not in CHESS_CLOCK_EVENT_KINDS:
+        raise BodyError(
+            f"event.kind of a chess-clock must be one of {', '.join(CHESS_CLOCK_EVENT_KINDS)}, got {event.kind!r}"
+        )
+    where = f"event.data ({event.kind})"
+    side = event.data.get("side")
+    if not (_is_int(side) and side in (0, 1)):
+        raise BodyError(f"{where}.side must be 0 or 1, got {side!r}")
+    remaining = event.data.get("remaining_ms")
+    if remaining is not None:
+        remaining = list(_clock_times(remaining, f"{where}.remaining_ms"))
+    return DeviceEvent(event.kind, {"side": side, "remaining_ms": remaining})
+
+
+def chess_clock_body(report: ChessClockState) -> dict[str, Any]:
+    """The chess-clock STATE body of a clock state; raise ValueError for what the body cannot carry."""
+    if all(report.flags) or any(report.period_flags) or report.time_per_move is not None:
+        raise ValueError(
+            "a Boardcast Wire chess clock shows at most one fallen flag and no period flags or time-per-move "
+            f"icon; got flags {report.flags}, period_flags {report.period_flags}, "
+            f"time_per_move {report.time_per_move}"
+        )
+    if report.resolution_ms != WIRE_CLOCK_RESOLUTION_MS:
+        raise ValueError(
+            f"a Boardcast Wire chess clock counts milliseconds (resolution_ms=1), got {report.resolution_ms}"
+        )
+    return {
+        "remaining_ms": list(report.remaining_ms),
+        "running": report.running,
+        "moves": None if report.moves is None else list(report.moves),
+        "flag": 0 if report.flags[0] else 1 if report.flags[1] else None,
+        "period": report.period,
+    }
+
+
+def _clock_times(value: Any, name: str) -> tuple[int, int]:
+    if not (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(_is_int(v) and 0 <= v <= MAX_CLOCK_MS for v in value)
+    ):
+        raise BodyError(f"{name} must be two times in milliseconds, 0..{MAX_CLOCK_MS}, got {value!r}")
+    return (value[0], value[1])
+
+
 def _dice(value: Any, name: str) -> tuple[int, int]:
     if not (
         isinstance(value, list | tuple) and len(value) == 2 and all(_is_int(v) and 1 <= v <= 6 for v in value)
@@ -338,6 +423,8 @@ def report_to_body(report: Report) -> tuple[MessageType, dict[str, Any]]:
             }
         case BackgammonBoardEvent():
             return MessageType.EVENT, {"kind": report.kind, "data": dict(report.data)}
+        case ChessClockState():
+            return MessageType.STATE, chess_clock_body(report)
         case DeviceEvent(kind=EventKind.ACK.value):
             return MessageType.ACK, dict(report.data)
         case DeviceEvent(kind=EventKind.DEVICE_ERROR.value):

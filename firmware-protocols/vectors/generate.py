@@ -195,10 +195,25 @@ def good_vectors() -> list[Vector]:
         ),
         (
             "state_chess_clock",
-            "Chess-clock STATE (draft): 5+0 game, side 1 running, values above 65535 take uint32.",
+            "Chess-clock STATE: 5+0 game, side 1 running, values above 65535 take uint32.",
             t.STATE,
             3,
             {"remaining_ms": [300000, 295500], "running": 1, "moves": [12, 11], "flag": None, "period": 1},
+        ),
+        (
+            "state_chess_clock_start",
+            "Chess-clock STATE before move 1 of a 90 min + 30 s Fischer game: the first increment is already "
+            "added (5430000 ms each), clock not started (running null), no moves.",
+            t.STATE,
+            1,
+            {"remaining_ms": [5430000, 5430000], "running": None, "moves": [0, 0], "flag": None, "period": 1},
+        ),
+        (
+            "state_chess_clock_flag",
+            "Chess-clock STATE: side 0's flag fell at move 38; the clock stopped with side 0 at 0 (running null).",
+            t.STATE,
+            2000,
+            {"remaining_ms": [0, 41250], "running": None, "moves": [37, 38], "flag": 0, "period": 1},
         ),
         (
             "event_tt_button_short",
@@ -234,6 +249,13 @@ def good_vectors() -> list[Vector]:
             t.EVENT,
             6,
             {"kind": "press", "data": {"side": 0, "remaining_ms": [287250, 295500]}},
+        ),
+        (
+            "event_chess_clock_press",
+            "Chess-clock EVENT: side 1 pressed; both times right after the press, side 1's 2 s increment included.",
+            t.EVENT,
+            77,
+            {"kind": "press", "data": {"side": 1, "remaining_ms": [171400, 168250]}},
         ),
         (
             "event_backgammon_cube",
