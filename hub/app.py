@@ -17,6 +17,8 @@ from pathlib import Path
 
 import uvicorn
 
+from devices.chessnut.session import ChessnutSession
+from devices.dgt.session import DgtSession
 from devices.dscore.session import DScoreSession, parse_dscore_url
 from devices.session import DeviceSession, serial_opener
 from devices.transports.base import Opener
@@ -27,15 +29,18 @@ from hub.eventlog import EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
 from hub.ingest import Ingest
-from hub.venue import TableConfig, Venue
+from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
 
 log = logging.getLogger(__name__)
+
+Session = DeviceSession | DScoreSession | DgtSession | ChessnutSession
 
 LOG_FILE = "events.sqlite3"
 HEALTH_EVERY_S = 1.0
 SEND_BUFFER = 64 * 1024
 TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
+RELEASE_EVERY_S = 0.2  # how late, at most, a delayed chess broadcast goes out after its delay
 
 
 class HubRuntime:
@@ -49,6 +54,7 @@ class HubRuntime:
         host: str = "127.0.0.1",
         port: int = 8000,
         ble: BleConnector | None = None,
+        bus_url: str | None = None,
     ) -> None:
         self.venue = venue
         self.data_dir = Path(data_dir)
@@ -58,12 +64,18 @@ class HubRuntime:
         self.hall = Hall(venue, self.log, self.fanout)
         self.auth = Authenticator(venue.referees)
         self.ingest: Ingest | None = None
-        self.sessions: dict[str, DeviceSession | DScoreSession] = {}
+        self.sessions: dict[str, Session] = {}
         self.gateways: dict[str, TcpGateway] = {}
         self.ble = ble  # made only when a table has a ble:// device or wristband; tests pass a fake radio
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
         self._socket: socket.socket | None = None
+        self.bus = None  # a BusPublisher when the hub publishes its hall to Redis (`serve --bus`)
+        if bus_url is not None:
+            from hub.bus import BusPublisher  # redis is needed only by hubs that publish
+
+            self.bus = BusPublisher(bus_url, venue, hub_url=f"http://{host}:{port}/")
+            self.bus.attach(self.hall)
 
     def open(self) -> None:
         """Take the listening port, open the log and rebuild every match from it.
@@ -82,10 +94,15 @@ class HubRuntime:
             gateway.bind()
         for table in self.venue.tables:
             if table.device:
-                sink = self.ingest.sink_for(table)
-                opener = self._opener(table)
-                session = DeviceSession(table.device, opener, sink, expected_device_id=table.device_id)
-                self.sessions[table.id] = session
+                self.sessions[table.id] = self._session(table, table.device, table.device_id)
+            if table.clock:  # a chess table whose board has no clock of its own: a Wire chess clock beside it
+                clock_sink = self.ingest.sink_for(table, table.clock, "clock")
+                self.sessions[f"{table.id}/clock"] = DeviceSession(
+                    table.clock,
+                    self._opener(table, table.clock),
+                    clock_sink,
+                    expected_device_id=table.clock_id,
+                )
             for url in table.wristbands:  # an umpire's buttons: their own BLE session, the table's match
                 slot = f"wristband-{parse_dscore_url(url).side}"
                 self.ble = self.ble or BleConnector()
@@ -106,17 +123,27 @@ class HubRuntime:
             gateways[url] = TcpGateway(host, port, device_tokens, on_refused=self.ingest.device_refused)
         return gateways
 
-    def _opener(self, table: TableConfig) -> Opener:
-        """How a table's device is reached, by its URL's scheme."""
-        assert table.device is not None
-        if table.device.startswith("tcp://"):
+    def _session(self, table: TableConfig, url: str, device_id: str | None) -> Session:
+        """The session for a table's device, by its URL: a DGT board, a Chessnut board, or Boardcast Wire."""
+        assert self.ingest is not None
+        sink = self.ingest.sink_for(table)
+        protocol = device_protocol(url)
+        if protocol == "dgt":
+            return DgtSession(url, sink, expected_device_id=device_id)
+        if protocol == "chessnut":
+            self.ble = self.ble or BleConnector()
+            return ChessnutSession(url, self.ble, sink)
+        return DeviceSession(url, self._opener(table, url), sink, expected_device_id=device_id)
+
+    def _opener(self, table: TableConfig, url: str) -> Opener:
+        """How a Boardcast Wire device is reached, by its URL's scheme."""
+        if url.startswith("tcp://"):
             assert table.device_id is not None
-            return self.gateways[table.device].opener(table.device_id)
-        if table.device.startswith("ble://"):
-            if self.ble is None:
-                self.ble = BleConnector()
-            return self.ble.opener(table.device)
-        return serial_opener(table.device)
+            return self.gateways[url].opener(table.device_id)
+        if url.startswith("ble://"):
+            self.ble = self.ble or BleConnector()
+            return self.ble.opener(url)
+        return serial_opener(url)
 
     async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
         """Serve until the web server is told to stop; `extra` are more owned tasks (simulators)."""
@@ -129,6 +156,7 @@ class HubRuntime:
             self.auth,
             sessions=self.sessions,
             gateways=list(self.gateways.values()),
+            bus_health=self.bus.health_dict if self.bus is not None else None,
         )
         config = uvicorn.Config(
             create_app(ctx),
@@ -150,6 +178,10 @@ class HubRuntime:
                 ]
                 workers.append(tg.create_task(self._publish_health(), name="device health"))
                 workers.append(tg.create_task(self._tick(), name="rules clock"))
+                if self.bus is not None:  # never awaited by the hall: Redis being away holds nothing up
+                    workers.append(tg.create_task(self.bus.run(), name="bus publisher"))
+                if self.venue.broadcast_delay_s > 0:
+                    workers.append(tg.create_task(self._release(), name="broadcast delay"))
                 workers += [tg.create_task(job()) for job in extra]
                 serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")
                 tg.create_task(self._announce_ready())
@@ -166,9 +198,16 @@ class HubRuntime:
             self.ingest.board.publish()
 
     async def _tick(self) -> None:
+        every = min(self.hall.tick_every_s(), TICK_EVERY_S)
         while True:
-            await asyncio.sleep(TICK_EVERY_S)
+            await asyncio.sleep(every)
             self.hall.tick(time.time())
+
+    async def _release(self) -> None:
+        """Publish what the broadcast delay held back, a little after it is due."""
+        while True:
+            await asyncio.sleep(RELEASE_EVERY_S)
+            self.hall.release(time.time())
 
     async def _announce_ready(self) -> None:
         assert self.server is not None

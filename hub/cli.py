@@ -1,4 +1,4 @@
-"""The `boardcast` command: `demo`, `serve --venue FILE`, `--version`.
+"""The `boardcast` command: `demo`, `serve --venue FILE`, `token add NAME`, `--version`.
 
 Messages are in English and Turkish. Exit codes: 0 done, 1 could not run (damaged log, port in use),
 2 bad input (venue file, arguments).
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable
@@ -17,7 +18,7 @@ from pathlib import Path
 from devices.transports.tcp import token_digest
 from hub import __version__
 from hub.app import HubRuntime
-from hub.auth import new_token
+from hub.auth import hash_token, new_token
 from hub.eventlog import EventLogError
 from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import VenueError, load_venue
@@ -48,6 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--bg-tables", type=int, default=2, help="simulated backgammon tables / simüle tavla masası sayısı"
     )
+    demo.add_argument(
+        "--chess-boards",
+        type=int,
+        default=8,
+        help="DGT boards of a simulated chess team match, 0-8 / simüle satranç takım maçı masa sayısı",
+    )
     demo.add_argument("--speed", type=float, default=1.0, help="simulation speed factor / simülasyon hızı")
     demo.add_argument("--seed", type=int, default=None, help="random seed / rastgele tohum")
 
@@ -65,11 +72,40 @@ def _parser() -> argparse.ArgumentParser:
     )
     token.add_argument("device_id", help="the device id / cihaz kimliği")
 
+    referee_token = commands.add_parser("token", help="referee tokens / hakem anahtarları")
+    token_commands = referee_token.add_subparsers(dest="token_command", metavar="ACTION", required=True)
+    token_add = token_commands.add_parser(
+        "add", help="make a referee's token, shown once / hakem anahtarı üret (bir kez gösterilir)"
+    )
+    token_add.add_argument("name", help="the referee's name / hakemin adı")
+    token_add.add_argument(
+        "--role",
+        choices=["referee", "chief"],
+        default="referee",
+        help="referee or chief / hakem ya da başhakem",
+    )
+    token_add.add_argument(
+        "--venue",
+        type=Path,
+        help="venue file to add the referee to; without it the TOML block is printed / hakemin ekleneceği salon dosyası",
+    )
+
     check = commands.add_parser(
         "check", help="audit a recorded match stream (JSON lines) / kayıtlı bir maçı denetle"
     )
-    check.add_argument("sport", choices=["tabletennis", "backgammon"], help="the sport / spor dalı")
-    check.add_argument("file", help="JSON lines file, '-' for standard input / JSON satırları dosyası")
+    check.add_argument("sport", choices=["tabletennis", "backgammon", "chess"], help="the sport / spor dalı")
+    check.add_argument(
+        "file", nargs="?", help="JSON lines file, '-' for standard input / JSON satırları dosyası"
+    )
+    check.add_argument(
+        "--dgt",
+        metavar="FILE",
+        help="chess: DGT serial capture, base64 per line / DGT kaydı (satır başına base64)",
+    )
+    check.add_argument("--time-control", help="chess: e.g. 180+2, 300d5, 40/6000+30:1800+30 / süre kontrolü")
+    check.add_argument(
+        "--clock-white", choices=["left", "right"], help="chess: White's clock side / Beyazın saat tarafı"
+    )
     return parser
 
 
@@ -89,13 +125,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.bg_tables < 0 if args.command == "demo" else False:
         print("boardcast: --bg-tables must be 0 or more / en az 0 tavla masası", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if not 0 <= args.chess_boards <= 8 if args.command == "demo" else False:
+        print("boardcast: --chess-boards must be 0 to 8 / 0-8 satranç masası", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.command == "devices":
         return _list_devices(args.scan)
     if args.command == "device-token":
         return _device_token(args.device_id)
+    if args.command == "token":
+        return _referee_token(args.name, args.role, args.venue)
     if args.command == "check":
         from hub.check import run as run_check
 
+        if args.sport == "chess":
+            from hub.check_chess import run as run_chess
+
+            if (args.dgt or args.file) is None:
+                print("boardcast check chess: give --dgt FILE / --dgt DOSYA verin", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            return run_chess(args.dgt or args.file, args.time_control, args.clock_white)
+        if args.file is None:
+            print(f"boardcast check {args.sport}: give FILE / DOSYA verin", file=sys.stderr)
+            return EXIT_BAD_INPUT
         return run_check(args.sport, args.file)
     try:
         if args.command == "demo":
@@ -157,6 +208,54 @@ def _device_token(device_id: str) -> int:
     return 0
 
 
+def _referee_token(name: str, role: str, venue_path: Path | None) -> int:
+    """Make a referee's token: the venue file gets only its hash; the token is printed once."""
+    name = name.strip()
+    if not name:
+        print("boardcast: the referee needs a name / hakemin adı gerekli", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    token = new_token()
+    block = (
+        f"[[referees]]\nname = {_toml_string(name)}\nrole = {_toml_string(role)}\n"
+        f'token_sha256 = "{hash_token(token)}"\n'
+    )
+    if venue_path is not None:
+        try:
+            venue = load_venue(venue_path)
+        except VenueError as exc:
+            print(f"boardcast: venue file error / salon dosyası hatası:\n  {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if any(r.name == name for r in venue.referees):
+            print(
+                f"boardcast: {venue_path} already has a referee named {name!r}; choose another name "
+                f"/ bu adla bir hakem zaten var",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
+        before = venue_path.read_text(encoding="utf-8")
+        separator = "" if before.endswith("\n\n") else "\n" if before.endswith("\n") else "\n\n"
+        venue_path.write_text(before + separator + block, encoding="utf-8")
+        try:  # the file must still be a venue; if not, put it back as it was
+            load_venue(venue_path)
+        except VenueError as exc:
+            venue_path.write_text(before, encoding="utf-8")
+            print(f"boardcast: the referee could not be added, file unchanged: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(f"Added {role} {name!r} to {venue_path} / {venue_path} dosyasına eklendi.")
+        print("Restart the hub to accept the token. / Anahtarın geçmesi için merkezi yeniden başlatın.")
+    else:
+        print("Add this to the venue file / Salon dosyasına ekleyin:")
+        print(block)
+    print(f"Token for {name} (shown once; give it to the referee) / {name} anahtarı (bir kez gösterilir):")
+    print(f"  {token}")
+    return 0
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _run_serve(args: argparse.Namespace) -> int:
     venue = load_venue(args.venue)
     data = Path(args.data) if args.data else args.venue.parent / f"{args.venue.stem}-data"
@@ -168,6 +267,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     banner = [
         f"Boardcast {__version__}: {venue.name}",
         f"  Spectators / Seyirciler: {url}",
+        f"  Referee console / Hakem masası: {url}console",
         f"  Data / Veri: {where}",
     ]
     return _run(runtime, banner)
@@ -176,7 +276,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _run_demo(args: argparse.Namespace) -> int:
     from hub.demo import build_demo_venue, scoreboards_for
 
-    demo = build_demo_venue(args.tables, args.bg_tables)
+    demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards)
     data = Path(args.data)
     runtime = HubRuntime(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
@@ -186,9 +286,11 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     banner = [
         f"Boardcast {__version__} demo: {args.tables} simulated table-tennis tables"
-        + (f", {args.bg_tables} backgammon tables" if args.bg_tables else ""),
+        + (f", {args.bg_tables} backgammon tables" if args.bg_tables else "")
+        + (f", a chess team match on {args.chess_boards} DGT boards" if args.chess_boards else ""),
         f"  Spectators / Seyirciler:  {url}",
         f"  API:                      {url}api/matches",
+        f"  Referee console / Hakem masası: {url}console",
         f"  Referee token / Hakem anahtarı: {demo.token}",
         f"  Confirm / Onay: curl -X POST -H 'Authorization: Bearer {demo.token}' {url}api/matches/ID/confirm",
         f"  Data / Veri: {where}  (run again to resume / tekrar çalıştırınca devam eder)",

@@ -12,15 +12,20 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+import chess.pgn
+
+from devices.dgt.session import dgt_device_id
 from devices.observations import ScoreboardState
 from devices.simulators import backgammon as bgsim
+from devices.simulators import dgt_board as dgt_sim
+from devices.simulators.dgt_board import DgtBoard, games_from_pgn
 from devices.simulators.pty import PtyPair, open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
 from devices.simulators.tabletennis_match import Fault, MatchOptions, game_over
 from hub.auth import hash_token, new_token
 from hub.hall import CLOSED
 from hub.matches import MatchInfo, MatchStatus
-from hub.venue import RefereeConfig, TableConfig, Venue
+from hub.venue import RefereeConfig, TableConfig, TeamMatchConfig, Venue
 
 PLAYERS = [
     ("Ayşe Yılmaz", "Elif Kaya"),
@@ -42,6 +47,22 @@ BG_PLAYERS = [
 BG_LENGTH = 5
 BG_CLOCK = ("simple", 600.0, 12.0)  # 10 minutes of reserve, a 12 s delay each move
 BG_FAULTS = frozenset(bgsim.Fault)
+
+
+CHESS_TEAMS = ("Ankara Satranç Kulübü", "İzmir Satranç İhtisas")
+CHESS_PLAYERS = [  # (home, away) per board, in the board order of seed 002 §4.2.2
+    ("Mert Aydın", "Barış Yalçın"),
+    ("Kaan Erdoğan", "Serkan Uysal"),
+    ("Onur Kılıç", "Tuna Özer"),
+    ("Alper Sönmez", "Yiğit Kara"),
+    ("Efe Tunç", "Arda Yurt"),
+    ("Nazlı Ateş", "Ceren Bal"),
+    ("Kuzey Ay", "Deniz Tan"),
+    ("Ela Su", "Defne Işık"),
+]
+CHESS_CONTROL = "300+3"  # the demo plays blitz so that moves come every few seconds; the hall's is 5400+30
+CHESS_TEAM_MATCH = "TM-R1"
+CHESS_GAMES = Path(dgt_sim.__file__).parent / "games" / "demo.pgn"  # real games, one per board
 
 
 @dataclass(slots=True)
@@ -74,10 +95,49 @@ def _bg_faults(bg_index: int) -> frozenset[bgsim.Fault]:
     return BG_FAULTS if bg_index % 2 == 1 else frozenset()
 
 
-def build_demo_venue(tables: int = 4, bg_tables: int = 0) -> DemoVenue:
-    """A venue of `tables` table-tennis tables and then `bg_tables` backgammon tables, each wired to a fresh
-    pseudo-terminal, two rounds each."""
-    ptys = [open_pty_pair() for _ in range(tables + bg_tables)]
+def _serial(board: int) -> str:
+    """The long serial number of the demo's DGT board on a team-match board."""
+    return f"{2394600700 + board:010d}"
+
+
+def _chess_part(
+    first_table: int, boards: int, ptys: list[PtyPair]
+) -> tuple[tuple[TableConfig, ...], tuple[MatchInfo, ...]]:
+    """A chess team match on `boards` DGT boards: tables after the others, White first in each game."""
+    tables, games = [], []
+    for i, pty in enumerate(ptys):
+        board = i + 1
+        table_id = f"T{first_table + i}"
+        tables.append(
+            TableConfig(
+                id=table_id,
+                sport="chess",
+                device=f"serial://{pty.slave_path}?protocol=dgt",
+                device_id=dgt_device_id(_serial(board)),
+            )
+        )
+        home, away = CHESS_PLAYERS[i % len(CHESS_PLAYERS)]
+        white, black = (home, away) if board % 2 == 1 else (away, home)
+        games.append(
+            MatchInfo(
+                id=f"CH-R1-B{board}",
+                sport="chess",
+                table=table_id,
+                round=1,
+                players=(white, black),
+                clock=CHESS_CONTROL,
+                clock_white="left",
+                board=board,
+                team_match=CHESS_TEAM_MATCH,
+            )
+        )
+    return tuple(tables), tuple(games)
+
+
+def build_demo_venue(tables: int = 4, bg_tables: int = 0, chess_boards: int = 0) -> DemoVenue:
+    """A venue of `tables` table-tennis tables, then `bg_tables` backgammon tables (two rounds each), then a
+    chess team match on `chess_boards` DGT boards, each device on a fresh pseudo-terminal."""
+    ptys = [open_pty_pair() for _ in range(tables + bg_tables + chess_boards)]
     table_configs = tuple(
         TableConfig(id=f"T{i + 1}", sport="tabletennis", device=pty.slave_path, device_id=f"tt-sim-{i + 1}")
         for i, pty in enumerate(ptys[:tables])
@@ -85,7 +145,7 @@ def build_demo_venue(tables: int = 4, bg_tables: int = 0) -> DemoVenue:
         TableConfig(
             id=f"T{tables + i + 1}", sport="backgammon", device=pty.slave_path, device_id=f"bg-sim-{i + 1}"
         )
-        for i, pty in enumerate(ptys[tables:])
+        for i, pty in enumerate(ptys[tables : tables + bg_tables])
     )
     clock = f"{BG_CLOCK[0]}:{BG_CLOCK[1]:g}:{BG_CLOCK[2]:g}"
     bg_matches = tuple(
@@ -117,9 +177,17 @@ def build_demo_venue(tables: int = 4, bg_tables: int = 0) -> DemoVenue:
         )
         + bg_matches
     )
+    chess_tables, chess_games = _chess_part(tables + bg_tables + 1, chess_boards, ptys[tables + bg_tables :])
+    team_matches = (TeamMatchConfig(CHESS_TEAM_MATCH, 1, CHESS_TEAMS),) if chess_boards else ()
     token = new_token()
     referee = RefereeConfig(name="Demo Hakem / Demo Referee", role="chief", token_sha256=hash_token(token))
-    venue = Venue("Boardcast Demo Salonu / Demo Hall", table_configs, matches, (referee,))
+    venue = Venue(
+        "Boardcast Demo Salonu / Demo Hall",
+        table_configs + chess_tables,
+        matches + chess_games,
+        (referee,),
+        team_matches=team_matches,
+    )
     return DemoVenue(venue, token, ptys)
 
 
@@ -181,7 +249,49 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
             continue
         boards.append((_backgammon_board(table.id, table.device_id, bg_index, working, rng, speed), pty))
         bg_index += 1
+    chess_tables = [(t, p) for t, p in zip(demo.venue.tables, demo.ptys, strict=True) if t.sport == "chess"]
+    if chess_tables:
+        games = games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8"))
+        for index, (table, pty) in enumerate(chess_tables):
+            boards.append((_chess_board(table, index, games, working, rng, speed), pty))
     return boards
+
+
+def _from_ply(game: chess.pgn.Game, plies: int) -> chess.pgn.Game:
+    """The rest of a game after its first `plies` moves, set up from the position reached."""
+    node = game
+    for _ in range(plies):
+        if not node.variations:
+            break
+        node = node.variations[0]
+    rest = chess.pgn.Game()
+    rest.setup(node.board().fen())
+    tail = rest
+    while node.variations:
+        node = node.variations[0]
+        tail = tail.add_variation(node.move)
+    return rest
+
+
+def _chess_board(
+    table: TableConfig, index: int, games: list, working: dict, rng: random.Random, speed: float
+) -> DgtBoard:
+    """A simulated DGT board with its DGT 3000 replaying a real game; the last board forgets the increment
+    now and then, so the referee has a clock anomaly to look at. A finished game is shown as it ended."""
+    on_table = [m for m in working.values() if m.info.table == table.id]
+    game = games[index % len(games)]
+    if on_table and on_table[0].status is not MatchStatus.SCHEDULED:  # resume where the hub's game stands
+        game = _from_ply(game, len(on_table[0].info.rules.to_dict(on_table[0].sport_state)["moves"]))
+    faults = (dgt_sim.Fault.NO_INCREMENT,) if index == 7 else ()
+    return DgtBoard(
+        [game],
+        long_serial=_serial(index + 1),
+        time_control=CHESS_CONTROL,
+        speed=speed,
+        seed=rng.randrange(2**32),
+        faults=faults,
+        between_games_s=10**9,  # one game a board: the team match is one round
+    )
 
 
 def _backgammon_board(

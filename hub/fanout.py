@@ -164,6 +164,10 @@ class Fanout:
             self._snapshots[topic] = cached
         return cached
 
+    def forget_snapshot(self, topic: str) -> None:
+        """Drop a topic's cached snapshot: its content changed without a new version (a delayed release)."""
+        self._snapshots.pop(topic, None)
+
     def unsubscribe(self, sub: Subscriber, topic: str) -> None:
         """Stop sending a topic to a client."""
         self._subscribers.get(topic, set()).discard(sub)

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
+from hub import referee
 from hub.eventlog import EventLog, EventRecord, Snapshot
 from hub.fanout import Fanout, SnapshotSource
 from hub.matches import (
@@ -24,18 +27,25 @@ from hub.matches import (
     from_snapshot,
     new_match,
     public_view,
-    referee_view,
     summary,
     to_snapshot,
 )
 from hub.sports import SPORTS, Sport
+from hub.teams import team_match_view
 from hub.venue import TableConfig, Venue
 
 log = logging.getLogger(__name__)
 
 SNAPSHOT_EVERY = 200
 SNAPSHOT_ON = (MatchStatus.FINISHED, MatchStatus.OFFICIAL)  # statuses that take a snapshot when reached
-CLOSED = (MatchStatus.FINISHED, MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
+# played out: a table's device moves on to its next match (a protested match was over when appealed)
+CLOSED = (
+    MatchStatus.FINISHED,
+    MatchStatus.OFFICIAL,
+    MatchStatus.FORFEIT,
+    MatchStatus.ABANDONED,
+    MatchStatus.PROTESTED,
+)
 
 
 class UnknownMatch(KeyError):
@@ -79,22 +89,44 @@ class Hall:
         }
         self.working: dict[str, MatchState] = {}
         self.committed: dict[str, MatchState] = {}
+        # what spectators may see: the committed state, or for a delayed sport the state `delay` seconds ago
+        self.public: dict[str, MatchState] = {}
+        self._held: dict[str, deque[EventRecord]] = {}  # committed events of delayed matches, not yet public
+        self._last_tick: dict[str, float] = {}
+        self.team_matches = {t.id: t for t in venue.team_matches}
+        self._team_games: dict[str, list[str]] = {t: [] for t in self.team_matches}
+        for info in self.infos.values():
+            if info.team_match is not None:
+                self._team_games[info.team_match].append(info.id)
         self._uncommitted: dict[str, deque[MatchState]] = {}
+        # (sport, round) -> its matches: a match that starts locks the round before it (seed 000 §10)
+        self._in_round: dict[tuple[str, int], list[str]] = {}
+        for info in self.infos.values():
+            self._in_round.setdefault((info.sport, info.round), []).append(info.id)
+        self.players = {p.name: p for p in venue.players}
         self.venue_version = 0
         self.replayed_events = 0
+        # called with (state, venue_version) whenever a state becomes public: the bus to spectator edges
+        self.public_listeners: list[Callable[[MatchState, int], None]] = []
         eventlog.add_listener(self._on_commit)
         fanout.add_source(self._snapshot_source)
 
     # -- start ----------------------------------------------------------------------------------------------
 
-    def load(self) -> None:
-        """Rebuild every match from the log: latest snapshot, then the tail through the live reducer."""
+    def load(self, now: float | None = None) -> None:
+        """Rebuild every match from the log: latest snapshot, then the tail through the live reducer.
+
+        A delayed match's public state is rebuilt as of `now` minus the delay; the rest is held for release.
+        """
         snapshots = self.log.snapshots()
         for info in self.infos.values():
             state, folded = replay_match(info, self.log, snapshot=snapshots.get(info.id))
             self.replayed_events += folded
             self.working[info.id] = state
             self.committed[info.id] = state
+            self.public[info.id] = state
+            if self.delay_s(info) > 0:
+                self._load_delayed(info, now if now is not None else time.time())
         self.venue_version = self.log.last_id
         unknown = set(self.log.match_ids()) - set(self.infos)
         for match_id in sorted(unknown):
@@ -103,7 +135,7 @@ class Hall:
     # -- reading --------------------------------------------------------------------------------------------
 
     def match(self, match_id: str) -> MatchState:
-        """The committed (published) state of a match."""
+        """The committed state of a match (what referees see)."""
         try:
             return self.committed[match_id]
         except KeyError:
@@ -112,6 +144,43 @@ class Hall:
     def matches(self) -> list[MatchState]:
         """Every match's committed state, by table then round."""
         return sorted(self.committed.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
+
+    def public_match(self, match_id: str) -> MatchState:
+        """What spectators may see of a match: its committed state, late by the sport's broadcast delay."""
+        try:
+            return self.public[match_id]
+        except KeyError:
+            raise UnknownMatch(match_id) from None
+
+    def console_view(self, match: MatchState) -> dict[str, Any]:
+        """What the referee console shows of a match, with its players' private contacts: referees only."""
+        return referee.console_view(match, self.players)
+
+    def audit(self) -> list[dict[str, Any]]:
+        """Every referee and hub action on every match (committed), newest first."""
+        return referee.audit(self.committed.values())
+
+    def public_matches(self) -> list[MatchState]:
+        """Every match as spectators may see it, by table then round."""
+        return sorted(self.public.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
+
+    def spectator_view(self, state: MatchState) -> dict[str, Any]:
+        """A match's full public view; a delayed one says by how much, so screens run its clock late too."""
+        return self._delayed(state, public_view(state))
+
+    def spectator_summary(self, state: MatchState) -> dict[str, Any]:
+        """A match's wall tile view (see `spectator_view`)."""
+        return self._delayed(state, summary(state))
+
+    def _delayed(self, state: MatchState, view: dict[str, Any]) -> dict[str, Any]:
+        delay = self.delay_s(state.info)
+        if delay:
+            view["broadcast_delay_s"] = delay
+        return view
+
+    def delay_s(self, info: MatchInfo) -> float:
+        """The broadcast delay of a match: chess games go out late so no one can relay moves to a player."""
+        return self.venue.broadcast_delay_s if info.sport == "chess" else 0.0
 
     def venue_sport(self, table: TableConfig) -> Sport:
         """The rules a table's reports are checked against."""
@@ -173,26 +242,53 @@ class Hall:
             actor=actor,
             raw=raw,
         )
-        return self.log.append(record)
+        stored = self.log.append(record)
+        if current.status is MatchStatus.SCHEDULED and outcome.state.status is not MatchStatus.SCHEDULED:
+            self._lock_round_before(current.info, at)
+        return stored
+
+    def _lock_round_before(self, started: MatchInfo, at: float) -> None:
+        """A match of round n started: lock every round n-1 result of its sport, as a logged hub action."""
+        for match_id in self._in_round.get((started.sport, started.round - 1), ()):
+            lock = referee.lock_event(self.working[match_id], started)
+            if lock is not None:
+                self.record(match_id, lock.kind, lock.body, at, actor=referee.SYSTEM_ACTOR)
 
     def tick(self, at: float) -> int:
-        """Let rules that watch the clock (expedite due) see time pass; log a tick only where it raises an
-        anomaly, so replay sees the same tick and the log is not filled with nothing. Returns ticks logged."""
+        """Let rules that watch the clock (expedite due, a chess board settling, a flag falling) see time
+        pass, each sport as often as it asks. A tick is logged only where the rules changed something, so
+        replay sees the same tick and the log is not filled with nothing. Returns ticks logged."""
+        due = {
+            name
+            for name, sport in SPORTS.items()
+            if sport.tick is not None and at - self._last_tick.get(name, float("-inf")) >= sport.tick_every_s
+        }
+        for name in due:
+            self._last_tick[name] = at
         logged = 0
         for match_id, state in list(self.working.items()):
-            if state.status is not MatchStatus.LIVE or state.info.rules.tick is None:
+            if state.status is not MatchStatus.LIVE or state.info.sport not in due:
                 continue
             trial = apply_event(state, EventKind.TICK, {}, state.version + 1, at, None)
-            if trial.anomalies:
+            # a reducer hands back the very same state when time passing changed nothing
+            if trial.anomalies or trial.facts or trial.state.sport_state is not state.sport_state:
                 self.record(match_id, EventKind.TICK, {}, at)
                 logged += 1
         return logged
+
+    def tick_every_s(self) -> float:
+        """How often `tick` should be called: the shortest interval any sport of this venue asks for."""
+        sports = {info.sport for info in self.infos.values()}
+        return min((SPORTS[s].tick_every_s for s in sports if SPORTS[s].tick is not None), default=15.0)
 
     def _on_commit(self, records: list[EventRecord], inserted: list[bool]) -> None:
         changed: dict[str, tuple[MatchState, int]] = {}
         for record, new in zip(records, inserted, strict=True):
             if record.match_id is None or record.offset is None:
                 continue
+            held = self._held.get(record.match_id)
+            if held is not None and new:
+                held.append(record)
             pending = self._uncommitted.get(record.match_id)
             while pending and pending[0].version <= record.offset:
                 state = pending.popleft()
@@ -213,23 +309,83 @@ class Hall:
             before = self.committed.get(match_id)
             self.committed[match_id] = state
             self.venue_version = max(self.venue_version, log_id)
-            self.fanout.publish(f"match:{match_id}", state.version, public_view(state))
-            self.fanout.publish("venue", self.venue_version, summary(state), key=match_id)
-            if before is None or (before.status, before.anomalies[-1:]) != (
-                state.status,
-                state.anomalies[-1:],
+            if match_id not in self._held:  # a delayed match goes out through `release`
+                self._publish_public(state)
+            if (  # the console follows status, anomalies (and their handling) and referee actions
+                before is None
+                or before.status is not state.status
+                or before.anomalies is not state.anomalies
+                or before.actions is not state.actions
             ):
-                self.fanout.publish("referee", self.venue_version, referee_view(state), key=match_id)
+                self.fanout.publish("referee", self.venue_version, self.console_view(state), key=match_id)
+
+    # -- broadcast delay -----------------------------------------------------------------------------------
+
+    def _load_delayed(self, info: MatchInfo, now: float) -> None:
+        """Rebuild a delayed match's public state as of `now - delay`, and hold the events after it."""
+        cut = now - self.delay_s(info)
+        public = new_match(info)
+        held: deque[EventRecord] = deque()
+        for record in self.log.match_events(info.id, 0):
+            if record.at <= cut and not held:
+                public = apply_event(
+                    public, record.kind, record.body, record.offset, record.at, record.actor
+                ).state
+            else:
+                held.append(record)
+        self.public[info.id] = public
+        self._held[info.id] = held
+
+    def release(self, now: float) -> int:
+        """Make public what the broadcast delay held back and is now old enough; returns events released."""
+        released = 0
+        for match_id, held in self._held.items():
+            if not held or held[0].at > now - self.delay_s(self.infos[match_id]):
+                continue
+            state = self.public[match_id]
+            cut = now - self.delay_s(state.info)
+            while held and held[0].at <= cut:
+                r = held.popleft()
+                state = apply_event(state, r.kind, r.body, r.offset, r.at, r.actor).state
+                released += 1
+            self.venue_version = max(self.venue_version, self.log.last_id)
+            self.fanout.forget_snapshot("venue")  # the content changed; the version may not have
+            self._publish_public(state)
+        return released
+
+    def _publish_public(self, state: MatchState) -> None:
+        """Make a state what spectators see, and send it to the match, venue and team topics."""
+        info = state.info
+        self.public[info.id] = state
+        for listener in self.public_listeners:
+            listener(state, self.venue_version)
+        self.fanout.publish(f"match:{info.id}", state.version, self.spectator_view(state))
+        self.fanout.publish("venue", self.venue_version, self.spectator_summary(state), key=info.id)
+        if info.team_match is not None:
+            topic = f"team:{info.team_match}"
+            view = self.team_view(info.team_match)
+            self.fanout.forget_snapshot(topic)
+            self.fanout.publish(topic, self.venue_version, view)
+            self.fanout.publish("venue", self.venue_version, view, key=topic)
+
+    # -- team matches ---------------------------------------------------------------------------------------
+
+    def team_view(self, team_match_id: str) -> dict[str, Any]:
+        """A chess team match as spectators see it (boards, score, match points)."""
+        config = self.team_matches[team_match_id]
+        games = [self.public[m] for m in self._team_games[team_match_id]]
+        return team_match_view(config, games)
 
     # -- fan-out snapshots ----------------------------------------------------------------------------------
 
     def venue_snapshot(self) -> dict[str, Any]:
-        """The venue topic's full state."""
-        matches = self.matches()
+        """The venue topic's full state, as spectators may see it."""
+        matches = self.public_matches()
         return {
             "name": self.venue.name,
             "official": all(m.official for m in matches),
-            "matches": [summary(m) for m in matches],
+            "matches": [self.spectator_summary(m) for m in matches],
+            "team_matches": [self.team_view(t) for t in self.team_matches],
         }
 
     def _snapshot_source(self, topic: str) -> SnapshotSource | None:
@@ -238,9 +394,12 @@ class Hall:
         if topic == "referee":
             return lambda: (
                 self.venue_version,
-                lambda: {"official": False, "matches": [referee_view(m) for m in self.matches()]},
+                lambda: {"official": False, "matches": [self.console_view(m) for m in self.matches()]},
             )
-        if topic.startswith("match:") and topic[6:] in self.committed:
+        if topic.startswith("team:") and topic[5:] in self.team_matches:
+            team_id = topic[5:]
+            return lambda: (self.venue_version, self.team_view(team_id))
+        if topic.startswith("match:") and topic[6:] in self.public:
             match_id = topic[6:]
-            return lambda: (self.committed[match_id].version, public_view(self.committed[match_id]))
+            return lambda: (self.public[match_id].version, self.spectator_view(self.public[match_id]))
         return None

@@ -33,6 +33,7 @@ class Ingest:
         self.dirty = self.board.dirty
         self._high_water: dict[tuple[str, int], int] = hall.log.device_high_water()
         self._last_refusal: dict[tuple[str, str], float] = {}
+        self._flagged_bad_data: set[tuple[str, str]] = set()  # (health key, error kind) already shown
         hall.log.add_listener(self._count_duplicates)
 
     def sink_for(self, table: TableConfig, url: str | None = None, slot: str = "") -> TableSink:
@@ -229,6 +230,22 @@ class Ingest:
                 f"Table {table.id} ({health.url}): {english}: {health.last_error}",
                 f"{table.id} masası ({health.url}): {turkish}: {health.last_error}",
                 {"table": table.id, "kind": kind},
+            )
+        elif kind not in _REFUSAL_KINDS and not health.blocked and (key, kind) not in self._flagged_bad_data:
+            # garbage is counted on every frame but flagged once per kind, so a noisy cable cannot flood
+            # the referee; the counts stay on /api/devices (a device already refused is flagged as that)
+            self._flagged_bad_data.add((key, kind))
+            raw = bytes(getattr(error, "raw", b""))[:64]
+            self._anomaly(
+                table,
+                at,
+                "device.bad_data",
+                Severity.WARNING,
+                f"Table {table.id} ({health.url}) sent data that is not a valid report ({kind}): "
+                f"{health.last_error}. It is counted on the device list; this is shown once.",
+                f"{table.id} masası ({health.url}) geçersiz veri gönderdi ({kind}): {health.last_error}. "
+                f"Cihaz listesinde sayılıyor; bu uyarı bir kez gösterilir.",
+                {"table": table.id, "kind": kind, "raw_hex": raw.hex()},
             )
 
     def device_refused(self, refusal: Any) -> None:

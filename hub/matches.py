@@ -37,6 +37,28 @@ class EventKind(enum.StrEnum):
     REFEREE_CONFIRM = "referee.confirm"
     REFEREE_INPUT = "referee.input"  # a time-out, card, expedite or score correction the referee records
     TICK = "clock.tick"  # time passed with no report (logged only when the rules saw something in it)
+    # the referee's workflow (hub/referee.py checks each before it is logged): every one names its referee
+    REFEREE_ANOMALY = "referee.anomaly"  # an anomaly acknowledged, resolved or dismissed, with a reason
+    REFEREE_RESULT = "referee.result"  # a corrected result: supersedes what the devices showed, with a reason
+    REFEREE_PENALTY = "referee.penalty"  # a warning, game or match loss, or a card
+    REFEREE_FORFEIT = "referee.forfeit"  # the no-show (or the player who will not go on) loses
+    REFEREE_APPEAL = "referee.appeal"  # an appeal opened within the window: the match is protested
+    REFEREE_DECISION = "referee.decision"  # the decision on the open appeal, with its reasoning
+    LOCK = "match.lock"  # a match of the next round started: this result can no longer change
+
+
+class AnomalyState(enum.StrEnum):
+    """Where a referee (or the rules themselves) took an anomaly."""
+
+    OPEN = "open"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+
+
+RULES_ACTOR = (
+    "rules"  # who resolved an anomaly that the rules cleared themselves (a wrong move corrected in time)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +76,14 @@ class MatchInfo:
     first_receiver: str | None = None  # doubles only
     ruleset: str = "ittf"
     length: int = 0  # backgammon: the match is played to this many points
-    clock: str | None = None  # backgammon: "simple:600:12" or "bronstein:600:12" (mode:reserve_s:delay_s)
+    # the time control in the sport's notation: backgammon "simple:600:12" (mode:reserve_s:delay_s);
+    # chess "5400+30" (base+increment seconds), "300d5", "40/6000+30:1800+30"
+    clock: str | None = None
+    clock_white: str | None = (
+        None  # chess: "left" or "right", the clock side White's time is on; None: learn it
+    )
+    board: int | None = None  # chess: the board number within a team match (1..8)
+    team_match: str | None = None  # chess: the team match this game belongs to
 
     @property
     def rules(self) -> Sport:
@@ -64,7 +93,7 @@ class MatchInfo:
 
 @dataclass(frozen=True, slots=True)
 class AnomalyRecord:
-    """An anomaly raised on a match, pinned to the event that shows it."""
+    """An anomaly raised on a match, pinned to the event that shows it, and where the referee took it."""
 
     code: str
     severity: Severity
@@ -73,6 +102,83 @@ class AnomalyRecord:
     offset: int
     at: float
     data: dict[str, Any] = field(default_factory=dict)
+    index: int = 0  # its place among the anomalies the same event raised
+    state: AnomalyState = AnomalyState.OPEN
+    handled_by: str | None = None  # the referee, or RULES_ACTOR
+    handled_at: float | None = None
+    reason: str = ""
+
+    @property
+    def id(self) -> str:
+        """Stable for the match's whole life: the event's offset and the anomaly's place in it."""
+        return f"{self.offset}.{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRecord:
+    """A result a referee wrote (correction, forfeit, penalty, appeal decision); it supersedes the live one."""
+
+    winner: int | None  # side 0 or 1; None for a draw
+    score: tuple[float, float]  # per side, in the sport's own unit (games, points, game points)
+    source: str  # "correction", "forfeit", "penalty" or "appeal"
+    reason: str
+    by: str | None
+    offset: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyRecord:
+    """A warning, penalty or card a referee recorded against one side."""
+
+    side: int
+    penalty: str
+    reason: str
+    by: str | None
+    offset: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class AppealRecord:
+    """An appeal and, once made, the decision on it with its reasoning."""
+
+    appellant: str
+    reason: str
+    by: str | None  # the referee who recorded it
+    offset: int
+    at: float
+    status_before: MatchStatus
+    decision: str | None = None  # "upheld" or "rejected"
+    reasoning: str = ""
+    decided_by: str | None = None
+    decided_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRecord:
+    """One referee (or hub) action on the match, as the audit view shows it."""
+
+    offset: int
+    at: float
+    actor: str | None
+    kind: str
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeRecord:
+    """What referees (and the hub's round lock) added to a match. One value, so that the device reports that
+    make up most of a match carry it on by reference instead of copying five fields each time."""
+
+    result: ResultRecord | None = None
+    locked_at: float | None = None
+    appeals: tuple[AppealRecord, ...] = ()
+    penalties: tuple[PenaltyRecord, ...] = ()
+    actions: tuple[ActionRecord, ...] = ()
+
+
+NO_REFEREE_RECORD = RefereeRecord()
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +206,54 @@ class MatchState:
     confirmed_at: float | None = None
     anomalies: tuple[AnomalyRecord, ...] = ()
     facts: tuple[FactRecord, ...] = ()
+    referee: RefereeRecord = NO_REFEREE_RECORD  # result, lock, appeals, penalties and the audit
+
+    @property
+    def result(self) -> ResultRecord | None:
+        """A result a referee wrote; it supersedes the live one."""
+        return self.referee.result
+
+    @property
+    def locked_at(self) -> float | None:
+        """When the next round started: from then on the result cannot change."""
+        return self.referee.locked_at
+
+    @property
+    def appeals(self) -> tuple[AppealRecord, ...]:
+        """Every appeal, with its decision once made."""
+        return self.referee.appeals
+
+    @property
+    def penalties(self) -> tuple[PenaltyRecord, ...]:
+        """Every warning, penalty and card recorded."""
+        return self.referee.penalties
+
+    @property
+    def actions(self) -> tuple[ActionRecord, ...]:
+        """Every referee and hub action, for the audit view."""
+        return self.referee.actions
 
     @property
     def official(self) -> bool:
-        """True only once a referee has confirmed the result."""
-        return self.status is MatchStatus.OFFICIAL
+        """True only once a referee has confirmed the result (or declared it, as a forfeit)."""
+        return self.status is MatchStatus.OFFICIAL or self.status is MatchStatus.FORFEIT
 
     @property
     def winner(self) -> int | None:
-        """The side the live data says has won, if any."""
+        """The side that has won: the referee's result if there is one, else what the live data says."""
+        if self.result is not None:
+            return self.result.winner
         return self.info.rules.winner(self.sport_state)
+
+    @property
+    def locked(self) -> bool:
+        """True once a match of the next round has started: the result can no longer change."""
+        return self.locked_at is not None
+
+    @property
+    def open_appeal(self) -> AppealRecord | None:
+        """The appeal waiting for its decision, if any."""
+        return self.appeals[-1] if self.appeals and self.appeals[-1].decision is None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +287,20 @@ def check_confirm(match: MatchState) -> None:
 
 _RULES_KINDS = frozenset((EventKind.DEVICE_REPORT, EventKind.REFEREE_INPUT, EventKind.TICK))
 _CLOSED_TO_REPORTS = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
+_ACTION_KINDS = frozenset(
+    (
+        EventKind.REFEREE_CONFIRM,
+        EventKind.REFEREE_INPUT,
+        EventKind.REFEREE_ANOMALY,
+        EventKind.REFEREE_RESULT,
+        EventKind.REFEREE_PENALTY,
+        EventKind.REFEREE_FORFEIT,
+        EventKind.REFEREE_APPEAL,
+        EventKind.REFEREE_DECISION,
+        EventKind.LOCK,
+    )
+)
+_ENDS_UNPLAYED = (MatchStatus.SCHEDULED, MatchStatus.LIVE, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
 
 
 def apply_event(
@@ -158,7 +316,12 @@ def apply_event(
     finished_at = match.finished_at
     confirmed_by = match.confirmed_by
     confirmed_at = match.confirmed_at
+    kept_anomalies = match.anomalies
+    referee = match.referee  # a device report carries it on by reference
+    result, locked_at = referee.result, referee.locked_at
+    appeals, penalties = referee.appeals, referee.penalties
 
+    report = None
     if kind in _RULES_KINDS:
         if kind == EventKind.TICK:
             assert rules.tick is not None
@@ -167,6 +330,9 @@ def apply_event(
             report = rules.report_from_dict(
                 body["report"] if kind == EventKind.DEVICE_REPORT else body["input"]
             )
+    elif kind == EventKind.REFEREE_PENALTY and body.get("input") is not None:
+        report = rules.report_from_dict(body["input"])  # the rules count it too: a table-tennis card
+    if report is not None:  # inline, not a helper: this is the path every device report takes
         outcome = rules.apply(sport_state, report, at)
         if status in _CLOSED_TO_REPORTS:
             if outcome.facts or outcome.anomalies:  # a board repeating its final display is no news
@@ -184,8 +350,11 @@ def apply_event(
             sport_state = outcome.state
             if status is MatchStatus.SCHEDULED:
                 status, started_at = MatchStatus.LIVE, at
-            if status is MatchStatus.LIVE and rules.winner(sport_state) is not None:
+            if status is MatchStatus.LIVE and rules.is_over(sport_state):
                 status, finished_at = MatchStatus.FINISHED, at
+
+    if kind in _RULES_KINDS:
+        pass
     elif kind == EventKind.ANOMALY:
         anomalies = (
             Anomaly(
@@ -195,6 +364,85 @@ def apply_event(
     elif kind == EventKind.REFEREE_CONFIRM:
         status, confirmed_by, confirmed_at = MatchStatus.OFFICIAL, actor, at
         facts = (Fact("confirmed", {"by": actor}),)
+    elif kind == EventKind.REFEREE_ANOMALY:
+        wanted, handled = body["anomaly"], AnomalyState(body["state"])
+        found = next((i for i, a in enumerate(kept_anomalies) if a.id == wanted), None)
+        if found is None:
+            anomalies = (
+                Anomaly(
+                    "log.unknown_anomaly",
+                    Severity.WARNING,
+                    f"A referee marked anomaly {wanted} {handled.value}, but the match no longer holds it.",
+                    f"Hakem {wanted} numaralı anormalliği işaretledi, ancak maçta artık bulunmuyor.",
+                    {"anomaly": wanted},
+                ),
+            )
+        else:
+            a = kept_anomalies[found]
+            kept_anomalies = (
+                *kept_anomalies[:found],
+                _handled(a, handled, actor, at, body.get("reason", "")),
+                *kept_anomalies[found + 1 :],
+            )
+            facts = (Fact(f"anomaly_{handled.value}", {"anomaly": wanted, "code": a.code, "by": actor}),)
+    elif kind == EventKind.REFEREE_RESULT:
+        result = _result(body, "correction", actor, offset, at)
+        if status in _ENDS_UNPLAYED:
+            status = MatchStatus.FINISHED
+        finished_at = finished_at if finished_at is not None else at
+        facts = (Fact("result_corrected", {"winner": result.winner, "score": list(result.score)}),)
+    elif kind == EventKind.REFEREE_PENALTY:
+        side = body["side"]
+        penalties += (PenaltyRecord(side, body["penalty"], body.get("reason", ""), actor, offset, at),)
+        facts = (Fact("penalty", {"side": side, "penalty": body["penalty"]}), *facts)
+        if body.get("score") is not None:  # a match loss: written as a forfeit would be
+            result = _result({**body, "winner": 1 - side}, "penalty", actor, offset, at)
+            status, finished_at = MatchStatus.FORFEIT, finished_at if finished_at is not None else at
+    elif kind == EventKind.REFEREE_FORFEIT:
+        result = _result({**body, "winner": 1 - body["loser"]}, "forfeit", actor, offset, at)
+        status, finished_at = MatchStatus.FORFEIT, finished_at if finished_at is not None else at
+        facts = (Fact("forfeit", {"loser": body["loser"], "score": list(result.score)}),)
+    elif kind == EventKind.REFEREE_APPEAL:
+        appeals += (AppealRecord(body["appellant"], body.get("reason", ""), actor, offset, at, status),)
+        status = MatchStatus.PROTESTED
+        facts = (Fact("appeal", {"appellant": body["appellant"]}),)
+    elif kind == EventKind.REFEREE_DECISION:
+        appeal = match.open_appeal
+        if appeal is None:
+            anomalies = (
+                Anomaly(
+                    "log.decision_without_appeal",
+                    Severity.WARNING,
+                    "The log holds an appeal decision with no open appeal; it was kept and skipped.",
+                    "Kayıtta açık itirazı olmayan bir itiraz kararı var; saklandı ve atlandı.",
+                ),
+            )
+        else:
+            decision = body["decision"]
+            appeals = (
+                *appeals[:-1],
+                AppealRecord(
+                    appeal.appellant,
+                    appeal.reason,
+                    appeal.by,
+                    appeal.offset,
+                    appeal.at,
+                    appeal.status_before,
+                    decision,
+                    body.get("reasoning", ""),
+                    actor,
+                    at,
+                ),
+            )
+            status = appeal.status_before
+            if decision == "upheld" and body.get("score") is not None:
+                # the chief referee's decision is final (seed 000 §10): the new result is official at once
+                result = _result(body, "appeal", actor, offset, at)
+                status, confirmed_by, confirmed_at = MatchStatus.OFFICIAL, actor, at
+            facts = (Fact("appeal_decided", {"decision": decision}),)
+    elif kind == EventKind.LOCK:
+        locked_at = locked_at if locked_at is not None else at
+        facts = (Fact("locked", {"round": body.get("round"), "because": body.get("because")}),)
     else:
         anomalies = (
             Anomaly(
@@ -205,13 +453,17 @@ def apply_event(
             ),
         )
 
-    kept_anomalies = match.anomalies
+    if kind in _ACTION_KINDS:
+        action = ActionRecord(offset, at, actor, str(kind), body)
+        referee = RefereeRecord(result, locked_at, appeals, penalties, (*referee.actions, action))
+    if facts and kept_anomalies:
+        kept_anomalies = _resolved_by_rules(kept_anomalies, facts, at)
     if anomalies:
         kept_anomalies = (
             kept_anomalies
             + tuple(
-                AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data)
-                for a in anomalies
+                AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data, i)
+                for i, a in enumerate(anomalies)
             )
         )[-MAX_KEPT_ANOMALIES:]
     kept_facts = match.facts
@@ -231,8 +483,41 @@ def apply_event(
         confirmed_at,
         kept_anomalies,
         kept_facts,
+        referee,
     )
     return MatchOutcome(state, facts, anomalies)
+
+
+def _handled(a: AnomalyRecord, state: AnomalyState, by: str | None, at: float, reason: str) -> AnomalyRecord:
+    return AnomalyRecord(
+        a.code, a.severity, a.message_en, a.message_tr, a.offset, a.at, a.data, a.index, state, by, at, reason
+    )
+
+
+def _resolved_by_rules(
+    anomalies: tuple[AnomalyRecord, ...], facts: tuple[Fact, ...], at: float
+) -> tuple[AnomalyRecord, ...]:
+    """A rules fact `anomaly_resolved` {"code": …} clears the latest anomaly of that code still waiting."""
+    for fact in facts:
+        if fact.kind != "anomaly_resolved":
+            continue
+        code = fact.data.get("code")
+        for i in range(len(anomalies) - 1, -1, -1):
+            a = anomalies[i]
+            if a.code == code and a.state in (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED):
+                how = str(fact.data.get("how", "by the rules"))
+                anomalies = (
+                    *anomalies[:i],
+                    _handled(a, AnomalyState.RESOLVED, RULES_ACTOR, at, how),
+                    *anomalies[i + 1 :],
+                )
+                break
+    return anomalies
+
+
+def _result(body: dict[str, Any], source: str, by: str | None, offset: int, at: float) -> ResultRecord:
+    a, b = body["score"]
+    return ResultRecord(body.get("winner"), (a, b), source, body.get("reason", ""), by, offset, at)
 
 
 # -- plain data, for snapshots and spectators -------------------------------------------------------------
@@ -248,7 +533,61 @@ def anomaly_to_dict(a: AnomalyRecord) -> dict[str, Any]:
         "offset": a.offset,
         "at": a.at,
         "data": a.data,
+        "id": a.id,
+        "index": a.index,
+        "state": a.state.value,
+        "handled_by": a.handled_by,
+        "handled_at": a.handled_at,
+        "reason": a.reason,
     }
+
+
+def result_to_dict(r: ResultRecord | None) -> dict[str, Any] | None:
+    """A referee's result as plain data."""
+    if r is None:
+        return None
+    return {
+        "winner": r.winner,
+        "score": list(r.score),
+        "source": r.source,
+        "reason": r.reason,
+        "by": r.by,
+        "offset": r.offset,
+        "at": r.at,
+    }
+
+
+def appeal_to_dict(a: AppealRecord) -> dict[str, Any]:
+    """An appeal, and its decision once made, as plain data."""
+    return {
+        "appellant": a.appellant,
+        "reason": a.reason,
+        "by": a.by,
+        "offset": a.offset,
+        "at": a.at,
+        "status_before": a.status_before.value,
+        "decision": a.decision,
+        "reasoning": a.reasoning,
+        "decided_by": a.decided_by,
+        "decided_at": a.decided_at,
+    }
+
+
+def penalty_to_dict(p: PenaltyRecord) -> dict[str, Any]:
+    """A penalty as plain data."""
+    return {
+        "side": p.side,
+        "penalty": p.penalty,
+        "reason": p.reason,
+        "by": p.by,
+        "offset": p.offset,
+        "at": p.at,
+    }
+
+
+def action_to_dict(a: ActionRecord) -> dict[str, Any]:
+    """An audit entry as plain data."""
+    return {"offset": a.offset, "at": a.at, "actor": a.actor, "kind": a.kind, "body": a.body}
 
 
 def to_snapshot(match: MatchState) -> dict[str, Any]:
@@ -264,6 +603,11 @@ def to_snapshot(match: MatchState) -> dict[str, Any]:
         "confirmed_at": match.confirmed_at,
         "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
         "facts": [{"kind": f.kind, "data": f.data, "offset": f.offset, "at": f.at} for f in match.facts],
+        "result": result_to_dict(match.result),
+        "locked_at": match.locked_at,
+        "appeals": [appeal_to_dict(a) for a in match.appeals],
+        "penalties": [penalty_to_dict(p) for p in match.penalties],
+        "actions": [action_to_dict(a) for a in match.actions],
     }
 
 
@@ -288,16 +632,69 @@ def from_snapshot(info: MatchInfo, data: dict[str, Any]) -> MatchState:
                 a["offset"],
                 a["at"],
                 a["data"],
+                a.get("index", 0),
+                AnomalyState(a.get("state", "open")),
+                a.get("handled_by"),
+                a.get("handled_at"),
+                a.get("reason", ""),
             )
             for a in data["anomalies"]
         ),
         facts=tuple(FactRecord(f["kind"], f["data"], f["offset"], f["at"]) for f in data["facts"]),
+        referee=_referee_from_snapshot(data),
     )
+
+
+def _referee_from_snapshot(data: dict[str, Any]) -> RefereeRecord:
+    if (
+        data.get("result") is None
+        and data.get("locked_at") is None
+        and not any(data.get(k) for k in ("appeals", "penalties", "actions"))
+    ):
+        return NO_REFEREE_RECORD  # a snapshot from before the referee workflow, or of an untouched match
+    return RefereeRecord(
+        result=_result_from_dict(data.get("result")),
+        locked_at=data.get("locked_at"),
+        appeals=tuple(
+            AppealRecord(
+                a["appellant"],
+                a["reason"],
+                a["by"],
+                a["offset"],
+                a["at"],
+                MatchStatus(a["status_before"]),
+                a["decision"],
+                a["reasoning"],
+                a["decided_by"],
+                a["decided_at"],
+            )
+            for a in data.get("appeals", ())
+        ),
+        penalties=tuple(
+            PenaltyRecord(p["side"], p["penalty"], p["reason"], p["by"], p["offset"], p["at"])
+            for p in data.get("penalties", ())
+        ),
+        actions=tuple(
+            ActionRecord(a["offset"], a["at"], a["actor"], a["kind"], a["body"])
+            for a in data.get("actions", ())
+        ),
+    )
+
+
+def _result_from_dict(r: dict[str, Any] | None) -> ResultRecord | None:
+    if r is None:
+        return None
+    a, b = r["score"]
+    return ResultRecord(r["winner"], (a, b), r["source"], r["reason"], r["by"], r["offset"], r["at"])
 
 
 def _identity(match: MatchState) -> dict[str, Any]:
     """What every view of a match starts with: which match, where, who, and how far it stands."""
+    extra = {}
+    if match.info.team_match is not None:
+        extra = {"team_match": match.info.team_match, "board": match.info.board}
     return {
+        **extra,
         "id": match.info.id,
         "sport": match.info.sport,
         "table": match.info.table,
@@ -314,9 +711,19 @@ def summary(match: MatchState) -> dict[str, Any]:
     """The compact public view for the venue wall: no private data, no history."""
     return {
         **_identity(match),
-        "state": match.info.rules.to_dict(match.sport_state),
-        "open_anomalies": len(match.anomalies),
+        "state": match.info.rules.public_state(match.sport_state),
+        "open_anomalies": sum(1 for a in match.anomalies if a.state in _WAITING),
+        "result": _public_result(match.result),
+        "locked": match.locked,
     }
+
+
+_WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
+
+
+def _public_result(r: ResultRecord | None) -> dict[str, Any] | None:
+    """What spectators see of a referee's result: who won, the score and how it came about."""
+    return None if r is None else {"winner": r.winner, "score": list(r.score), "source": r.source}
 
 
 def public_view(match: MatchState) -> dict[str, Any]:
@@ -328,9 +735,27 @@ def public_view(match: MatchState) -> dict[str, Any]:
         "confirmed_at": match.confirmed_at,
         "facts": [{"kind": f.kind, "data": f.data, "offset": f.offset, "at": f.at} for f in match.facts],
         "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
+        "result": result_to_dict(match.result),
+        # the decision and its reasoning are shown to the players (seed 000 §10)
+        "appeals": [appeal_to_dict(a) for a in match.appeals],
+        "penalties": [{"side": p.side, "penalty": p.penalty, "at": p.at} for p in match.penalties],
     }
 
 
 def referee_view(match: MatchState) -> dict[str, Any]:
-    """What the referee console watches of a match: its status and every anomaly with its evidence."""
-    return {**_identity(match), "anomalies": [anomaly_to_dict(a) for a in match.anomalies]}
+    """What the referee console watches of a match: status, result, anomalies, appeals, penalties, actions."""
+    return {
+        **_identity(match),
+        "winner": match.winner,
+        "started_at": match.started_at,
+        "finished_at": match.finished_at,
+        "confirmed_by": match.confirmed_by,
+        "confirmed_at": match.confirmed_at,
+        "locked": match.locked,
+        "locked_at": match.locked_at,
+        "result": result_to_dict(match.result),
+        "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
+        "appeals": [appeal_to_dict(a) for a in match.appeals],
+        "penalties": [penalty_to_dict(p) for p in match.penalties],
+        "actions": [action_to_dict(a) for a in match.actions],
+    }

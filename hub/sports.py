@@ -9,11 +9,13 @@ from typing import Any
 from devices.observations import (
     BackgammonBoardEvent,
     BackgammonBoardState,
+    ChessBoardState,
+    ChessClockState,
     DeviceEvent,
     DeviceFamily,
     ScoreboardState,
 )
-from hub.rules import backgammon, backgammon_export, tabletennis, tabletennis_export
+from hub.rules import backgammon, backgammon_export, chess, chess_pgn, tabletennis, tabletennis_export
 from hub.rules.base import Outcome
 
 
@@ -34,10 +36,25 @@ class Sport:
     is_fresh_start: Callable[[Any], bool]  # a report that can only open a new match (0-0, no games)
     config: Callable[[Any], Any]  # the rules' match configuration from the venue's MatchInfo
     tick: Callable[[], Any] | None = None  # an input meaning "time passed", for rules that watch the clock
+    tick_every_s: float = 15.0  # how often the hub lets time pass for this sport's live matches
+    result: Callable[[Any], str | None] | None = None  # "1-0", "1/2-1/2": for sports with draws
+    view: Callable[[Any], dict[str, Any]] | None = None  # what screens get, when less than to_dict's all
     referee_inputs: tuple[str, ...] = ()  # input "type"s a referee may record on a match of this sport
+    # a forfeit's score (winner's, loser's) from the venue's MatchInfo: backgammon writes length-0 (seed 000 §9)
+    forfeit_score: Callable[[Any], tuple[float, float]] = lambda info: (1, 0)
     exports: dict[str, Callable[[Any, tuple[str, ...]], Any]] = field(
         default_factory=dict
     )  # name -> (state, players)
+
+    def public_state(self, state: Any) -> dict[str, Any]:
+        """The sport state as spectators' screens get it (no bookkeeping the rules keep for themselves)."""
+        return self.view(state) if self.view is not None else self.to_dict(state)
+
+    def is_over(self, state: Any) -> bool:
+        """True once the live data says the match has ended (a winner, or a result such as a draw)."""
+        if self.result is not None:
+            return self.result(state) is not None
+        return self.winner(state) is not None
 
 
 def _tt_fresh_start(report: Any) -> bool:
@@ -65,6 +82,7 @@ TABLE_TENNIS = Sport(
     ),
     tick=tabletennis.Tick,
     referee_inputs=("timeout", "card", "expedite", "correction", "point", "undo"),
+    forfeit_score=lambda info: (info.best_of // 2 + 1, 0),  # the games needed to win, to none
     exports={
         "card": lambda state, players: tabletennis_export.match_card(state, players),
         "compact": lambda state, players: tabletennis_export.compact(state),
@@ -103,6 +121,7 @@ BACKGAMMON = Sport(
     is_fresh_start=_bg_fresh_start,
     config=_bg_config,
     tick=backgammon.Tick,
+    forfeit_score=lambda info: (info.length, 0),  # "skor maç uzunluğu–0 yazılır" (seed 000 §9)
     exports={
         "mat": lambda state, players: backgammon_export.match_to_mat(
             state, (players[0] or "A", players[1] or "B")
@@ -114,7 +133,30 @@ BACKGAMMON = Sport(
     },
 )
 
-SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS, BACKGAMMON)}
+CHESS = Sport(
+    name="chess",
+    families=frozenset({DeviceFamily.CHESS_BOARD, DeviceFamily.CHESS_CLOCK}),
+    # a DeviceEvent is a Wire clock's press or a board's button; table tennis reads its own DeviceEvents, so
+    # the log encoding of a DeviceEvent stays table tennis's (the same "type": "event" shape either way)
+    report_type=(ChessBoardState, ChessClockState),
+    initial=chess.initial,
+    apply=chess.apply,
+    to_dict=chess.to_dict,
+    from_dict=chess.from_dict,
+    input_to_dict=chess.input_to_dict,
+    report_from_dict=chess.input_from_dict,
+    winner=chess.winner,
+    is_fresh_start=chess.is_fresh_start,
+    config=lambda info: chess.ChessConfig.from_text(info.clock, info.clock_white),
+    tick=chess.Tick,
+    tick_every_s=0.25,  # a settled board becomes a move within a quarter second even when nothing else comes
+    result=chess.result,
+    view=lambda state: {k: v for k, v in chess.to_dict(state).items() if k != "resume"},
+    referee_inputs=chess.REFEREE_INPUTS,
+    exports={"pgn": lambda state, players: chess_pgn.pgn(state, {"White": players[0], "Black": players[1]})},
+)
+
+SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS, BACKGAMMON, CHESS)}
 
 
 def report_to_dict(report: Any) -> dict[str, Any]:

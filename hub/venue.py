@@ -11,7 +11,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+from devices.chessnut.session import parse_chessnut_url
+from devices.dgt.session import parse_dgt_url
 from devices.dscore.session import parse_dscore_url
 from devices.transports.ble import parse_ble_url
 from devices.transports.tcp import parse_tcp_url
@@ -22,6 +25,7 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ID = ID_PATTERN
 _ROLES = ("referee", "chief")
 RULESETS = ("ittf", "legacy21")
+CHESS_BOARD_PROTOCOLS = {"dgt": parse_dgt_url, "chessnut": parse_chessnut_url}  # URL checks by protocol=
 
 
 class VenueError(ValueError):
@@ -43,6 +47,8 @@ class TableConfig:
     device_id: str | None = None  # the id the device must announce, when known
     device_token_sha256: str | None = None  # for devices that connect over TCP: SHA-256 of their token
     wristbands: tuple[str, ...] = ()  # D-SCORE umpire wristbands: ble://AA:..?protocol=dscore&side=0
+    clock: str | None = None  # chess: a separate clock (Boardcast Wire chess-clock), when the board has none
+    clock_id: str | None = None  # the id that clock must announce, when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +61,40 @@ class RefereeConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerConfig:
+    """A player's public details and the contacts only referees and the organiser may see (seed 000 §14)."""
+
+    name: str
+    club: str = ""
+    city: str = ""
+    phone: str | None = None  # private: never in a spectator view
+    email: str | None = None  # private: never in a spectator view
+
+
+# Seed 002 §4.2.2 and §5.5 (RULES.md §2): boards 1-4 are open; the others are kept for a category. (§4.3 of
+# the same seed fills boards 5 and 6 the other way round; §5.5, which the medals follow, is used here.)
+CHESS_BOARD_CATEGORIES = {
+    1: ("open", "genel"),
+    2: ("open", "genel"),
+    3: ("open", "genel"),
+    4: ("open", "genel"),
+    5: ("under 20", "20 yaş ve altı"),
+    6: ("woman", "kadın"),
+    7: ("under 16", "16 yaş ve altı"),
+    8: ("under 16 girl", "16 yaş ve altı kadın"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TeamMatchConfig:
+    """A chess team match: two teams on up to eight boards; its games are the matches that name it."""
+
+    id: str
+    round: int
+    teams: tuple[str, str]  # the first-named team has White on the odd boards unless a game says otherwise
+
+
+@dataclass(frozen=True, slots=True)
 class Venue:
     """A whole venue, as read from its file."""
 
@@ -63,6 +103,9 @@ class Venue:
     matches: tuple[MatchInfo, ...]
     referees: tuple[RefereeConfig, ...] = ()
     path: Path | None = None
+    team_matches: tuple[TeamMatchConfig, ...] = ()
+    broadcast_delay_s: float = 0.0  # chess: spectators see every game this many seconds late (anti-cheating)
+    players: tuple[PlayerConfig, ...] = ()  # optional: clubs, cities and the private contacts of players
 
     def table(self, table_id: str) -> TableConfig:
         """The table with this id."""
@@ -190,6 +233,18 @@ def parse_venue(text: str, path: Path) -> Venue:
                 parse_ble_url(device)
             except ValueError as exc:
                 raise fail("tables", i, "device", f"{exc} / geçersiz BLE adresi") from None
+        if isinstance(device, str) and device_protocol(device) in CHESS_BOARD_PROTOCOLS:
+            if sport != "chess":
+                raise fail(
+                    "tables",
+                    i,
+                    "device",
+                    f"a {device_protocol(device)} e-board needs a chess table / satranç masası gerekli",
+                )
+            try:
+                CHESS_BOARD_PROTOCOLS[device_protocol(device)](device)
+            except ValueError as exc:
+                raise fail("tables", i, "device", f"{exc} / geçersiz satranç tahtası adresi") from None
         if device_id is not None and any(x.device_id == device_id for x in tables):
             raise fail(
                 "tables",
@@ -207,7 +262,47 @@ def parse_venue(text: str, path: Path) -> Venue:
                 parse_dscore_url(url)
             except ValueError as exc:
                 raise fail("tables", i, "wristbands", f"{exc} / geçersiz bileklik adresi") from None
-        tables.append(TableConfig(tid, sport, device, device_id, digest, tuple(wristbands)))
+        clock_url, clock_id = _table_clock(t, sport, lambda k, msg, i=i: fail("tables", i, k, msg))
+        if clock_id is not None and any(clock_id in (x.device_id, x.clock_id) for x in tables):
+            raise fail(
+                "tables",
+                i,
+                "clock_id",
+                f"device {clock_id!r} is already on another table / cihaz başka masada",
+            )
+        tables.append(
+            TableConfig(tid, sport, device, device_id, digest, tuple(wristbands), clock_url, clock_id)
+        )
+
+    delay = venue_table.get("broadcast_delay_s", 0)
+    if not isinstance(delay, int | float) or isinstance(delay, bool) or not 0 <= delay <= 24 * 3600:
+        raise fail(
+            "venue",
+            None,
+            "broadcast_delay_s",
+            f"must be a number of seconds from 0 to 86400, got {delay!r} / 0-86400 arası saniye olmalı",
+        )
+
+    team_matches: list[TeamMatchConfig] = []
+    for i, tm in enumerate(_array(data, "team_matches", fail)):
+        tmid = _ident(tm, "id", lambda k, msg, i=i: fail("team_matches", i, k, msg))
+        if any(x.id == tmid for x in team_matches):
+            raise fail("team_matches", i, "id", f"team match {tmid!r} is defined twice / iki kez tanımlı")
+        teams = tm.get("teams")
+        if not (
+            isinstance(teams, list)
+            and len(teams) == 2
+            and all(isinstance(x, str) and x.strip() for x in teams)
+        ):
+            raise fail(
+                "team_matches", i, "teams", 'must be two team names, ["Home", "Away"] / iki takım adı olmalı'
+            )
+        rnd = tm.get("round", 1)
+        if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
+            raise fail(
+                "team_matches", i, "round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı"
+            )
+        team_matches.append(TeamMatchConfig(tmid, rnd, (teams[0], teams[1])))
 
     matches: list[MatchInfo] = []
     for i, m in enumerate(_array(data, "matches", fail)):
@@ -262,8 +357,23 @@ def parse_venue(text: str, path: Path) -> Venue:
                     "must be on the other side from first_server / karşı taraftan olmalı",
                 )
         length, clock = 0, None
+        clock_white, board, team_match = None, None, None
         if table.sport == "backgammon":
             length, clock = _backgammon_fields(m, lambda k, msg, i=i: fail("matches", i, k, msg))
+        if table.sport == "chess":
+            clock, clock_white, board, team_match = _chess_fields(
+                m, team_matches, lambda k, msg, i=i: fail("matches", i, k, msg)
+            )
+            if team_match is not None and any(
+                x.team_match == team_match and x.board == board for x in matches
+            ):
+                raise fail(
+                    "matches",
+                    i,
+                    "board",
+                    f"board {board} of {team_match} is defined twice / masa iki kez tanımlı",
+                )
+            rnd = next(t.round for t in team_matches if t.id == team_match) if team_match else rnd
         matches.append(
             MatchInfo(
                 mid,
@@ -278,6 +388,9 @@ def parse_venue(text: str, path: Path) -> Venue:
                 ruleset,
                 length,
                 clock or None,
+                clock_white,
+                board,
+                team_match,
             )
         )
 
@@ -297,9 +410,112 @@ def parse_venue(text: str, path: Path) -> Venue:
                 "token_sha256",
                 "must be 64 lowercase hex digits (a SHA-256) / SHA-256 özeti olmalı",
             )
+        if any(x.name == rname for x in referees):  # the audit names referees: a name must say who
+            raise fail("referees", i, "name", f"referee {rname!r} is listed twice / hakem iki kez yazılmış")
         referees.append(RefereeConfig(rname, role, digest))
 
-    return Venue(name, tuple(tables), tuple(matches), tuple(referees), path)
+    players = _players(data, fail)
+    return Venue(
+        name,
+        tuple(tables),
+        tuple(matches),
+        tuple(referees),
+        path,
+        tuple(team_matches),
+        float(delay),
+        players=players,
+    )
+
+
+def _players(data: dict[str, Any], fail) -> tuple[PlayerConfig, ...]:
+    """The `[[players]]` entries: a name, optional club and city (public), phone and e-mail (referees only)."""
+    players: list[PlayerConfig] = []
+    for i, p in enumerate(_array(data, "players", fail)):
+        pname = p.get("name")
+        if not isinstance(pname, str) or not pname.strip():
+            raise fail("players", i, "name", "must be a non-empty string / boş olmayan bir metin olmalı")
+        if any(x.name == pname for x in players):
+            raise fail("players", i, "name", f"player {pname!r} is listed twice / oyuncu iki kez yazılmış")
+        unknown = set(p) - {"name", "club", "city", "phone", "email"}
+        if unknown:
+            raise fail(
+                "players",
+                i,
+                sorted(unknown)[0],
+                "unknown key; known: name, club, city, phone, email / bilinmeyen alan",
+            )
+        for key in ("club", "city", "phone", "email"):
+            if key in p and not isinstance(p[key], str):
+                raise fail("players", i, key, "must be text / metin olmalı")
+        email = p.get("email")
+        if email is not None and not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", email):
+            raise fail("players", i, "email", f"{email!r} is not an e-mail address / geçersiz e-posta")
+        phone = p.get("phone")
+        if phone is not None and not re.fullmatch(r"\+?[0-9 ()-]{5,24}", phone):
+            raise fail("players", i, "phone", f"{phone!r} is not a phone number / geçersiz telefon")
+        players.append(PlayerConfig(pname, p.get("club", ""), p.get("city", ""), phone, email))
+    return tuple(players)
+
+
+def device_protocol(url: str) -> str | None:
+    """The `protocol=` a device URL names (dgt, chessnut, dscore, wire), or None for Boardcast Wire."""
+    values = parse_qs(urlsplit(url).query).get("protocol")
+    return values[-1] if values else None
+
+
+def _table_clock(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | None]:
+    """A chess table's separate clock device (URL and optional id), for boards without a clock of their own."""
+    url, clock_id = t.get("clock"), t.get("clock_id")
+    if url is None:
+        if clock_id is not None:
+            raise fail("clock_id", "needs a clock URL beside it / yanında saat adresi gerekli")
+        return None, None
+    if sport != "chess":
+        raise fail(
+            "clock", "only a chess table has a separate clock / ayrı saat yalnızca satranç masasında olur"
+        )
+    if not isinstance(url, str) or not url.strip() or url.startswith("tcp://"):
+        raise fail(
+            "clock",
+            "must be a serial or ble:// URL of a Boardcast Wire chess clock / seri ya da ble:// saat adresi olmalı",
+        )
+    if clock_id is not None and not (isinstance(clock_id, str) and _ID.match(clock_id)):
+        raise fail("clock_id", "must be an id (letters, digits, '-', '_', '.') / kimlik olmalı")
+    return url, clock_id
+
+
+def _chess_fields(
+    m: dict[str, Any], team_matches: list[TeamMatchConfig], fail
+) -> tuple[str | None, str | None, int | None, str | None]:
+    """A chess game's time control, clock side for White, board number and team match."""
+    from hub.rules.chess import ChessConfig  # the rules own the time-control notation
+
+    if m.get("doubles", False):
+        raise fail("doubles", "chess is played one against one / satranç bire bir oynanır")
+    control = m.get("time_control")
+    if control is not None:
+        if not isinstance(control, str):
+            raise fail("time_control", 'must be text such as "5400+30" / "5400+30" gibi bir metin olmalı')
+        try:
+            ChessConfig.from_text(control)
+        except ValueError as exc:
+            raise fail("time_control", str(exc)) from None
+    clock_white = m.get("clock_white")
+    if clock_white not in (None, "left", "right"):
+        raise fail("clock_white", 'must be "left" or "right" / "left" ya da "right" olmalı')
+    team_match = m.get("team_match")
+    board = m.get("board")
+    if team_match is None:
+        if board is not None:
+            raise fail("board", "a board number needs its team_match / masa numarası takım maçıyla verilir")
+        return control, clock_white, None, None
+    if not any(t.id == team_match for t in team_matches):
+        raise fail(
+            "team_match", f"no team match {team_match!r} in [[team_matches]] / böyle bir takım maçı yok"
+        )
+    if not isinstance(board, int) or isinstance(board, bool) or board not in CHESS_BOARD_CATEGORIES:
+        raise fail("board", f"must be a board number 1-8, got {board!r} / 1-8 arası masa numarası olmalı")
+    return control, clock_white, board, team_match
 
 
 def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:

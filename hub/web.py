@@ -1,4 +1,4 @@
-"""The web edge: REST reads, the referee confirm endpoint, the `/ws` feed and the static pages.
+"""The web edge: REST reads, the referee endpoints, the `/ws` feed and the static pages.
 
 Thin on purpose: every request reads the hall's committed state or turns into a hall event; nothing here
 decides a rule.
@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,12 +26,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from devices.session import CommandFailed, DeviceSession
 from devices.transports.tcp import TcpGateway
 from devices.wire.messages import BodyError, Command, CommandName
-from hub import __version__
+from hub import __version__, chess_feed
 from hub.auth import Authenticator
 from hub.fanout import Fanout, Subscriber, SubscriptionRefused
 from hub.hall import Hall, UnknownMatch
 from hub.ingest import Ingest
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
+from hub.referee import ActionForbidden, ActionInvalid, check_unlocked, prepare
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,7 @@ STUCK_AFTER_S = 10.0
 CLOSE_TOO_BIG = 1009
 YIELD_EVERY = 32
 BATCH_S = 0.2  # a tick for clients that ask for batches: at most 5 messages a second
+MAX_EVIDENCE = 50  # events per evidence request
 REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
 CLOSE_STUCK = 1013  # "try again later": the client could not keep up
 
@@ -57,6 +60,7 @@ class WebContext:
     started_at: float = field(default_factory=time.time)
     stuck_after_s: float = STUCK_AFTER_S
     closed_stuck: int = 0
+    bus_health: Callable[[], dict[str, Any]] | None = None  # the Redis link, when the hub publishes to one
 
 
 class ORJSONResponse(JSONResponse):
@@ -65,6 +69,15 @@ class ORJSONResponse(JSONResponse):
     def render(self, content: Any) -> bytes:
         """Encode the body."""
         return orjson.dumps(content)
+
+
+def _pgn_response(text: str) -> Response:
+    """A PGN for relays that poll: never cached, so each poll sees the latest move."""
+    return Response(
+        text,
+        media_type="application/x-chess-pgn; charset=utf-8",
+        headers={"Cache-Control": "no-cache, max-age=0", "Access-Control-Allow-Origin": "*"},
+    )
 
 
 def _error(status: int, message: str, **extra: Any) -> Response:
@@ -99,21 +112,24 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
                 ],
                 "clients": len(ctx.fanout.clients),
                 "clients_closed_stuck": ctx.closed_stuck,
+                **({"bus": ctx.bus_health()} if ctx.bus_health is not None else {}),
             }
         )
 
     async def list_matches(request: Request) -> Response:
-        return ORJSONResponse([public_view(m) for m in ctx.hall.matches()])
+        return ORJSONResponse([ctx.hall.spectator_view(m) for m in ctx.hall.public_matches()])
 
     async def get_match(request: Request) -> Response:
         try:
-            return ORJSONResponse(public_view(ctx.hall.match(request.path_params["match_id"])))
+            return ORJSONResponse(
+                ctx.hall.spectator_view(ctx.hall.public_match(request.path_params["match_id"]))
+            )
         except UnknownMatch:
             return _error(404, "no such match / böyle bir maç yok")
 
     async def export(request: Request) -> Response:
         try:
-            match = ctx.hall.match(request.path_params["match_id"])
+            match = ctx.hall.public_match(request.path_params["match_id"])
         except UnknownMatch:
             return _error(404, "no such match / böyle bir maç yok")
         exports = match.info.rules.exports
@@ -199,18 +215,131 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
             )  # refuse what the rules could not read, before it is logged
         except (orjson.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
             return _error(400, f"{exc} / geçersiz hakem girdisi")
+        try:
+            check_unlocked(ctx.hall.working[match_id])  # an input changes the score: not once locked
+        except ActionRefused as exc:
+            return _error(409, str(exc))
         await ctx.hall.record(
             match_id, EventKind.REFEREE_INPUT, {"input": body}, time.time(), actor=referee.name
         )
         return ORJSONResponse(public_view(ctx.hall.match(match_id)))
 
+    # -- the referee console's API: every route needs a referee token; nothing here is public --------------
+
+    async def referee_me(request: Request) -> Response:
+        referee = ctx.auth.referee_for(request.headers.get("authorization"))
+        if referee is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        return ORJSONResponse({"name": referee.name, "role": referee.role, "venue": ctx.hall.venue.name})
+
+    async def referee_matches(request: Request) -> Response:
+        if ctx.auth.referee_for(request.headers.get("authorization")) is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        return ORJSONResponse([ctx.hall.console_view(m) for m in ctx.hall.matches()])
+
+    async def referee_audit(request: Request) -> Response:
+        if ctx.auth.referee_for(request.headers.get("authorization")) is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        return ORJSONResponse(ctx.hall.audit())
+
+    async def referee_evidence(request: Request) -> Response:
+        """The logged events of a match between two offsets: the reports an anomaly stands on, raw bytes too."""
+        if ctx.auth.referee_for(request.headers.get("authorization")) is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        match_id = request.path_params["match_id"]
+        if match_id not in ctx.hall.committed:
+            return _error(404, "no such match / böyle bir maç yok")
+        try:
+            last = int(request.query_params.get("to", ctx.hall.committed[match_id].version))
+            first = int(request.query_params.get("from", max(1, last - 4)))
+        except ValueError:
+            return _error(400, "from and to must be offsets (whole numbers) / from ve to tam sayı olmalı")
+        if not 1 <= first <= last or last - first >= MAX_EVIDENCE:
+            return _error(400, f"give 1 <= from <= to, at most {MAX_EVIDENCE} events / geçersiz aralık")
+        events = []
+        for record in ctx.hall.log.match_events(match_id, first - 1):
+            if record.offset is None or record.offset > last:
+                break
+            events.append(
+                {
+                    "offset": record.offset,
+                    "id": record.id,
+                    "kind": record.kind,
+                    "at": record.at,
+                    "actor": record.actor,
+                    "device_id": record.device_id,
+                    "boot_epoch": record.boot_epoch,
+                    "seq": record.seq,
+                    "body": record.body,
+                    "raw": record.raw.hex() if record.raw else None,
+                }
+            )
+        return ORJSONResponse({"match": match_id, "from": first, "to": last, "events": events})
+
+    async def referee_action(request: Request) -> Response:
+        referee = ctx.auth.referee_for(request.headers.get("authorization"))
+        if referee is None:
+            return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
+        match_id = request.path_params["match_id"]
+        if match_id not in ctx.hall.working:
+            return _error(404, "no such match / böyle bir maç yok")
+        try:
+            wanted = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            return _error(400, f"not JSON: {exc} / JSON değil")
+        at = time.time()
+        try:  # checked against the working state and recorded with no await between: nothing slips in
+            event = prepare(ctx.hall.working[match_id], wanted, role=referee.role, at=at)
+        except ActionInvalid as exc:
+            return _error(400, str(exc))
+        except ActionForbidden as exc:
+            return _error(403, str(exc))
+        except ActionRefused as exc:
+            return _error(409, str(exc))
+        stored = ctx.hall.record(match_id, event.kind, event.body, at, actor=referee.name)
+        await stored
+        log.info("referee %s: %s on %s", referee.name, event.kind.value, match_id)
+        return ORJSONResponse(ctx.hall.console_view(ctx.hall.match(match_id)))
+
+    async def console_page(request: Request) -> Response:
+        return FileResponse(static_dir / "console.html")
+
     async def index(request: Request) -> Response:
         return FileResponse(static_dir / "index.html")
 
     async def match_page(request: Request) -> Response:
-        if request.path_params["match_id"] not in ctx.hall.committed:
+        if request.path_params["match_id"] not in ctx.hall.infos:  # a spectator edge has no committed state
             return _error(404, "no such match / böyle bir maç yok")
         return FileResponse(static_dir / "match.html")
+
+    async def game_pgn(request: Request) -> Response:
+        try:
+            match = ctx.hall.public_match(request.path_params["match_id"])
+        except UnknownMatch:
+            return _error(404, "no such match / böyle bir maç yok")
+        if match.info.sport != "chess":
+            return _error(404, "PGN is for chess games only / PGN yalnızca satranç oyunları için")
+        return _pgn_response(chess_feed.game_pgn(match, ctx.hall.venue))
+
+    async def round_pgn(request: Request) -> Response:
+        number = request.path_params["round"]
+        if not any(m.sport == "chess" and m.round == number for m in ctx.hall.infos.values()):
+            return _error(404, f"no chess games in round {number} / bu turda satranç oyunu yok")
+        return _pgn_response(chess_feed.round_pgn(ctx.hall.public_matches(), ctx.hall.venue, number))
+
+    async def list_team_matches(request: Request) -> Response:
+        return ORJSONResponse([ctx.hall.team_view(t) for t in ctx.hall.team_matches])
+
+    async def get_team_match(request: Request) -> Response:
+        team_id = request.path_params["team_id"]
+        if team_id not in ctx.hall.team_matches:
+            return _error(404, "no such team match / böyle bir takım maçı yok")
+        return ORJSONResponse(ctx.hall.team_view(team_id))
+
+    async def team_page(request: Request) -> Response:
+        if request.path_params["team_id"] not in ctx.hall.team_matches:
+            return _error(404, "no such team match / böyle bir takım maçı yok")
+        return FileResponse(static_dir / "team.html")
 
     async def feed(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -232,8 +361,19 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         Route("/api/matches/{match_id}", get_match),
         Route("/api/matches/{match_id}/confirm", confirm, methods=["POST"]),
         Route("/api/matches/{match_id}/inputs", referee_input, methods=["POST"]),
+        Route("/api/matches/{match_id}/actions", referee_action, methods=["POST"]),
+        Route("/console", console_page),
+        Route("/api/referee/me", referee_me),
+        Route("/api/referee/matches", referee_matches),
+        Route("/api/referee/audit", referee_audit),
+        Route("/api/referee/matches/{match_id}/events", referee_evidence),
         Route("/api/matches/{match_id}/export/{name}", export),
         Route("/api/devices", list_devices),
+        Route("/api/team-matches", list_team_matches),
+        Route("/api/team-matches/{team_id}", get_team_match),
+        Route("/team/{team_id}", team_page),
+        Route("/pgn/round-{round:int}.pgn", round_pgn),
+        Route("/pgn/{match_id}.pgn", game_pgn),
         Route("/api/tables/{table_id}/command", command, methods=["POST"]),
         WebSocketRoute("/ws", feed),
         Mount("/static", StaticFiles(directory=static_dir), name="static"),

@@ -60,7 +60,13 @@ class DemoProcess:
 
 
 def start_demo(
-    data: Path, *, speed: float = 20.0, tables: int = 4, port: int | None = None, bg_tables: int = 0
+    data: Path,
+    *,
+    speed: float = 20.0,
+    tables: int = 4,
+    port: int | None = None,
+    bg_tables: int = 0,
+    chess_boards: int = 0,
 ) -> DemoProcess:
     """Start the demo and wait until /api/health answers (20 s at most)."""
     port = port or free_port()
@@ -80,6 +86,8 @@ def start_demo(
             str(tables),
             "--bg-tables",
             str(bg_tables),
+            "--chess-boards",
+            str(chess_boards),
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -133,11 +133,19 @@ async def test_the_readme_demo_command_serves_live_tables(tmp_path: Path) -> Non
         url = f"http://127.0.0.1:{port}/"
         started = time.monotonic()
         await wait_json(url + "api/health", lambda h: h["status"] == "ok", within=60)
-        matches = await wait_json(url + "api/matches", lambda ms: sum(m["status"] == "live" for m in ms) == 6)
+        matches = await wait_json(
+            url + "api/matches",
+            lambda ms: (
+                sum(m["status"] == "live" and m["sport"] != "chess" for m in ms) == 6
+                and all(m["status"] != "scheduled" for m in ms if m["sport"] == "chess")
+            ),
+        )
         assert time.monotonic() - started < 60
-        assert len(matches) == 12  # four table-tennis and two backgammon tables, two rounds each
+        # four table-tennis and two backgammon tables, two rounds each; a chess team match on eight boards
+        assert len(matches) == 20
         live = [m["sport"] for m in matches if m["status"] == "live"]
         assert live.count("tabletennis") == 4 and live.count("backgammon") == 2
+        assert sum(m["sport"] == "chess" for m in matches) == 8
     finally:
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=15)[0]

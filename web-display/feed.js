@@ -1,7 +1,8 @@
 // The /ws feed: subscribe, keep the last version of each topic, resume after a drop with backoff and jitter.
 export class Feed {
-  constructor(topics, onMessage, onState, onError = null) {
+  constructor(topics, onMessage, onState, onError = null, extra = null) {
     this.topics = topics;
+    this.extra = extra;  // more keys for the subscribe request, e.g. {token} for the referee topic
     this.onMessage = onMessage;
     this.onState = onState;
     this.onError = onError;  // optional: the hub refused a request, e.g. an unknown topic
@@ -18,7 +19,7 @@ export class Feed {
       this.attempt = 0;
       this.onState("open");
       // batch: at most one message per 200 ms tick, an array of the latest change of each thing watched
-      ws.send(JSON.stringify({ subscribe: this.topics, resume: this.versions, batch: true }));
+      ws.send(JSON.stringify({ subscribe: this.topics, resume: this.versions, batch: true, ...this.extra }));
     };
     ws.onmessage = (event) => {
       const parsed = JSON.parse(event.data);
@@ -32,10 +33,18 @@ export class Feed {
         this.onMessage(message);
       }
     };
+    this.ws = ws;
     ws.onclose = () => {
+      if (this.stopped) return;
       this.onState("closed");
       const delay = Math.min(30000, 500 * 2 ** this.attempt++) * (0.8 + Math.random() * 0.4);
       setTimeout(() => this.connect(), delay);
     };
+  }
+
+  /** Close for good (a referee signing out): no reconnect. */
+  stop() {
+    this.stopped = true;
+    if (this.ws) this.ws.close();
   }
 }

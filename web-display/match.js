@@ -4,6 +4,7 @@
 import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
+import { CHESS_TEXTS, renderChess } from "./chess.js";
 
 const STALE_AFTER_S = 120;
 const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
@@ -67,12 +68,25 @@ export function render(match) {
   const provenance = $("provenance");
   provenance.textContent = match.official ? t().official : t().informational;
   provenance.className = `provenance ${match.official ? "official" : "informational"}`;
+  renderRefereeNote(match);
 
   const isBackgammon = match.sport === "backgammon";
-  $("board").hidden = isBackgammon;
+  const isChess = match.sport === "chess";
+  $("board").hidden = isBackgammon || isChess;
   $("bg").hidden = !isBackgammon;
-  $("history").hidden = isBackgammon;
-  document.querySelector(".compact-wrap").hidden = isBackgammon;
+  $("chess").hidden = !isChess;
+  $("history").hidden = isBackgammon || isChess;
+  document.querySelector(".compact-wrap").hidden = isBackgammon || isChess;
+  if (isChess) {
+    $("game-no").textContent = match.board ? CHESS_TEXTS[lang].boardNo(match.board) : "";
+    const chess = $("chess");
+    chess.dataset.status = status;
+    chess.dataset.version = match.version ?? "";
+    chess.dataset.official = String(Boolean(match.official));
+    renderChess(chess, match, lang);
+    renderAge();
+    return;
+  }
   if (isBackgammon) {
     $("game-no").textContent = s.game && s.winner == null ? BG_TEXTS[lang].gameNo(s.game) : "";
     const bg = $("bg");
@@ -172,6 +186,19 @@ export function render(match) {
   renderHistory(match, sides);
   $("compact").textContent = compactNotation(s.game_scores) || "—";
   renderAge();
+}
+
+// A referee's result and the latest appeal with its decision and reasoning: shown to players (seed 000 §10).
+function renderRefereeNote(match) {
+  const note = $("referee-note");
+  const parts = [];
+  const r = match.result;
+  if (r) parts.push(`${t().refereeResult}: ${r.score[0]}–${r.score[1]} (${t().resultBy[r.source] || r.source})`);
+  const appeal = (match.appeals || []).at(-1);
+  if (appeal && !appeal.decision) parts.push(t().appealOpen);
+  if (appeal && appeal.decision) parts.push(`${t().appealDecision[appeal.decision]}: ${appeal.reasoning}`);
+  note.textContent = parts.join(" · ");
+  note.hidden = parts.length === 0;
 }
 
 function renderHistory(match, sides) {

@@ -2,9 +2,12 @@
 import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { renderBackgammonTile } from "./backgammon.js";
+import { renderChessTile } from "./chess.js";
+import { renderTeamTile } from "./team.js";
 
 const STALE_AFTER_S = 120;
 const matches = new Map();
+const teams = new Map();  // chess team matches: id -> {view, version}
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
 let connection = "connecting";
 
@@ -15,7 +18,9 @@ function applyLanguage() {
   document.getElementById("lang").textContent = lang === "tr" ? "EN" : "TR";
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t()[el.dataset.i18n];
   renderConnection();
+  renderFilters();
   for (const match of matches.values()) render(match);
+  for (const { view } of teams.values()) renderTeam(view);
 }
 
 function renderConnection() {
@@ -31,19 +36,105 @@ function tileFor(match) {
     tile.id = `match-${match.id}`;
     tile.dataset.match = match.id;
     tile.dataset.sport = match.sport;
+    tile.dataset.table = match.table;
     document.getElementById("wall").append(tile);
     sortTiles();
   }
   return tile;
 }
 
+// The wall is grouped by sport, each group under its heading; within a group, by table then round.
+const SPORT_ORDER = ["tabletennis", "backgammon", "chess"];
+const links = new Map();  // table -> its device's link ("connected", …), from the devices topic
+const params = new URLSearchParams(location.search);
+const filter = { sport: params.get("sport") || "", table: params.get("table") || "" };  // a screen can be pinned
+
+function sportOf(node) { return node.dataset.sport || (node.dataset.team ? "chess" : ""); }
+
+function sportRank(node) {
+  const i = SPORT_ORDER.indexOf(sportOf(node));
+  return i < 0 ? SPORT_ORDER.length : i;
+}
+
 function sortTiles() {
   const wall = document.getElementById("wall");
+  for (const sport of new Set([...wall.querySelectorAll(".tile")].map(sportOf))) {
+    if (wall.querySelector(`.group-head[data-sport="${sport}"]`)) continue;
+    const head = document.createElement("h2");
+    head.className = "group-head";
+    head.dataset.sport = sport;
+    head.dataset.heading = "true";
+    wall.append(head);
+  }
   const tiles = [...wall.children].sort((a, b) => {
+    const bySport = sportRank(a) - sportRank(b) || sportOf(a).localeCompare(sportOf(b));
+    if (bySport) return bySport;
+    if (a.dataset.heading || b.dataset.heading) return a.dataset.heading ? -1 : 1;
+    if (a.dataset.team || b.dataset.team) return compareTeamTiles(a, b);
     const ma = matches.get(a.dataset.match), mb = matches.get(b.dataset.match);
     return ma.table.localeCompare(mb.table, undefined, { numeric: true }) || ma.round - mb.round;
   });
   wall.append(...tiles);
+  renderFilters();
+}
+
+function renderFilters() {
+  const wall = document.getElementById("wall");
+  for (const head of wall.querySelectorAll(".group-head")) head.textContent = t().sports[head.dataset.sport] || head.dataset.sport;
+  const sports = [...new Set([...wall.querySelectorAll(".tile")].map(sportOf))];
+  const tables = [...new Set([...matches.values()].map((m) => m.table))]
+    .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+  fillSelect(document.getElementById("sport-filter"), t().allSports, sports.map((s) => [s, t().sports[s] || s]), filter.sport);
+  fillSelect(document.getElementById("table-filter"), t().allTables, tables.map((x) => [x, `${t().table} ${x}`]), filter.table);
+  for (const tile of wall.querySelectorAll(".tile")) {
+    tile.hidden = Boolean((filter.sport && sportOf(tile) !== filter.sport) || (filter.table && tile.dataset.table !== filter.table));
+  }
+  for (const head of wall.querySelectorAll(".group-head")) {
+    head.hidden = ![...wall.querySelectorAll(".tile")].some((x) => !x.hidden && sportOf(x) === head.dataset.sport);
+  }
+}
+
+function fillSelect(select, allText, options, value) {
+  const wanted = [["", allText], ...options];
+  const now = [...select.options].map((o) => [o.value, o.textContent]);
+  if (JSON.stringify(now) !== JSON.stringify(wanted)) {
+    select.replaceChildren(...wanted.map(([v, text]) => Object.assign(document.createElement("option"), { value: v, textContent: text })));
+  }
+  select.value = value;
+}
+
+function onFilter() {
+  filter.sport = document.getElementById("sport-filter").value;
+  filter.table = document.getElementById("table-filter").value;
+  const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
+  history.replaceState(null, "", query ? `?${query}` : location.pathname);
+  renderFilters();
+}
+
+function onDevices(message) {
+  const entries = message.snapshot ? message.data.tables : [message.data];
+  for (const h of entries) if (h && !h.slot) links.set(h.table, h.link);
+  for (const match of matches.values()) renderAge(tileFor(match), match);
+}
+
+function deviceSilent(match) {
+  const link = links.get(match.table);
+  return link != null && link !== "connected";
+}
+
+// A referee's result (a correction, a forfeit, an appeal decision) or an open appeal, under the score.
+function renderResult(tile, match) {
+  let note = tile.querySelector(".referee-result");
+  if (!note) {
+    note = document.createElement("div");
+    note.className = "referee-result";
+    tile.querySelector(".tile-foot").before(note);
+  }
+  const r = match.result;
+  note.hidden = !r && match.status !== "protested";
+  note.textContent = match.status === "protested"
+    ? t().appealOpen
+    : r ? `${t().refereeResult}: ${r.score[0]}–${r.score[1]} (${t().resultBy[r.source] || r.source})` : "";
 }
 
 function render(match) {
@@ -65,11 +156,13 @@ function render(match) {
   tile.dataset.status = match.status;
   tile.dataset.version = match.version;
   if (match.sport === "backgammon") renderBackgammonTile(tile, match, lang);
+  else if (match.sport === "chess") renderChessTile(tile, match, lang);
   else renderTableTennis(tile, match, s, doubles);
   const provenance = tile.querySelector(".provenance");
   provenance.textContent = match.official ? t().official : t().informational;
   provenance.className = `provenance ${match.official ? "official" : "informational"}`;
   tile.classList.toggle("official", match.official);
+  renderResult(tile, match);
   renderAge(tile, match);
 }
 
@@ -126,8 +219,10 @@ function renderAge(tile, match) {
   const age = tile.querySelector(".age");
   if (!match.updated_at) { age.textContent = t().never; return; }
   const seconds = Math.max(0, Math.round(Date.now() / 1000 - match.updated_at));
-  const stale = match.status === "live" && seconds > STALE_AFTER_S;
-  age.textContent = stale ? `${t().stale} · ${t().ago(seconds)}` : t().ago(seconds);
+  const silent = match.status === "live" && deviceSilent(match);  // the table's device lost its link
+  const stale = silent || (match.status === "live" && seconds > STALE_AFTER_S);
+  const marker = silent ? `${t().stale} (${t().deviceSilent})` : t().stale;
+  age.textContent = stale ? `${marker} · ${t().ago(seconds)}` : t().ago(seconds);
   age.classList.toggle("stale", stale);
   tile.classList.toggle("stale", stale);
 }
@@ -138,12 +233,44 @@ export function show(match) {
   render(match);
 }
 
+// Chess team matches: a tile with both teams and the live score, first on the wall, linking to /team/ID.
+function compareTeamTiles(a, b) {
+  if (!a.dataset.team || !b.dataset.team) return a.dataset.team ? -1 : 1;
+  const ta = teams.get(a.dataset.team).view, tb = teams.get(b.dataset.team).view;
+  return (ta.round ?? 0) - (tb.round ?? 0) || String(ta.id).localeCompare(String(tb.id), undefined, { numeric: true });
+}
+
+function renderTeam(view) {
+  let tile = document.getElementById(`team-${view.id}`);
+  if (!tile) {
+    tile = document.createElement("article");
+    tile.className = "tile team-tile";
+    tile.id = `team-${view.id}`;
+    tile.dataset.team = view.id;
+    document.getElementById("wall").append(tile);
+    sortTiles();
+  }
+  renderTeamTile(tile, view, lang);
+}
+
+/** Draw one team match's tile exactly as a venue change would (exported so tests can draw a crafted view). */
+export function showTeam(view, version = 0) {
+  teams.set(view.id, { view, version });
+  renderTeam(view);
+}
+
 function onMessage(message) {
+  if (message.topic === "devices") { onDevices(message); return; }
   if (message.topic !== "venue") return;
   if (message.snapshot) {
     document.getElementById("venue-name").textContent = message.data.name;
     document.title = `${message.data.name} — Boardcast`;
     for (const match of message.data.matches) { matches.set(match.id, match); render(match); }
+    for (const view of message.data.team_matches || []) showTeam(view, message.version);
+  } else if (message.data.kind === "team_match") {
+    const known = teams.get(message.data.id);
+    if (known && known.version > message.version) return;
+    showTeam(message.data, message.version);
   } else {
     const known = matches.get(message.data.id);
     if (known && known.version > message.data.version) return;
@@ -158,7 +285,9 @@ document.getElementById("lang").addEventListener("click", () => {
   applyLanguage();
 });
 applyLanguage();
-new Feed(["venue"], onMessage, (state) => { connection = state; renderConnection(); });
+document.getElementById("sport-filter").addEventListener("change", onFilter);
+document.getElementById("table-filter").addEventListener("change", onFilter);
+new Feed(["venue", "devices"], onMessage, (state) => { connection = state; renderConnection(); });
 setInterval(() => {
   for (const match of matches.values()) renderAge(tileFor(match), match);
 }, 1000);

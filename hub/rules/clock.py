@@ -162,3 +162,40 @@ def press(state: ClockState, side: int, at: float) -> ClockState:
         running=1 - side,
         since=at,
     )
+
+
+def period_for(control: TimeControl, index: int) -> Period:
+    """The control's period at `index`, or its last one when the index runs past the end."""
+    return control.periods[min(index, len(control.periods) - 1)]
+
+
+def moves_to_complete(control: TimeControl, index: int) -> int | None:
+    """How many moves a player must have made when period `index` ends (None: it lasts the game)."""
+    if index >= len(control.periods) or control.periods[index].moves is None:
+        return None
+    return sum(p.moves or 0 for p in control.periods[: index + 1])
+
+
+def press_window(
+    period: Period,
+    shown_before_s: float,
+    elapsed_s: float,
+    resolution_s: float,
+    turn_start_s: float | None = None,
+) -> tuple[float, float] | None:
+    """The range a clock may show for the mover right after a press, given what it showed `elapsed_s` before.
+
+    A display at `resolution_s` hides up to one step either way, and the mover's time kept running for up to
+    `elapsed_s` between the two readings. Fischer adds `increment_s`; simple delay adds nothing; Bronstein gives
+    back what was used this turn, at most the delay, so it needs the time shown when the turn began
+    (`turn_start_s`; None: no judgement possible, returns None).
+    """
+    if period.delay_mode is DelayMode.BRONSTEIN:
+        if turn_start_s is None:
+            return None
+        used = max(0.0, turn_start_s - shown_before_s)
+        expected = turn_start_s - max(0.0, used - period.delay_s)
+        return expected - elapsed_s - resolution_s, expected + resolution_s
+    gain = period.increment_s if period.delay_mode is DelayMode.NONE else 0.0
+    expected = shown_before_s + gain
+    return expected - elapsed_s - resolution_s, expected + resolution_s

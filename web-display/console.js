@@ -1,0 +1,578 @@
+// The referee console: sign in with a token, then a live anomaly queue (severity, then longest waiting first)
+// with each anomaly's rule and evidence, the matches waiting for confirmation, every match's actions, and the
+// audit of every referee and hub action. Everything shown comes from the `referee` topic (token required) and
+// the public `venue` topic; every action is a POST the hub checks again and refuses with a reason.
+import { Feed } from "./feed.js";
+import { CONSOLE_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
+
+const TOKEN_KEY = "boardcast.referee";
+const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
+const WAITING = new Set(["open", "acknowledged"]);
+const SYSTEM_ACTOR = "boardcast";
+const RULES_ACTOR = "rules";
+const PENALTIES = ["warning", "game_loss", "match_loss", "yellow", "yellow_red", "red"];
+
+let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
+let token = null;
+let me = null;
+let feed = null;
+let connection = "connecting";
+let venueName = "";
+const refs = new Map();  // match id -> console view (referee topic)
+const pubs = new Map();  // match id -> public summary (venue topic): the live score
+const evidence = new Map();  // "match/anomaly" -> {open, events|null, error}
+let drawPending = false;
+
+const $ = (id) => document.getElementById(id);
+function t() { return CONSOLE_TEXTS[lang]; }
+function tt() { return TEXTS[lang]; }
+
+// -- small helpers --------------------------------------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value == null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key.startsWith("data-")) node.dataset[key.slice(5).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children.filter((c) => c != null));
+  return node;
+}
+
+function clock(at) {
+  return at ? new Date(at * 1000).toLocaleTimeString(lang === "tr" ? "tr-TR" : "en-GB") : "";
+}
+
+function ago(at) {
+  return at ? tt().ago(Math.max(0, Math.round(Date.now() / 1000 - at))) : "";
+}
+
+function num(x) { return x === 0.5 ? "½" : Number.isInteger(x) ? String(x) : String(x).replace(".5", "½"); }
+
+function sides(match) {
+  const p = match.players || [];
+  return p.length === 4 ? [`${p[0]} / ${p[1]}`, `${p[2]} / ${p[3]}`] : [p[0] || "A", p[1] || "B"];
+}
+
+function where(match) { return `${tt().table} ${match.table} · ${tt().round} ${match.round} · ${match.id}`; }
+
+/** The score to show: the referee's result if there is one, else what the live data says, per sport. */
+function scoreOf(match) {
+  if (match.result) return `${num(match.result.score[0])}–${num(match.result.score[1])}`;
+  const s = (pubs.get(match.id) || {}).state || {};
+  if (Array.isArray(s.games) && match.sport === "tabletennis") return `${s.games[0]}–${s.games[1]}`;
+  if (s.score && s.score.A != null) return `${s.score.A}–${s.score.B}`;
+  if (typeof s.result === "string") return s.result;
+  return "";
+}
+
+/** Keep each child whose key and content signature are unchanged, so buttons do not move under a click. */
+function sync(container, items, key, signature, build) {
+  const old = new Map([...container.children].map((node) => [node.dataset.key, node]));
+  const next = items.map((item) => {
+    const k = key(item);
+    const sig = signature(item);
+    let node = old.get(k);
+    if (!node || node.dataset.sig !== sig) {
+      node = build(item);
+      node.dataset.key = k;
+      node.dataset.sig = sig;
+    }
+    return node;
+  });
+  if (next.length !== container.children.length || next.some((node, i) => container.children[i] !== node)) {
+    container.replaceChildren(...next);
+  }
+}
+
+function flash(message) {
+  const box = $("flash");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+// -- signing in -------------------------------------------------------------------------------------------------
+
+async function signIn(candidate, quiet = false) {
+  let answer;
+  try {
+    answer = await fetch("/api/referee/me", { headers: { Authorization: `Bearer ${candidate}` } });
+  } catch {
+    answer = null;
+  }
+  if (!answer || answer.status !== 200) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    if (!quiet) {
+      $("sign-in-error").textContent = t().badToken;
+      $("sign-in-error").hidden = false;
+    }
+    return false;
+  }
+  me = await answer.json();
+  token = candidate;
+  venueName = me.venue || "";
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $("sign-in-error").hidden = true;
+  $("token").value = "";
+  $("sign-in").hidden = true;
+  $("console").hidden = false;
+  $("sign-out").hidden = false;
+  $("connection").hidden = false;
+  $("who").hidden = false;
+  document.body.dataset.signedIn = "true";
+  renderStatic();
+  feed = new Feed(["venue", "referee"], onMessage, onState, onError, { token });
+  return true;
+}
+
+function signOut(message = "") {
+  if (feed) feed.stop();
+  feed = null;
+  token = null;
+  me = null;
+  refs.clear();
+  pubs.clear();
+  evidence.clear();
+  sessionStorage.removeItem(TOKEN_KEY);
+  document.body.dataset.signedIn = "false";
+  $("console").hidden = true;
+  $("sign-out").hidden = true;
+  $("connection").hidden = true;
+  $("who").hidden = true;
+  $("sign-in").hidden = false;
+  $("sign-in-error").textContent = message;
+  $("sign-in-error").hidden = !message;
+  for (const id of ["queue", "to-confirm", "matches", "audit"]) $(id).replaceChildren();
+}
+
+// -- the feed -----------------------------------------------------------------------------------------------------
+
+function onMessage(message) {
+  if (message.topic === "referee") {
+    if (message.snapshot) {
+      refs.clear();
+      for (const match of message.data.matches) refs.set(match.id, match);
+    } else {
+      const known = refs.get(message.data.id);
+      if (!known || known.version <= message.data.version) refs.set(message.data.id, message.data);
+    }
+  } else if (message.topic === "venue") {
+    const entries = message.snapshot ? message.data.matches : [message.data];
+    if (message.snapshot) venueName = message.data.name || venueName;
+    for (const entry of entries) {
+      if (!entry || !entry.sport) continue;  // a team match's entry: its games come one by one
+      const known = pubs.get(entry.id);
+      if (!known || known.version <= entry.version) pubs.set(entry.id, entry);
+    }
+  }
+  scheduleDraw();
+}
+
+function onState(state) {
+  connection = state;
+  const node = $("connection");
+  node.className = `conn conn-${state}`;
+  node.textContent = state === "open" ? tt().connected : tt()[state];
+}
+
+function onError(message) {
+  if (message.topic === "referee" || /token/.test(message.error || "")) signOut(t().badToken);
+}
+
+function scheduleDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => { drawPending = false; draw(); });
+}
+
+// -- drawing ------------------------------------------------------------------------------------------------------
+
+function renderStatic() {
+  document.documentElement.lang = lang;
+  $("lang").textContent = lang === "tr" ? "EN" : "TR";
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t()[node.dataset.i18n];
+  document.title = `Boardcast — ${t().title}`;
+  if (me) $("who").textContent = `${me.name} (${t().roles[me.role] || me.role})`;
+  onState(connection);
+  const c = t().cols;
+  $("matches").replaceChildren(
+    el("thead", {}, el("tr", {}, ...[c.table, c.round, c.players, c.status, c.score, ""].map((h) => el("th", { text: h })))),
+    el("tbody", { id: "matches-body" }),
+  );
+  $("audit").replaceChildren(
+    el("thead", {}, el("tr", {}, ...[c.time, c.who, c.match, c.action, c.detail].map((h) => el("th", { text: h })))),
+    el("tbody", { id: "audit-body" }),
+  );
+  draw();
+}
+
+function draw() {
+  if (!me) return;
+  $("venue-name").textContent = venueName;
+  drawQueue();
+  drawToConfirm();
+  drawMatches();
+  drawAudit();
+}
+
+function queueItems() {
+  const showHandled = $("show-handled").checked;
+  const items = [];
+  for (const match of refs.values()) {
+    for (const anomaly of match.anomalies || []) {
+      if (!showHandled && !WAITING.has(anomaly.state)) continue;
+      items.push({ match, anomaly });
+    }
+  }
+  items.sort((x, y) =>
+    (WAITING.has(y.anomaly.state) - WAITING.has(x.anomaly.state))
+    || (SEVERITY_RANK[x.anomaly.severity] ?? 3) - (SEVERITY_RANK[y.anomaly.severity] ?? 3)
+    || x.anomaly.at - y.anomaly.at  // the one waiting longest first
+    || x.match.id.localeCompare(y.match.id));
+  return items;
+}
+
+function drawQueue() {
+  const items = queueItems();
+  $("queue-empty").hidden = items.length > 0;
+  sync(
+    $("queue"),
+    items,
+    ({ match, anomaly }) => `${match.id}/${anomaly.id}`,
+    ({ match, anomaly }) => JSON.stringify([lang, anomaly, match.status, evidence.get(`${match.id}/${anomaly.id}`)]),
+    anomalyItem,
+  );
+}
+
+function anomalyItem({ match, anomaly }) {
+  const key = `${match.id}/${anomaly.id}`;
+  const waiting = WAITING.has(anomaly.state);
+  const message = lang === "tr" ? anomaly.message_tr : anomaly.message_en;
+  const rule = anomaly.rule;
+  const byRules = anomaly.handled_by === RULES_ACTOR;
+  const stateText = byRules ? t().resolvedByRules : t().states[anomaly.state] || anomaly.state;
+  const handledBy = anomaly.handled_by && !byRules ? ` — ${anomaly.handled_by}, ${clock(anomaly.handled_at)}` : "";
+  const shown = evidence.get(key);
+  const item = el(
+    "li",
+    {
+      class: `anomaly sev-${anomaly.severity} state-${anomaly.state}${waiting ? "" : " handled"}`,
+      "data-match": match.id, "data-anomaly": anomaly.id, "data-code": anomaly.code, "data-state": anomaly.state,
+      "data-by": anomaly.handled_by || "",
+    },
+    el("div", { class: "a-head" },
+      el("span", { class: "sev", text: t().severity[anomaly.severity] || anomaly.severity }),
+      el("span", { class: "code", text: anomaly.code }),
+      el("span", { class: "where", text: where(match) }),
+      el("span", { class: "a-age", "data-at": anomaly.at, text: ago(anomaly.at) })),
+    el("p", { class: "msg", text: message }),
+    rule ? el("p", { class: "rule" },
+      el("span", { class: "rule-source", text: `${t().rule}: ${rule.source}` }),
+      el("span", { text: lang === "tr" ? rule.tr : rule.en })) : null,
+    el("p", { class: "a-state" },
+      el("span", { class: "state", text: stateText }),
+      el("span", { text: handledBy }),
+      anomaly.reason ? el("span", { class: "reason", text: ` · ${anomaly.reason}` }) : null),
+    el("div", { class: "a-actions" },
+      el("button", { type: "button", class: "evidence-toggle", "data-action": "evidence",
+        text: shown && shown.open ? t().hideEvidence : t().evidence, onclick: () => toggleEvidence(match, anomaly) }),
+      waiting && anomaly.state === "open" ? el("button", { type: "button", "data-action": "acknowledge",
+        text: t().actions.acknowledge,
+        onclick: () => act(match.id, { action: "acknowledge", anomaly: anomaly.id }) }) : null,
+      waiting ? el("button", { type: "button", "data-action": "resolve", text: t().actions.resolve,
+        onclick: () => openDialog(match, "resolve", anomaly) }) : null,
+      waiting ? el("button", { type: "button", "data-action": "dismiss", text: t().actions.dismiss,
+        onclick: () => openDialog(match, "dismiss", anomaly) }) : null),
+  );
+  if (shown && shown.open) item.append(evidenceTable(anomaly, shown));
+  return item;
+}
+
+function evidenceTable(anomaly, shown) {
+  const box = el("div", { class: "evidence" });
+  if (shown.error) { box.append(el("p", { class: "error", text: shown.error })); return box; }
+  if (!shown.events) { box.append(el("p", { class: "muted", text: "…" })); return box; }
+  if (!shown.events.length) { box.append(el("p", { class: "muted", text: t().noEvents })); return box; }
+  const c = t().cols;
+  box.append(el("table", { class: "grid" },
+    el("thead", {}, el("tr", {}, ...[c.offset, c.time, c.kind, c.source, c.body].map((h) => el("th", { text: h })))),
+    el("tbody", {}, ...shown.events.map((e) => el("tr", { class: e.offset === anomaly.offset ? "shows" : "" },
+      el("td", { text: String(e.offset) }),
+      el("td", { text: clock(e.at) }),
+      el("td", { text: e.kind }),
+      el("td", { text: e.device_id ? `${e.device_id} #${e.seq ?? "—"}` : e.actor || "" }),
+      el("td", { class: "body", text: JSON.stringify(e.body) })))),
+  ));
+  return box;
+}
+
+async function toggleEvidence(match, anomaly) {
+  const key = `${match.id}/${anomaly.id}`;
+  const known = evidence.get(key);
+  if (known && known.open) { evidence.set(key, { ...known, open: false }); drawQueue(); return; }
+  evidence.set(key, { open: true, events: known ? known.events : null, error: null });
+  drawQueue();
+  if (known && known.events) return;
+  const from = Math.max(1, anomaly.offset - 4);
+  try {
+    const answer = await fetch(`/api/referee/matches/${encodeURIComponent(match.id)}/events?from=${from}&to=${anomaly.offset}`,
+      { headers: { Authorization: `Bearer ${token}` } });
+    const body = await answer.json();
+    evidence.set(key, { open: true, events: answer.ok ? body.events : null, error: answer.ok ? null : body.error });
+  } catch (error) {
+    evidence.set(key, { open: true, events: null, error: String(error) });
+  }
+  drawQueue();
+}
+
+function waitingCount(match) {
+  return (match.anomalies || []).filter((a) => WAITING.has(a.state)).length;
+}
+
+function drawToConfirm() {
+  const items = [...refs.values()]
+    .filter((m) => m.status === "finished" || m.status === "protested")
+    .sort((a, b) => (a.finished_at || 0) - (b.finished_at || 0));
+  $("confirm-empty").hidden = items.length > 0;
+  sync($("to-confirm"), items, (m) => m.id,
+    (m) => JSON.stringify([lang, m.status, m.version, scoreOf(m), waitingCount(m), me && me.role]),
+    (m) => {
+      const names = sides(m);
+      const waiting = waitingCount(m);
+      const protested = m.status === "protested";
+      return el("li", { "data-match": m.id, "data-status": m.status },
+        el("span", { class: "m-where", text: `${tt().table} ${m.table} · ${tt().round} ${m.round}` }),
+        el("span", { class: "m-players", text: `${names[0]} – ${names[1]}` }),
+        el("span", { class: "m-score", text: scoreOf(m) }),
+        el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
+        waiting ? el("span", { class: "m-warn", text: t().waiting(waiting) }) : null,
+        el("span", { class: "m-buttons" },
+          protested
+            ? el("button", { type: "button", "data-action": "decide", text: t().actions.decide,
+              disabled: me.role !== "chief", title: me.role !== "chief" ? t().chiefOnly : null,
+              onclick: () => openDialog(m, "decide") })
+            : el("button", { type: "button", class: "confirm", "data-action": "confirm", text: t().actions.confirm,
+              onclick: () => act(m.id, { action: "confirm" }) }),
+          el("button", { type: "button", "data-action": "act", text: t().act, onclick: () => openDialog(m) })));
+    });
+}
+
+function drawMatches() {
+  const items = [...refs.values()].sort((a, b) =>
+    a.table.localeCompare(b.table, undefined, { numeric: true }) || a.round - b.round || a.id.localeCompare(b.id));
+  sync($("matches-body"), items, (m) => m.id,
+    (m) => JSON.stringify([lang, m.status, m.locked, scoreOf(m), m.contacts, m.appeal_until && m.status]),
+    (m) => {
+      const names = sides(m);
+      const contacts = (m.contacts || []).map((c) => [c.name, c.phone, c.email].filter(Boolean).join(" · "));
+      return el("tr", { "data-match": m.id, "data-status": m.status },
+        el("td", { text: m.table }),
+        el("td", { text: String(m.round) }),
+        el("td", {}, el("div", { text: `${names[0]} – ${names[1]}` }),
+          contacts.length ? el("div", { class: "contacts", title: t().contacts, text: contacts.join(" | ") }) : null),
+        el("td", {}, el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
+          m.locked ? el("span", { class: "flag", text: t().locked }) : null),
+        el("td", { class: "m-score", text: scoreOf(m) }),
+        el("td", {}, el("button", { type: "button", "data-action": "act", text: t().act, onclick: () => openDialog(m) })));
+    });
+}
+
+function auditItems() {
+  const items = [];
+  for (const match of refs.values()) {
+    for (const action of match.actions || []) items.push({ match, action });
+  }
+  items.sort((x, y) => y.action.at - x.action.at || x.match.id.localeCompare(y.match.id) || y.action.offset - x.action.offset);
+  return items;
+}
+
+function describe({ match, action }) {
+  const b = action.body || {};
+  const names = sides(match);
+  const parts = [];
+  if (action.kind === "referee.anomaly") parts.push(`${b.anomaly}: ${t().states[b.state] || b.state}`);
+  if (action.kind === "referee.input" && b.input) parts.push(JSON.stringify(b.input));
+  if (b.penalty) parts.push(`${t().penalties[b.penalty] || b.penalty} → ${names[b.side] ?? b.side}`);
+  if (b.loser != null) parts.push(`${t().loser}: ${names[b.loser] ?? b.loser}`);
+  if (b.decision) parts.push(t().decisions[b.decision] || b.decision);
+  if (b.score) parts.push(`${num(b.score[0])}–${num(b.score[1])}`);
+  if (b.appellant) parts.push(`${t().appellant}: ${b.appellant}`);
+  if (action.kind === "match.lock") parts.push(t().lockedBecause(b.because));
+  if (b.reason) parts.push(b.reason);
+  if (b.reasoning) parts.push(b.reasoning);
+  return parts.join(" · ");
+}
+
+function drawAudit() {
+  const items = auditItems();
+  $("audit-empty").hidden = items.length > 0;
+  sync($("audit-body"), items, ({ match, action }) => `${match.id}/${action.offset}`,
+    ({ action }) => `${lang}/${action.offset}`,
+    (item) => {
+      const { match, action } = item;
+      const who = action.actor === SYSTEM_ACTOR ? t().system : action.actor || "";
+      return el("tr", { "data-kind": action.kind, "data-actor": action.actor || "", "data-match": match.id },
+        el("td", { text: clock(action.at) }),
+        el("td", { text: who }),
+        el("td", { text: `${match.id} (${tt().table} ${match.table})` }),
+        el("td", { text: t().kinds[action.kind] || action.kind }),
+        el("td", { text: describe(item) }));
+    });
+}
+
+// -- actions ------------------------------------------------------------------------------------------------------
+
+async function act(matchId, request) {
+  flash("");
+  let answer, body;
+  try {
+    answer = await fetch(`/api/matches/${encodeURIComponent(matchId)}/actions`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(request),
+    });
+    body = await answer.json();
+  } catch (error) {
+    return String(error);
+  }
+  if (answer.status === 401) { signOut(t().badToken); return body.error; }
+  if (!answer.ok) return body.error || String(answer.status);
+  const known = refs.get(matchId);
+  if (!known || known.version <= body.version) refs.set(matchId, body);
+  scheduleDraw();
+  return null;
+}
+
+/** The actions a match offers now; the hub checks them again and says why when it refuses. */
+function actionsFor(match) {
+  const closed = ["official", "forfeit", "protested"].includes(match.status);
+  const list = [];
+  if (match.status === "finished") list.push("confirm");
+  if (!match.locked && match.status !== "protested") list.push("correct");
+  list.push("penalty");
+  if (!match.locked && !closed) list.push("forfeit");
+  if (!match.locked && match.appeal_until && match.status !== "protested") list.push("appeal");
+  if (match.status === "protested" && me && me.role === "chief") list.push("decide");  // chief referee only
+  return list;
+}
+
+let dialogState = null;
+
+function openDialog(match, action = null, anomaly = null) {
+  const options = anomaly ? [action] : actionsFor(match);
+  dialogState = { match, anomaly, action: action || options[0], options };
+  $("action-error").hidden = true;
+  drawDialog();
+  const dialog = $("action-dialog");
+  if (!dialog.open) dialog.showModal();
+}
+
+function field(label, input) { return el("label", {}, el("span", { text: label }), input); }
+
+function sideSelect(name, match) {
+  const names = sides(match);
+  return el("select", { name }, el("option", { value: "0", text: names[0] }), el("option", { value: "1", text: names[1] }));
+}
+
+function scoreInputs(match, required) {
+  const names = sides(match);
+  return el("div", { class: "score-inputs" },
+    el("input", { name: "score0", type: "number", min: "0", step: "0.5", required, "aria-label": names[0] }),
+    el("span", { text: "–" }),
+    el("input", { name: "score1", type: "number", min: "0", step: "0.5", required, "aria-label": names[1] }));
+}
+
+function drawDialog() {
+  const { match, anomaly, action, options } = dialogState;
+  $("action-title").textContent = anomaly ? `${t().actions[action]}: ${anomaly.code}` : t().act.replace("…", "");
+  $("action-match").textContent = `${where(match)} · ${sides(match).join(" – ")}`
+    + (match.appeal_until ? ` · ${Date.now() / 1000 > match.appeal_until ? t().appealClosed : t().appealUntil(clock(match.appeal_until))}` : "");
+  const fields = [];
+  if (!anomaly) {
+    const chooser = el("select", { name: "action", id: "action-kind", onchange: (e) => { dialogState.action = e.target.value; drawDialog(); } },
+      ...options.map((o) => el("option", { value: o, text: t().actions[o], selected: o === action })));
+    fields.push(field(t().cols.action, chooser));
+  }
+  if (action === "correct") fields.push(field(t().score, scoreInputs(match, true)));
+  if (action === "penalty") {
+    fields.push(field(t().side, sideSelect("side", match)));
+    fields.push(field(t().actions.penalty, el("select", { name: "penalty" },
+      ...PENALTIES.map((p) => el("option", { value: p, text: t().penalties[p] })))));
+  }
+  if (action === "forfeit") fields.push(field(t().loser, sideSelect("loser", match)));
+  if (action === "appeal") {
+    const names = (match.players || []).filter(Boolean);
+    fields.push(field(t().appellant, el("input", { name: "appellant", list: "appellants", required: true, value: names[0] || "" })));
+    fields.push(el("datalist", { id: "appellants" }, ...names.map((n) => el("option", { value: n }))));
+  }
+  if (action === "decide") {
+    fields.push(field(t().decision, el("select", { name: "decision" },
+      el("option", { value: "rejected", text: t().decisions.rejected }),
+      el("option", { value: "upheld", text: t().decisions.upheld }))));
+    fields.push(field(t().newScore, scoreInputs(match, false)));
+  }
+  if (action === "decide") fields.push(field(t().reasoning, el("textarea", { name: "reasoning", required: true })));
+  else if (action !== "confirm" && action !== "acknowledge") {
+    fields.push(field(t().reason, el("textarea", { name: "reason", required: action !== "acknowledge" })));
+  }
+  $("action-fields").replaceChildren(...fields);
+  $("action-submit").textContent = action === "confirm" ? t().actions.confirm : t().submit;
+}
+
+function requestFromForm(form) {
+  const { action, anomaly } = dialogState;
+  const data = new FormData(form);
+  const request = { action };
+  if (anomaly) request.anomaly = anomaly.id;
+  for (const key of ["reason", "reasoning", "appellant", "penalty", "decision"]) {
+    if (data.has(key)) request[key] = String(data.get(key));
+  }
+  for (const key of ["side", "loser"]) if (data.has(key)) request[key] = Number(data.get(key));
+  if (data.has("score0") && String(data.get("score0")) !== "" && String(data.get("score1")) !== "") {
+    request.score = [Number(data.get("score0")), Number(data.get("score1"))];
+  }
+  return request;
+}
+
+async function submitDialog(event) {
+  event.preventDefault();
+  const form = $("action-form");
+  if (!form.reportValidity()) return;
+  const submit = $("action-submit");
+  submit.disabled = true;
+  const error = await act(dialogState.match.id, requestFromForm(form));
+  submit.disabled = false;
+  if (error) {
+    $("action-error").textContent = error;
+    $("action-error").hidden = false;
+    return;
+  }
+  $("action-dialog").close();
+}
+
+// -- start --------------------------------------------------------------------------------------------------------
+
+$("sign-in-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const candidate = $("token").value.trim();
+  if (candidate) signIn(candidate);
+});
+$("sign-out").addEventListener("click", () => signOut());
+$("lang").addEventListener("click", () => {
+  lang = lang === "tr" ? "en" : "tr";
+  localStorage.setItem("boardcast.lang", lang);
+  renderStatic();
+});
+$("show-handled").addEventListener("change", () => drawQueue());
+$("action-form").addEventListener("submit", submitDialog);
+$("action-cancel").addEventListener("click", () => $("action-dialog").close());
+renderStatic();
+const saved = sessionStorage.getItem(TOKEN_KEY);
+if (saved) signIn(saved, true);
+setInterval(() => {
+  for (const node of document.querySelectorAll(".a-age[data-at]")) node.textContent = ago(Number(node.dataset.at));
+}, 5000);
