@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from devices.observations import DeviceEvent, LinkChange, LinkState, Observation, Report
 from devices.transports.base import ByteReader, ByteWriter, Opener
@@ -25,6 +25,7 @@ from devices.wire.sequence import SeqUnwrapper
 _READ_SIZE = 4096
 _ORPHAN_RESYNC_INTERVAL = 1.0  # at most one resync a second for frames that come before any HELLO
 _CLOSE_TIMEOUT = 2.0
+_Link = TypeVar("_Link")
 
 
 class SessionSink(Protocol):
@@ -102,6 +103,35 @@ class LinkReason:
         return f"{english} / {self.turkish}; {delay:.1f} sn sonra yeniden denenecek"
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceNoun:
+    """What link reasons call the device: in English, in Turkish, and in Turkish "from it" (Turkish inflects)."""
+
+    english: str = "device"
+    turkish: str = "cihaz"
+    turkish_from: str = "cihazdan"
+
+
+async def read_some(
+    reader: ByteReader, silence_timeout: float, noun: DeviceNoun = DeviceNoun()
+) -> bytes | LinkReason:
+    """The next bytes from a device, or why the link ended: silent for `silence_timeout` s, failed or closed."""
+    try:
+        async with asyncio.timeout(silence_timeout):
+            data = await reader.read(_READ_SIZE)
+    except TimeoutError:
+        seconds = f"{silence_timeout:g}"
+        return LinkReason(
+            f"no data from the {noun.english} for {seconds} s; reconnecting",
+            f"{noun.turkish_from} {seconds} sn veri gelmedi; yeniden bağlanılıyor",
+        )
+    except (OSError, ConnectionError) as exc:
+        return LinkReason(f"read failed: {exc}", f"okuma hatası: {exc}")
+    if not data:
+        return LinkReason(f"the {noun.english} closed the connection", f"{noun.turkish} bağlantıyı kapattı")
+    return data
+
+
 def serial_opener(url: str) -> Opener:
     """An opener for a serial device URL; the URL is checked now, so a typo fails before the first connect."""
     parse_serial_url(url)
@@ -113,7 +143,7 @@ def serial_opener(url: str) -> Opener:
 
 
 class LinkReporter:
-    """What every kind of session does alike: report link changes to its sink and wait out a backoff.
+    """What every kind of session does alike: the reconnect loop, link changes to its sink, the backoff.
 
     The session sets `url`, `_sink`, `_backoff`, `_clock` and `_rng`, and says its `device_id`.
     """
@@ -123,11 +153,47 @@ class LinkReporter:
     _backoff: Backoff
     _clock: Callable[[], float]
     _rng: random.Random
+    reconnects: int = 0  # connections lost after being made
 
     @property
     def device_id(self) -> str | None:
         """The device id the link changes carry."""
         raise NotImplementedError
+
+    async def _keep_linked(
+        self,
+        open_link: Callable[[], Awaitable[_Link]],
+        serve: Callable[[_Link, int], Awaitable[tuple[LinkReason, bool]]],
+    ) -> None:
+        """Open, serve and reopen until cancelled, waiting out the backoff after every failure.
+
+        `serve(link, attempt)` says the link is connected, talks to it until it ends and closes it; it returns
+        why the link ended and whether the device was heard on it (then the backoff starts over).
+        """
+        failures = 0
+        try:
+            while True:
+                attempt = failures + 1
+                self._link(LinkState.CONNECTING, self._opening_detail(attempt), attempt)
+                try:
+                    link = await open_link()
+                except OSError as exc:
+                    failures += 1
+                    await self._wait(failures, attempt, open_failure(self.url, exc))
+                    continue
+                reason, heard_device = await serve(link, attempt)
+                self.reconnects += 1
+                failures = 1 if heard_device else failures + 1
+                await self._wait(failures, attempt, reason)
+        except asyncio.CancelledError:
+            self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
+            raise
+
+    def _opening_detail(self, attempt: int) -> str:
+        return f"opening {self.url} (attempt {attempt}) / {self.url} açılıyor (deneme {attempt})"
+
+    def _connected_detail(self) -> str:
+        return f"connected to {self.url} / {self.url} bağlandı"
 
     async def _wait(self, failures: int, attempt: int, reason: LinkReason) -> None:
         delay = self._backoff.delay(failures, self._rng)
@@ -170,7 +236,7 @@ class DeviceSession(LinkReporter):
         self._backoff = backoff
         self._clock = clock
         self._rng = rng or random.Random()
-        self._writer: asyncio.StreamWriter | None = None
+        self._writer: ByteWriter | None = None
         self._tx_seq = 0
         self._unwrapper = SeqUnwrapper()
         self._identity: _Identity | None = None  # the last device that said HELLO on any connection
@@ -178,7 +244,6 @@ class DeviceSession(LinkReporter):
         self._last_orphan_resync = float("-inf")
         self._frames_ok = 0
         self._frame_errors = 0
-        self._reconnects = 0
         self._frames_before_hello = 0
         self._bytes_in = 0
         self._last_seen: float | None = None
@@ -207,7 +272,7 @@ class DeviceSession(LinkReporter):
         return SessionStats(
             frames_ok=self._frames_ok,
             frame_errors=self._frame_errors,
-            reconnects=self._reconnects,
+            reconnects=self.reconnects,
             frames_before_hello=self._frames_before_hello,
             bytes_in=self._bytes_in,
             connected=self.connected,
@@ -216,34 +281,17 @@ class DeviceSession(LinkReporter):
 
     async def run(self) -> None:
         """Connect, read and reconnect until cancelled."""
-        failures = 0
+        await self._keep_linked(self._opener, self._serve_link)
+
+    async def _serve_link(self, link: tuple[ByteReader, ByteWriter], attempt: int) -> tuple[LinkReason, bool]:
+        reader, writer = link
+        self._writer = writer
+        self._link(LinkState.CONNECTED, self._connected_detail(), attempt)
         try:
-            while True:
-                attempt = failures + 1
-                self._link(
-                    LinkState.CONNECTING,
-                    f"opening {self.url} (attempt {attempt}) / {self.url} açılıyor (deneme {attempt})",
-                    attempt,
-                )
-                try:
-                    reader, writer = await self._opener()
-                except OSError as exc:
-                    failures += 1
-                    await self._wait(failures, attempt, open_failure(self.url, exc))
-                    continue
-                self._writer = writer
-                self._link(LinkState.CONNECTED, f"connected to {self.url} / {self.url} bağlandı", attempt)
-                try:
-                    reason, heard_device = await self._serve(reader)
-                finally:
-                    self._writer = None
-                    await _close(writer)
-                self._reconnects += 1
-                failures = 1 if heard_device else failures + 1
-                await self._wait(failures, attempt, reason)
-        except asyncio.CancelledError:
-            self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
-            raise
+            return await self._serve(reader)
+        finally:
+            self._writer = None
+            await close_writer(writer)
 
     async def send(self, command: Command) -> bool:
         """Write one COMMAND frame, without waiting for an answer; return False if no connection is open."""
@@ -291,14 +339,7 @@ class DeviceSession(LinkReporter):
 
     async def _write(self, frame: bytes) -> bool:
         writer = self._writer
-        if writer is None:
-            return False
-        try:
-            writer.write(frame)
-            await writer.drain()
-        except (OSError, ConnectionError, RuntimeError):
-            return False
-        return True
+        return writer is not None and await write_drained(writer, frame)
 
     async def _serve(self, reader: ByteReader) -> tuple[LinkReason, bool]:
         codec = WireCodec()
@@ -307,21 +348,9 @@ class DeviceSession(LinkReporter):
         heard_device = False
         await self._resync()
         while True:
-            try:
-                async with asyncio.timeout(self._silence_timeout):
-                    data = await reader.read(_READ_SIZE)
-            except TimeoutError:
-                seconds = f"{self._silence_timeout:g}"
-                return LinkReason(
-                    f"no data from the device for {seconds} s; reconnecting",
-                    f"cihazdan {seconds} sn veri gelmedi; yeniden bağlanılıyor",
-                ), heard_device
-            except (OSError, ConnectionError) as exc:
-                return LinkReason(f"read failed: {exc}", f"okuma hatası: {exc}"), heard_device
-            if not data:
-                return LinkReason(
-                    "the device closed the connection", "cihaz bağlantıyı kapattı"
-                ), heard_device
+            data = await read_some(reader, self._silence_timeout)
+            if isinstance(data, LinkReason):
+                return data, heard_device
             now = self._clock()
             self._bytes_in += len(data)
             self._last_seen = now
@@ -450,7 +479,18 @@ def open_failure(url: str, exc: OSError) -> LinkReason:
     return LinkReason(f"cannot open {url}: {exc}", f"{url} açılamadı: {exc}")
 
 
-async def _close(writer: ByteWriter) -> None:
+async def write_drained(writer: ByteWriter, data: bytes) -> bool:
+    """Write data and wait until it is sent; False if the link failed (a session retries or reconnects)."""
+    try:
+        writer.write(data)
+        await writer.drain()
+    except (OSError, ConnectionError, RuntimeError):
+        return False
+    return True
+
+
+async def close_writer(writer: ByteWriter) -> None:
+    """Close a stream, waiting a little for it: a port that will not close cleanly is closed anyway."""
     writer.close()
     with contextlib.suppress(Exception):
         async with asyncio.timeout(_CLOSE_TIMEOUT):

@@ -110,33 +110,45 @@ def check_lines(
                 continue
             at, outcome = step(state, data, number)
             state = outcome.state
-            for fact in outcome.facts:
-                _emit(out, {"type": "fact", "kind": fact.kind, "at": at, "line": number, **view(fact.data)})
-            for a in outcome.anomalies:
-                _emit(
-                    out,
-                    {
-                        "type": "anomaly",
-                        "code": a.code,
-                        "severity": a.severity.value,
-                        "at": at,
-                        "line": number,
-                        "message": a.message_en,
-                        "message_tr": a.message_tr,
-                        "data": view(a.data),
-                    },
-                )
+            emit_outcome(out, outcome, at, number, view)
         if state is None:
             raise CheckInputError(no_match)
     except CheckInputError as exc:
         out.flush()
         print(complaint.format(exc), file=err)
         return EXIT_BAD_INPUT
-    _emit(out, result(state))
+    emit_line(out, result(state))
     return EXIT_OK
 
 
-def _emit(out: TextIO, line: dict[str, Any]) -> None:
+def emit_outcome(
+    out: TextIO,
+    outcome: Outcome[Any],
+    at: float,
+    line: int | None,
+    view: Callable[[dict[str, Any]], dict[str, Any]] = lambda data: data,
+) -> None:
+    """Print an outcome's facts, then its anomalies, as JSON lines naming the input line (data through view)."""
+    for fact in outcome.facts:
+        emit_line(out, {"type": "fact", "kind": fact.kind, "at": at, "line": line, **view(fact.data)})
+    for a in outcome.anomalies:
+        emit_line(
+            out,
+            {
+                "type": "anomaly",
+                "code": a.code,
+                "severity": a.severity.value,
+                "at": at,
+                "line": line,
+                "message": a.message_en,
+                "message_tr": a.message_tr,
+                "data": view(a.data),
+            },
+        )
+
+
+def emit_line(out: TextIO, line: dict[str, Any]) -> None:
+    """Print one JSON output line at once (a reader following the output sees each line as it comes)."""
     out.write(json.dumps(line, ensure_ascii=False) + "\n")
     out.flush()
 

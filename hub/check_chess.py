@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from devices.dgt.codec import DgtError
 from devices.dgt.reader import DgtReader, DgtReport
 from devices.observations import ChessClockState
-from hub.check import EXIT_BAD_INPUT, EXIT_OK
+from hub.check import EXIT_BAD_INPUT, EXIT_OK, emit_line, emit_outcome
 from hub.rules import chess as rc
 from hub.rules.chess_pgn import pgn
 
@@ -145,11 +145,11 @@ def check(lines: Iterable[str], config: rc.ChessConfig, out: TextIO, err: TextIO
         item = timed.item
         if isinstance(item, BadLine):
             bad += 1
-            _emit(out, {"type": "error", "line": item.line, "message": item.message})
+            emit_line(out, {"type": "error", "line": item.line, "message": item.message})
             print(f"boardcast check chess: {item.message}", file=err)
             continue
         if isinstance(item, DgtError):
-            _emit(
+            emit_line(
                 out,
                 {
                     "type": "device_error",
@@ -165,11 +165,11 @@ def check(lines: Iterable[str], config: rc.ChessConfig, out: TextIO, err: TextIO
             continue  # serial numbers, versions, clock acknowledgements: nothing for the rules
         outcome = rc.apply(state, item.report, at)
         state = outcome.state
-        _outcome(out, outcome, at, timed.line)
+        emit_outcome(out, outcome, at, timed.line)
     outcome = rc.apply(state, rc.Tick(), at + END_TICK_S)
     state = outcome.state
-    _outcome(out, outcome, at + END_TICK_S, None)
-    _emit(out, result_line(state))
+    emit_outcome(out, outcome, at + END_TICK_S, None)
+    emit_line(out, result_line(state))
     return EXIT_BAD_INPUT if bad else EXIT_OK
 
 
@@ -183,27 +183,3 @@ def result_line(state: rc.ChessState) -> dict[str, Any]:
         "time_control": rc.to_dict(state)["time_control"],
         "pgn": pgn(state, {"Event": "boardcast check chess"}),
     }
-
-
-def _outcome(out: TextIO, outcome: Any, at: float, line: int | None) -> None:
-    for fact in outcome.facts:
-        _emit(out, {"type": "fact", "kind": fact.kind, "at": at, "line": line, **fact.data})
-    for a in outcome.anomalies:
-        _emit(
-            out,
-            {
-                "type": "anomaly",
-                "code": a.code,
-                "severity": a.severity.value,
-                "at": at,
-                "line": line,
-                "message": a.message_en,
-                "message_tr": a.message_tr,
-                "data": a.data,
-            },
-        )
-
-
-def _emit(out: TextIO, line: dict[str, Any]) -> None:
-    out.write(json.dumps(line, ensure_ascii=False) + "\n")
-    out.flush()

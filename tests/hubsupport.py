@@ -56,7 +56,15 @@ async def until(url: str, predicate: Any, within: float = 10.0) -> Any:
 
 def post_json(url: str, body: object, token: str | None = REFEREE_TOKEN) -> tuple[int, dict]:
     """POST a JSON body (as the referee, unless token is None); return the status and the JSON answer."""
-    request = urllib.request.Request(url, method="POST", data=json.dumps(body).encode())
+    return _ask(urllib.request.Request(url, method="POST", data=json.dumps(body).encode()), token)
+
+
+def get_json_as(url: str, token: str | None) -> tuple[int, Any]:
+    """GET url with a bearer token (none if None); return the status and the JSON answer, errors included."""
+    return _ask(urllib.request.Request(url), token)
+
+
+def _ask(request: urllib.request.Request, token: str | None) -> tuple[int, Any]:
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +41,7 @@ from hub.referee import (
 )
 from hub.rules import backgammon as bg
 from hub.venue import PlayerConfig, RefereeConfig, TableConfig, Venue, load_venue
-from tests.hubsupport import post_json, running_hub
+from tests.hubsupport import get_json_as, post_json, running_hub
 
 REFEREE_TOKEN = "token-of-a-referee"
 CHIEF_TOKEN = "token-of-the-chief"
@@ -357,23 +355,12 @@ async def test_the_next_round_starting_locks_the_previous_rounds_results_as_a_lo
 # -- the HTTP API of a running hub -------------------------------------------------------------------------
 
 
-def get_as(url: str, token: str | None) -> tuple[int, Any]:
-    request = urllib.request.Request(url)
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
 async def post(url: str, body: object, token: str | None) -> tuple[int, dict]:
     return await asyncio.to_thread(post_json, url, body, token)
 
 
 async def get(url: str, token: str | None = None) -> tuple[int, Any]:
-    return await asyncio.to_thread(get_as, url, token)
+    return await asyncio.to_thread(get_json_as, url, token)
 
 
 async def referee_events(data: Path) -> list[Any]:

@@ -1,10 +1,10 @@
 """One Chessnut board connection: connect over BLE, enable reports, decode placements, deliver, reconnect.
 
 Shaped like `devices.dscore.session`: `BleConnector.open_value_services` scans, connects, reads the MTU and
-subscribes to both notify characteristics (board reports, command replies); `ChessnutCodec` decodes. This
-module owns the loop, the identity a board lacks (a synthetic HELLO of family ``chess-board``, a device id
-from its address, a boot epoch per connection, a growing seq), the reconnect backoff and the commands a
-board needs to talk at all:
+subscribes to both notify characteristics (board reports, command replies); `ChessnutCodec` decodes;
+`devices.synthetic.BleSession` owns the loop, the identity a board lacks (a synthetic HELLO of family
+``chess-board``, a boot epoch per connection, a growing seq) and the reconnect backoff. This module owns the
+device id from the board's address and the commands a board needs to talk at all:
 
 - ``21 01 00`` (enable reports) right after **every** connect: a board does not resume reporting by itself
   after a reconnect. It is sent again while no board report arrives for `enable_retry_s` (a lost write).
@@ -34,10 +34,11 @@ from devices.chessnut.codec import (
     encode_battery_request,
     encode_enable_reports,
 )
-from devices.observations import DeviceFamily, DeviceHello, LinkState, Observation, Report
-from devices.session import Ack, Backoff, CommandFailed, LinkReason, LinkReporter, SessionSink, open_failure
+from devices.observations import DeviceFamily
+from devices.session import Ack, Backoff, CommandFailed, LinkReason, SessionSink
+from devices.synthetic import BleSession, address_device_id
 from devices.transports.ble import CHESSNUT_SERVICES, BleConnector, BleValueLink, parse_ble_url
-from devices.wire.codec import PROTOCOL_VERSION, FrameError, FrameErrorKind
+from devices.wire.codec import FrameError, FrameErrorKind
 from devices.wire.messages import Command, CommandName
 
 CHESSNUT_BOARD_SERVICE, CHESSNUT_COMMAND_SERVICE = CHESSNUT_SERVICES
@@ -60,7 +61,7 @@ class ChessnutTarget:
 
 def chessnut_device_id(address: str) -> str:
     """The device id of a board: "chessnut-" and its address with dashes (venue ids allow no colons)."""
-    return "chessnut-" + address.upper().replace(":", "-")
+    return address_device_id("chessnut", address)
 
 
 def parse_chessnut_url(url: str) -> ChessnutTarget:
@@ -71,8 +72,11 @@ def parse_chessnut_url(url: str) -> ChessnutTarget:
     return ChessnutTarget(url, target.address, chessnut_device_id(target.address), target.adapter)
 
 
-class ChessnutSession(LinkReporter):
+class ChessnutSession(BleSession):
     """The one owner of one Chessnut board connection; run() until cancelled."""
+
+    FAMILY = DeviceFamily.CHESS_BOARD
+    CAPABILITIES = ("resync",)
 
     def __init__(
         self,
@@ -94,24 +98,14 @@ class ChessnutSession(LinkReporter):
                 f"{battery_every_s}, {enable_retry_s}, {silence_timeout}"
             )
         self.target = parse_chessnut_url(url)
-        self.url = url
-        self._connector = connector
-        self._sink = sink
-        self._backoff = backoff
-        self._clock = clock
-        self._monotonic = monotonic
-        self._rng = rng or random.Random()
+        super().__init__(url, connector, sink, backoff=backoff, clock=clock, monotonic=monotonic, rng=rng)
         self._battery_every = battery_every_s
         self._enable_retry = enable_retry_s
         self._silence_timeout = silence_timeout
         self.codec = ChessnutCodec()
-        self._boot_epoch = -1
-        self._seq = 0
-        self._link_now: BleValueLink | None = None
         self._command_seq = itertools.count()
         self.mtu: int | None = None  # of the current (or last) connection, when the backend tells
         self.model = CHESSNUT_MODEL  # the advertised name once seen ("Chessnut Air"), else "Chessnut"
-        self.reconnects = 0
         self.enables_sent = 0
         self.battery_requests = 0
 
@@ -121,27 +115,9 @@ class ChessnutSession(LinkReporter):
         return self.target.device_id
 
     @property
-    def connected(self) -> bool:
-        """Whether a connection is open now."""
-        return self._link_now is not None
-
-    @property
     def stats(self) -> ChessnutStats:
         """The codec's counters (reports, repeats collapsed, errors)."""
         return self.codec.stats
-
-    @property
-    def hello(self) -> DeviceHello:
-        """The HELLO the session says on the board's behalf at each connection."""
-        return DeviceHello(
-            device_id=self.device_id,
-            family=DeviceFamily.CHESS_BOARD.value,
-            model=self.model,
-            firmware="unknown",
-            protocol=PROTOCOL_VERSION,
-            boot_epoch=max(self._boot_epoch, 0),
-            capabilities=("resync",),
-        )
 
     async def command(self, command: Command, **_: Any) -> Ack:
         """Resync delivers the next board report even if unchanged; a board takes no other Wire command."""
@@ -157,52 +133,22 @@ class ChessnutSession(LinkReporter):
     async def send(self, value: bytes) -> bool:
         """Write one board command (see the codec's encoders: LEDs, beep); False if no board is connected."""
         link = self._link_now
-        if link is None:
-            return False
-        try:
-            await link.write_value(value)
-        except ConnectionResetError:
-            return False
-        return True
+        return link is not None and await self._write(link, value)
 
-    async def run(self) -> None:
-        """Connect, enable reports, deliver and reconnect until cancelled."""
-        failures = 0
-        try:
-            while True:
-                attempt = failures + 1
-                self._link(LinkState.CONNECTING, f"opening {self.url} / {self.url} açılıyor", attempt)
-                try:
-                    link = await self._connector.open_value_services(
-                        self.url,
-                        (CHESSNUT_BOARD_SERVICE, CHESSNUT_COMMAND_SERVICE),
-                        write_service=CHESSNUT_COMMAND_SERVICE,
-                    )
-                except OSError as exc:
-                    failures += 1
-                    await self._wait(failures, attempt, open_failure(self.url, exc))
-                    continue
-                self._boot_epoch = max(int(self._clock()), self._boot_epoch + 1)  # unique per connection
-                self._seq = 0
-                self.mtu = link.mtu
-                seen = self._connector.seen(self.target.address, self.target.adapter)
-                name = " ".join((seen.name or "").split()) if seen is not None else ""  # "Chessnut Air\n"
-                self.model = name if name.lower().startswith("chessnut") else CHESSNUT_MODEL
-                self.codec.reconnected()
-                self._link_now = link
-                self._link(LinkState.CONNECTED, self._connected_detail(), attempt)
-                self._emit(self.hello, b"")
-                try:
-                    reason = await self._serve(link)
-                finally:
-                    self._link_now = None
-                    link.close()
-                self.reconnects += 1
-                failures = 1
-                await self._wait(failures, attempt, reason)
-        except asyncio.CancelledError:
-            self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
-            raise
+    async def _open(self) -> BleValueLink:
+        return await self._connector.open_value_services(
+            self.url,
+            (CHESSNUT_BOARD_SERVICE, CHESSNUT_COMMAND_SERVICE),
+            write_service=CHESSNUT_COMMAND_SERVICE,
+        )
+
+    def _on_open(self, link: BleValueLink) -> None:
+        """Learn the MTU and the advertised model, and deliver the first board report of the connection."""
+        self.mtu = link.mtu
+        seen = self._connector.seen(self.target.address, self.target.adapter)
+        name = " ".join((seen.name or "").split()) if seen is not None else ""  # "Chessnut Air\n"
+        self.model = name if name.lower().startswith("chessnut") else CHESSNUT_MODEL
+        self.codec.reconnected()
 
     def _connected_detail(self) -> str:
         english, turkish = f"connected to {self.url}", f"{self.url} bağlandı"
@@ -269,19 +215,6 @@ class ChessnutSession(LinkReporter):
                 )
             else:
                 self._emit(item, value, now)
-
-    def _emit(self, report: Report, raw: bytes, now: float | None = None) -> None:
-        self._sink.observe(
-            Observation(
-                device_id=self.device_id,
-                boot_epoch=self._boot_epoch,
-                seq=self._seq,
-                received_at=self._clock() if now is None else now,
-                report=report,
-                raw=raw,
-            )
-        )
-        self._seq += 1
 
 
 _WRITE_FAILED = LinkReason("a write to the board failed", "tahtaya yazma başarısız oldu")

@@ -47,34 +47,28 @@ from devices.dgt.messages import (
     Version,
 )
 from devices.dgt.reader import DgtReader, DgtReport
-from devices.observations import (
-    DeviceEvent,
-    DeviceFamily,
-    DeviceHello,
-    Heartbeat,
-    LinkState,
-    Observation,
-    Report,
-)
+from devices.observations import DeviceEvent, DeviceFamily, Heartbeat, LinkState
 from devices.session import (
     Ack,
     Backoff,
     CommandFailed,
+    DeviceNoun,
     LinkReason,
-    LinkReporter,
     SessionSink,
-    open_failure,
+    close_writer,
+    read_some,
+    write_drained,
 )
+from devices.synthetic import SyntheticIdentity
 from devices.transports.base import ByteReader, ByteWriter, Opener
 from devices.transports.serial import open_serial, parse_serial_url
-from devices.wire.codec import PROTOCOL_VERSION, FrameError, FrameErrorKind
+from devices.wire.codec import FrameError, FrameErrorKind
 from devices.wire.messages import Command, CommandName
 
 DGT_BAUDRATE = 9600
 DGT_MODEL = "DGT e-board"
-_READ_SIZE = 4096
 _BACKOFF = Backoff()
-_CLOSE_TIMEOUT = 2.0
+_BOARD = DeviceNoun("board", "tahta", "tahtadan")
 _UNANSWERED_LONG_SERIALS = 2  # then ask the 5-digit serial: older boards may not know the long one
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 _ASCII_FOR = str.maketrans("çğıöşüÇĞİÖŞÜâîûÂÎÛ", "cgiosuCGIOSUaiuAIU")
@@ -172,8 +166,13 @@ class _ClockExchange:
     answer: asyncio.Future[ClockAck]
 
 
-class DgtSession(LinkReporter):
+class DgtSession(SyntheticIdentity):
     """The one owner of one DGT board connection; run() until cancelled."""
+
+    FAMILY = DeviceFamily.CHESS_BOARD
+    CAPABILITIES = ("ack", "resync", "show_text", "set_clock")
+    ANONYMOUS_ID = "dgt-unknown"
+    model = DGT_MODEL
 
     def __init__(
         self,
@@ -212,17 +211,12 @@ class DgtSession(LinkReporter):
         self._connection: _Connection | None = None
         self._long_serials: bool | None = None  # whether this board answers the long serial number
         self._device_id: str | None = None
-        self._firmware = "unknown"
-        self._boot_epoch = -1
-        self._seq = 0
         self._command_seq = 0
         self._clock_lock = asyncio.Lock()  # the DGT 3000 takes one command at a time
         self._exchange: _ClockExchange | None = None
         self._end_text_at: float | None = None  # loop time to put the times back on the clock
         self._text_changed = asyncio.Event()
-        self._observations = 0
         self._errors = 0
-        self._reconnects = 0
         self._keepalives_answered = 0
         self._dumps_asked = 0
         self._bytes_in = 0
@@ -244,25 +238,12 @@ class DgtSession(LinkReporter):
         return self._connection is not None and self._connection.identified
 
     @property
-    def hello(self) -> DeviceHello:
-        """The HELLO the session says on the board's behalf at each connection."""
-        return DeviceHello(
-            device_id=self._device_id or "dgt-unknown",
-            family=DeviceFamily.CHESS_BOARD.value,
-            model=DGT_MODEL,
-            firmware=self._firmware,
-            protocol=PROTOCOL_VERSION,
-            boot_epoch=max(self._boot_epoch, 0),
-            capabilities=("ack", "resync", "show_text", "set_clock"),
-        )
-
-    @property
     def stats(self) -> DgtSessionStats:
         """A snapshot of the session counters."""
         return DgtSessionStats(
             observations=self._observations,
             errors=self._errors,
-            reconnects=self._reconnects,
+            reconnects=self.reconnects,
             keepalives_answered=self._keepalives_answered,
             dumps_asked=self._dumps_asked,
             bytes_in=self._bytes_in,
@@ -275,38 +256,21 @@ class DgtSession(LinkReporter):
 
     async def run(self) -> None:
         """Connect, read and reconnect until cancelled."""
-        failures = 0
+        await self._keep_linked(self._opener, self._serve_link)
+
+    async def _serve_link(self, link: tuple[ByteReader, ByteWriter], attempt: int) -> tuple[LinkReason, bool]:
+        reader, writer = link
+        connection = _Connection(writer, asyncio.get_running_loop().time())
+        self._connection = connection
+        self._link(LinkState.CONNECTED, self._connected_detail(), attempt)
         try:
-            while True:
-                attempt = failures + 1
-                self._link(
-                    LinkState.CONNECTING,
-                    f"opening {self.url} (attempt {attempt}) / {self.url} açılıyor (deneme {attempt})",
-                    attempt,
-                )
-                try:
-                    reader, writer = await self._opener()
-                except OSError as exc:
-                    failures += 1
-                    await self._wait(failures, attempt, open_failure(self.url, exc))
-                    continue
-                connection = _Connection(writer, asyncio.get_running_loop().time())
-                self._connection = connection
-                self._link(LinkState.CONNECTED, f"connected to {self.url} / {self.url} bağlandı", attempt)
-                try:
-                    reason = await self._serve(connection, reader)
-                finally:
-                    self._connection = None
-                    for waiter in connection.dump_waiters:
-                        if not waiter.done():
-                            waiter.set_result(False)
-                    await _close(writer)
-                self._reconnects += 1
-                failures = 1 if connection.identified else failures + 1
-                await self._wait(failures, attempt, reason)
-        except asyncio.CancelledError:
-            self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
-            raise
+            return await self._serve(connection, reader), connection.identified
+        finally:
+            self._connection = None
+            for waiter in connection.dump_waiters:
+                if not waiter.done():
+                    waiter.set_result(False)
+            await close_writer(writer)
 
     async def _serve(self, connection: _Connection, reader: ByteReader) -> LinkReason:
         self.reader.reconnected()  # whatever was on the board before, it must be read again
@@ -330,21 +294,9 @@ class DgtSession(LinkReporter):
 
     async def _read_loop(self, connection: _Connection, reader: ByteReader) -> None:
         while True:
-            try:
-                async with asyncio.timeout(self._silence_timeout):
-                    data = await reader.read(_READ_SIZE)
-            except TimeoutError:
-                seconds = f"{self._silence_timeout:g}"
-                raise _LinkEnded(
-                    LinkReason(
-                        f"no data from the board for {seconds} s; reconnecting",
-                        f"tahtadan {seconds} sn veri gelmedi; yeniden bağlanılıyor",
-                    )
-                ) from None
-            except (OSError, ConnectionError) as exc:
-                raise _LinkEnded(LinkReason(f"read failed: {exc}", f"okuma hatası: {exc}")) from None
-            if not data:
-                raise _LinkEnded(LinkReason("the board closed the connection", "tahta bağlantıyı kapattı"))
+            data = await read_some(reader, self._silence_timeout, _BOARD)
+            if isinstance(data, LinkReason):
+                raise _LinkEnded(data)
             now = self._clock()
             self._bytes_in += len(data)
             self._last_seen = now
@@ -433,9 +385,8 @@ class DgtSession(LinkReporter):
             )
         self._device_id = device_id
         self._long_serials = connection.long_serial = serial.long
-        self._firmware = str(connection.version) if connection.version else "unknown"
-        self._boot_epoch = max(int(self._clock()), self._boot_epoch + 1)  # unique per connection
-        self._seq = 0
+        self.firmware = str(connection.version) if connection.version else "unknown"
+        self._new_boot()
         connection.identified = True
         raw = serial.raw + (connection.version.raw if connection.version else b"")
         self._emit(self.hello, raw, now)
@@ -657,27 +608,7 @@ class DgtSession(LinkReporter):
     # -- plumbing -----------------------------------------------------------------------------------------
 
     async def _write(self, connection: _Connection, data: bytes) -> bool:
-        try:
-            connection.writer.write(data)
-            await connection.writer.drain()
-        except (OSError, ConnectionError, RuntimeError):
-            return False
-        return True
-
-    def _emit(self, report: Report, raw: bytes, now: float) -> None:
-        assert self._device_id is not None
-        self._sink.observe(
-            Observation(
-                device_id=self._device_id,
-                boot_epoch=self._boot_epoch,
-                seq=self._seq,
-                received_at=now,
-                report=report,
-                raw=raw,
-            )
-        )
-        self._seq += 1
-        self._observations += 1
+        return await write_drained(connection.writer, data)
 
     def _error(self, error: DgtError | FrameError, now: float) -> None:
         self._errors += 1
@@ -735,10 +666,3 @@ def _ack_error(command: ClockCommand, ack: ClockAck) -> str:
             "the clock refused SETNRUN; set the DGT 3000 to mode 23 / saat reddetti; DGT 3000'i mod 23'e alın"
         )
     return f"the clock refused {command.name} (ack 0x{ack.ack0:02x}) / saat komutu reddetti"
-
-
-async def _close(writer: ByteWriter) -> None:
-    writer.close()
-    with contextlib.suppress(Exception):  # a port that will not close cleanly is closed anyway
-        async with asyncio.timeout(_CLOSE_TIMEOUT):
-            await writer.wait_closed()

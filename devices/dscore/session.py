@@ -1,15 +1,15 @@
 """One D-SCORE wristband connection: connect over BLE, subscribe, decode presses, deliver, reconnect.
 
 Thin on purpose: `BleConnector.open_values` does the scanning, connecting and subscribing, and
-`DScoreCodec` does the decoding. This module owns the loop, the identity a band lacks (a synthetic HELLO,
-a device id from its address, a boot epoch per connection, a growing seq) and the reconnect backoff, and
-delivers to the same `SessionSink` a Boardcast Wire session uses. URL:
+`DScoreCodec` does the decoding. This module owns the band's URL and the device id made from its
+address, and turns each notification into presses or errors; `devices.synthetic.BleSession` owns the loop, the identity a band lacks (a
+synthetic HELLO, a boot epoch per connection, a growing seq) and the reconnect backoff, and delivers to
+the same `SessionSink` a Boardcast Wire session uses. URL:
 ``ble://AA:BB:CC:DD:EE:FF?protocol=dscore&side=0`` (``&adapter=hci1`` optional).
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import Callable
@@ -18,17 +18,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from devices.dscore.codec import DScoreCodec, DScoreStats
-from devices.observations import (
-    DeviceEvent,
-    DeviceFamily,
-    DeviceHello,
-    LinkState,
-    Observation,
-    Report,
-)
-from devices.session import Ack, Backoff, CommandFailed, LinkReason, LinkReporter, SessionSink, open_failure
-from devices.transports.ble import DSCORE_SERVICE, BleConnector, parse_ble_url
-from devices.wire.codec import PROTOCOL_VERSION
+from devices.observations import DeviceEvent, DeviceFamily
+from devices.session import Ack, Backoff, CommandFailed, LinkReason, SessionSink
+from devices.synthetic import BleSession, address_device_id
+from devices.transports.ble import DSCORE_SERVICE, BleConnector, BleValueLink, parse_ble_url
 from devices.wire.messages import Command
 
 DSCORE_BUTTONS = "96f91f4c-2417-44e3-ae06-aa362556914e"  # notify: 0 released, 1 red, 2 green, 3 both
@@ -51,7 +44,7 @@ class DScoreTarget:
 
 def dscore_device_id(address: str) -> str:
     """The device id of a band: "dscore-" and its address with dashes (venue ids allow no colons)."""
-    return "dscore-" + address.upper().replace(":", "-")
+    return address_device_id("dscore", address)
 
 
 def parse_dscore_url(url: str) -> DScoreTarget:
@@ -67,8 +60,11 @@ def parse_dscore_url(url: str) -> DScoreTarget:
     return DScoreTarget(url, target.address, int(sides[-1]), dscore_device_id(target.address))
 
 
-class DScoreSession(LinkReporter):
+class DScoreSession(BleSession):
     """The one owner of one wristband connection; run() until cancelled."""
+
+    FAMILY = DeviceFamily.TT_WRISTBAND
+    model = DSCORE_MODEL
 
     def __init__(
         self,
@@ -83,18 +79,8 @@ class DScoreSession(LinkReporter):
         rng: random.Random | None = None,
     ) -> None:
         self.target = parse_dscore_url(url)
-        self.url = url
-        self._connector = connector
-        self._sink = sink
-        self._backoff = backoff
-        self._clock = clock
-        self._monotonic = monotonic
-        self._rng = rng or random.Random()
+        super().__init__(url, connector, sink, backoff=backoff, clock=clock, monotonic=monotonic, rng=rng)
         self.codec = DScoreCodec(self.target.side, debounce_s=debounce_s)
-        self._boot_epoch = -1
-        self._seq = 0
-        self._connected = False
-        self.reconnects = 0
 
     @property
     def device_id(self) -> str:
@@ -102,27 +88,9 @@ class DScoreSession(LinkReporter):
         return self.target.device_id
 
     @property
-    def connected(self) -> bool:
-        """Whether a connection is open now."""
-        return self._connected
-
-    @property
     def stats(self) -> DScoreStats:
         """The codec's counters (presses, double taps, errors)."""
         return self.codec.stats
-
-    @property
-    def hello(self) -> DeviceHello:
-        """The HELLO the session says on the band's behalf at each connection."""
-        return DeviceHello(
-            device_id=self.device_id,
-            family=DeviceFamily.TT_WRISTBAND.value,
-            model=DSCORE_MODEL,
-            firmware="unknown",
-            protocol=PROTOCOL_VERSION,
-            boot_epoch=max(self._boot_epoch, 0),
-            capabilities=(),
-        )
 
     async def command(self, command: Command, **_: Any) -> Ack:
         """A wristband takes no commands; raise CommandFailed saying so."""
@@ -130,38 +98,13 @@ class DScoreSession(LinkReporter):
             f"{self.url}: a D-SCORE wristband cannot {command.cmd!r} / bileklik bu komutu alamaz"
         )
 
-    async def run(self) -> None:
-        """Connect, deliver presses and reconnect until cancelled."""
-        failures = 0
-        try:
-            while True:
-                attempt = failures + 1
-                self._link(LinkState.CONNECTING, f"opening {self.url} / {self.url} açılıyor", attempt)
-                try:
-                    link = await self._connector.open_values(self.url, DSCORE_SERVICE, prefer=DSCORE_BUTTONS)
-                except OSError as exc:
-                    failures += 1
-                    await self._wait(failures, attempt, open_failure(self.url, exc))
-                    continue
-                self._connected = True
-                self._boot_epoch = max(int(self._clock()), self._boot_epoch + 1)  # unique per connection
-                self._seq = 0
-                self._link(LinkState.CONNECTED, f"connected to {self.url} / {self.url} bağlandı", attempt)
-                self._emit(self.hello, b"")
-                try:
-                    while (value := await link.next_value()) is not None:
-                        self._feed(value)
-                finally:
-                    self._connected = False
-                    link.close()
-                self.reconnects += 1
-                failures = 1
-                await self._wait(
-                    failures, attempt, LinkReason("the band disconnected", "bileklik bağlantısı koptu")
-                )
-        except asyncio.CancelledError:
-            self._link(LinkState.DISCONNECTED, "session stopped / oturum durduruldu", 0)
-            raise
+    async def _open(self) -> BleValueLink:
+        return await self._connector.open_values(self.url, DSCORE_SERVICE, prefer=DSCORE_BUTTONS)
+
+    async def _serve(self, link: BleValueLink) -> LinkReason:
+        while (value := await link.next_value()) is not None:
+            self._feed(value)
+        return LinkReason("the band disconnected", "bileklik bağlantısı koptu")
 
     def _feed(self, value: bytes) -> None:
         now = self._clock()
@@ -170,16 +113,3 @@ class DScoreSession(LinkReporter):
                 self._emit(item, value, now)
             else:
                 self._sink.frame_error(self.url, self.device_id, item, now)
-
-    def _emit(self, report: Report, raw: bytes, now: float | None = None) -> None:
-        self._sink.observe(
-            Observation(
-                device_id=self.device_id,
-                boot_epoch=self._boot_epoch,
-                seq=self._seq,
-                received_at=self._clock() if now is None else now,
-                report=report,
-                raw=raw,
-            )
-        )
-        self._seq += 1
