@@ -196,7 +196,7 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
     rng = random.Random(seed)
     boards = []
     for index, (table, pty) in enumerate(zip(demo.venue.tables, demo.ptys, strict=True)):
-        if table.sport == "backgammon":
+        if table.sport != "tabletennis":
             continue
         doubles, faults = _plan(index)
         on_table = sorted(

@@ -146,6 +146,9 @@ async def test_the_readme_demo_command_serves_live_tables(tmp_path: Path) -> Non
         live = [m["sport"] for m in matches if m["status"] == "live"]
         assert live.count("tabletennis") == 4 and live.count("backgammon") == 2
         assert sum(m["sport"] == "chess" for m in matches) == 8
+        devices = await wait_json(url + "api/devices", lambda d: len(d["tables"]) == 14)
+        # every simulated device speaks its protocol cleanly: the demo's faults are rule faults, not garbage
+        assert {t["table"]: t["frame_errors"] for t in devices["tables"] if t["frame_errors"]} == {}
     finally:
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=15)[0]
