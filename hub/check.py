@@ -10,6 +10,7 @@ holds; 2 for input that cannot be read, with a message naming the line (what was
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO, TypeVar
@@ -28,6 +29,12 @@ class CheckInputError(ValueError):
     """A line of the input that cannot be read; the message names the line and says what is wrong."""
 
 
+def quiet_broken_pipe() -> int:
+    """Point stdout at /dev/null so the interpreter's last flush does not fail again; exit 0."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
 def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Check a file ('-' for standard input); print JSON lines; return the exit code."""
     out = out or sys.stdout
@@ -41,6 +48,8 @@ def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = N
             return check(sys.stdin, path, out, err)
         with open(path, encoding="utf-8") as f:
             return check(f, path, out, err)
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say, and not an error
+        return quiet_broken_pipe()
     except OSError as exc:
         print(f"boardcast check: cannot read {path}: {exc.strerror or exc} / dosya okunamadı", file=err)
         return EXIT_BAD_INPUT

@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from devices.dgt.codec import DgtError
 from devices.dgt.reader import DgtReader, DgtReport
 from devices.observations import ChessClockState
-from hub.check import EXIT_BAD_INPUT, EXIT_OK, emit_line, emit_outcome
+from hub.check import EXIT_BAD_INPUT, EXIT_OK, emit_line, emit_outcome, quiet_broken_pipe
 from hub.rules import chess as rc
 from hub.rules.chess_pgn import pgn
 
@@ -130,6 +130,8 @@ def run(
             return check(sys.stdin, config, out, err)
         with open(path, encoding="ascii", errors="replace") as f:
             return check(f, config, out, err)
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say, and not an error
+        return quiet_broken_pipe()
     except OSError as exc:
         print(f"boardcast check chess: cannot read {path}: {exc.strerror or exc} / dosya okunamadı", file=err)
         return EXIT_BAD_INPUT

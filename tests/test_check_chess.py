@@ -130,3 +130,19 @@ def test_standard_input() -> None:
 def test_input_that_cannot_be_read_exits_2(args: list[str], message: str) -> None:
     code, out, err = check(*args)
     assert code == 2 and out == [] and message in err
+
+
+def test_a_reader_that_stops_early_is_no_error() -> None:
+    """`boardcast check chess … | head -1`: the closed pipe ends the run quietly, with exit 0."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub", "check", "chess", "--dgt", str(DGT / "johan.inbytes")],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert json.loads(proc.stdout.readline())["type"] == "fact"
+    proc.stdout.close()  # as `head -1` does
+    assert proc.wait(timeout=120) == 0
+    assert proc.stderr.read() == ""
