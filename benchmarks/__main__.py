@@ -31,6 +31,7 @@ BENCHMARKS = {
     "latency": "benchmarks.latency",
     "replay": "benchmarks.replay",
     "slow-client": "benchmarks.slow_client",
+    "edges": "benchmarks.edges",
 }
 LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchmark is sized to stay under 60 s
 RESULT = "BENCHMARK-RESULT "

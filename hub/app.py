@@ -29,6 +29,7 @@ from hub.eventlog import EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
 from hub.ingest import Ingest
+from hub.limits import WebLimits
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
 
@@ -60,6 +61,7 @@ class HubRuntime:
         self.data_dir = Path(data_dir)
         self.host, self.port = host, port
         self.log = EventLog(self.data_dir / LOG_FILE)
+        self.web_limits = WebLimits()  # per-address limits of the web edge (hub/limits.py)
         self.fanout = Fanout()
         self.hall = Hall(venue, self.log, self.fanout)
         self.auth = Authenticator(venue.referees)
@@ -74,7 +76,9 @@ class HubRuntime:
         if bus_url is not None:
             from hub.bus import BusPublisher  # redis is needed only by hubs that publish
 
-            self.bus = BusPublisher(bus_url, venue, hub_url=f"http://{host}:{port}/")
+            # the address edges give referees: a wildcard listen address is no address to go to
+            named = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
+            self.bus = BusPublisher(bus_url, venue, hub_url=f"http://{named}:{port}/")
             self.bus.attach(self.hall)
 
     def open(self) -> None:
@@ -157,6 +161,7 @@ class HubRuntime:
             sessions=self.sessions,
             gateways=list(self.gateways.values()),
             bus_health=self.bus.health_dict if self.bus is not None else None,
+            limits=self.web_limits,
         )
         config = uvicorn.Config(
             create_app(ctx),

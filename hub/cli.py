@@ -61,6 +61,18 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run a venue / bir salonu çalıştır")
     serve.add_argument("--venue", required=True, type=Path, help="venue file (TOML) / salon dosyası")
     common(serve, None)
+    bus_help = "Redis for several halls: redis://HOST:PORT/N / birden çok salon için Redis"
+    serve.add_argument("--bus", metavar="URL", help=bus_help)
+    edge = commands.add_parser(
+        "edge",
+        help="serve spectators of a hall from the bus / bir salonun seyircilerine veri yolundan hizmet",
+    )
+    edge.add_argument("--bus", metavar="URL", required=True, help=bus_help)
+    edge.add_argument("--venue", required=True, type=Path, help="the hall's venue file / salon dosyası")
+    edge.add_argument("--host", default="127.0.0.1", help="address to listen on / dinlenecek adres")
+    edge.add_argument(
+        "--port", type=int, default=8000, help="port to listen on / dinlenecek bağlantı noktası"
+    )
     devices = commands.add_parser(
         "devices",
         help="list serial ports and nearby BLE devices / seri portları ve yakındaki BLE cihazlarını listele",
@@ -151,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _run_demo(args)
+        if args.command == "edge":
+            return _run_edge(args)
         return _run_serve(args)
     except VenueError as exc:
         print(f"boardcast: venue file error / salon dosyası hatası:\n  {exc}", file=sys.stderr)
@@ -259,7 +273,9 @@ def _toml_string(text: str) -> str:
 def _run_serve(args: argparse.Namespace) -> int:
     venue = load_venue(args.venue)
     data = Path(args.data) if args.data else args.venue.parent / f"{args.venue.stem}-data"
-    runtime = HubRuntime(venue, data, host=args.host, port=args.port)
+    if args.bus is not None and not _bus_url_ok(args.bus):
+        return EXIT_BAD_INPUT
+    runtime = HubRuntime(venue, data, host=args.host, port=args.port, bus_url=args.bus)
     runtime.open()
     url = f"http://{args.host}:{args.port}/"
     where = data.resolve()
@@ -270,7 +286,49 @@ def _run_serve(args: argparse.Namespace) -> int:
         f"  Referee console / Hakem masası: {url}console",
         f"  Data / Veri: {where}",
     ]
+    if runtime.bus is not None:
+        banner.append(f"  Bus / Veri yolu: {args.bus} (stream {runtime.bus.keys.stream})")
     return _run(runtime, banner)
+
+
+def _bus_url_ok(url: str) -> bool:
+    """Check a --bus URL before anything starts; print why it is refused."""
+    from hub.bus import BusUrlError, check_bus_url
+
+    try:
+        check_bus_url(url)
+    except BusUrlError as exc:
+        print(f"boardcast: --bus {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _run_edge(args: argparse.Namespace) -> int:
+    """A spectator edge: no devices, no data directory; the hall's public state comes from the bus."""
+    from hub.edge import EdgeRuntime
+
+    venue = load_venue(args.venue)
+    if not _bus_url_ok(args.bus):
+        return EXIT_BAD_INPUT
+    runtime = EdgeRuntime(venue, args.bus, host=args.host, port=args.port)
+    runtime.open()
+    url = f"http://{args.host}:{args.port}/"
+
+    async def announce() -> None:
+        await runtime.ready.wait()
+        for line in [
+            f"Boardcast {__version__} spectator edge / seyirci sunucusu: {venue.name}",
+            f"  Spectators / Seyirciler: {url}",
+            f"  Bus / Veri yolu: {args.bus} (stream {runtime.reader.keys.stream})",
+            "  Stop with Ctrl-C / Durdurmak için Ctrl-C",
+        ]:
+            print(line, flush=True)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(runtime.run(announce))
+    with contextlib.suppress(OSError):
+        print("Stopped. / Durduruldu.", flush=True)
+    return 0
 
 
 def _run_demo(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,8 @@ from typing import Any
 
 import orjson
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -31,6 +34,7 @@ from hub.auth import Authenticator
 from hub.fanout import Fanout, Subscriber, SubscriptionRefused
 from hub.hall import Hall, UnknownMatch
 from hub.ingest import Ingest
+from hub.limits import CLOSE_POLICY, Guard, RateLimiter, WebLimits
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
 from hub.referee import ActionForbidden, ActionInvalid, check_unlocked, prepare
 
@@ -60,6 +64,8 @@ class WebContext:
     started_at: float = field(default_factory=time.time)
     stuck_after_s: float = STUCK_AFTER_S
     closed_stuck: int = 0
+    limits: WebLimits = field(default_factory=WebLimits)
+    refused: Counter[str] = field(default_factory=Counter)  # requests and feeds refused, by limit
     bus_health: Callable[[], dict[str, Any]] | None = None  # the Redis link, when the hub publishes to one
 
 
@@ -83,6 +89,12 @@ def _pgn_response(text: str) -> Response:
 def _error(status: int, message: str, **extra: Any) -> Response:
     headers = {"WWW-Authenticate": 'Bearer realm="boardcast"'} if status == 401 else None
     return ORJSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+def _invalid(message: str, fields: Any = ()) -> Response:
+    """A 400 naming the field it refuses: the first of `fields` its message mentions, else the body."""
+    field = next((f for f in fields if isinstance(f, str) and f and f in message), "body")
+    return _error(400, message, field=field)
 
 
 def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
@@ -112,6 +124,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
                 ],
                 "clients": len(ctx.fanout.clients),
                 "clients_closed_stuck": ctx.closed_stuck,
+                "refused": dict(ctx.refused),
                 **({"bus": ctx.bus_health()} if ctx.bus_health is not None else {}),
             }
         )
@@ -175,8 +188,10 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         try:
             body = orjson.loads(await request.body())
             wanted = Command.from_body(body)
-        except (orjson.JSONDecodeError, BodyError) as exc:
-            return _error(400, f"{exc} / geçersiz komut")
+        except orjson.JSONDecodeError as exc:
+            return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
+        except BodyError as exc:
+            return _invalid(f"{exc} / geçersiz komut", ("cmd", "args"))
         if wanted.cmd not in {c.value for c in CommandName}:
             return _error(
                 400, f"unknown command {wanted.cmd!r}; known: {', '.join(c.value for c in CommandName)}"
@@ -213,8 +228,14 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
             match.info.rules.report_from_dict(
                 body
             )  # refuse what the rules could not read, before it is logged
-        except (orjson.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
-            return _error(400, f"{exc} / geçersiz hakem girdisi")
+        except orjson.JSONDecodeError as exc:
+            return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
+        except KeyError as exc:
+            return _invalid(f'"{exc.args[0]}" is missing / eksik alan: {exc.args[0]}', (str(exc.args[0]),))
+        except (ValueError, TypeError) as exc:
+            return _invalid(
+                f"{exc} / geçersiz hakem girdisi", ("type", *(body if isinstance(body, dict) else ()))
+            )
         try:
             check_unlocked(ctx.hall.working[match_id])  # an input changes the score: not once locked
         except ActionRefused as exc:
@@ -253,9 +274,13 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
             last = int(request.query_params.get("to", ctx.hall.committed[match_id].version))
             first = int(request.query_params.get("from", max(1, last - 4)))
         except ValueError:
-            return _error(400, "from and to must be offsets (whole numbers) / from ve to tam sayı olmalı")
+            return _invalid(
+                "from and to must be offsets (whole numbers) / from ve to tam sayı olmalı", ("from",)
+            )
         if not 1 <= first <= last or last - first >= MAX_EVIDENCE:
-            return _error(400, f"give 1 <= from <= to, at most {MAX_EVIDENCE} events / geçersiz aralık")
+            return _invalid(
+                f"give 1 <= from <= to, at most {MAX_EVIDENCE} events / geçersiz aralık", ("from",)
+            )
         events = []
         for record in ctx.hall.log.match_events(match_id, first - 1):
             if record.offset is None or record.offset > last:
@@ -286,12 +311,12 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         try:
             wanted = orjson.loads(await request.body())
         except orjson.JSONDecodeError as exc:
-            return _error(400, f"not JSON: {exc} / JSON değil")
+            return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
         at = time.time()
         try:  # checked against the working state and recorded with no await between: nothing slips in
             event = prepare(ctx.hall.working[match_id], wanted, role=referee.role, at=at)
         except ActionInvalid as exc:
-            return _error(400, str(exc))
+            return _invalid(str(exc), ("action", *(wanted if isinstance(wanted, dict) else ())))
         except ActionForbidden as exc:
             return _error(403, str(exc))
         except ActionRefused as exc:
@@ -346,7 +371,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         sub = ctx.fanout.connect()
         try:
             async with asyncio.TaskGroup() as tg:
-                tg.create_task(_read_requests(websocket, ctx.fanout, sub, ctx.auth))
+                tg.create_task(_read_requests(websocket, ctx.fanout, sub, ctx.auth, ctx))
                 tg.create_task(_write_changes(websocket, sub, ctx))
         except* (WebSocketDisconnect, _ClientGone):
             pass
@@ -378,15 +403,34 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         WebSocketRoute("/ws", feed),
         Mount("/static", StaticFiles(directory=static_dir), name="static"),
     ]
-    return Starlette(routes=routes)
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, limits=ctx.limits, refused=ctx.refused)],
+        exception_handlers={HTTPException: _http_error},  # 404 and 405 from routing: JSON like every error
+    )
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Routing's own errors (no such page, method not allowed) as JSON with the reason."""
+    assert isinstance(exc, HTTPException)
+    allowed = (exc.headers or {}).get("Allow")
+    message = f"{exc.detail} ({request.method} {request.url.path})" + (
+        f"; allowed: {allowed}" if allowed else ""
+    )
+    return ORJSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
 
 class _ClientGone(Exception):
     """The client closed, or was closed for breaking a limit."""
 
 
-async def _read_requests(websocket: WebSocket, fanout: Fanout, sub: Subscriber, auth: Authenticator) -> None:
+async def _read_requests(
+    websocket: WebSocket, fanout: Fanout, sub: Subscriber, auth: Authenticator, ctx: WebContext | None = None
+) -> None:
     """Handle subscribe/unsubscribe requests; a bad request gets an error message, not silence."""
+    limits = ctx.limits if ctx is not None else WebLimits()
+    messages = RateLimiter(limits.messages_per_s, limits.message_burst)  # this client's requests
+    loop = asyncio.get_running_loop()
     while True:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
@@ -396,6 +440,13 @@ async def _read_requests(websocket: WebSocket, fanout: Fanout, sub: Subscriber, 
             text = message["bytes"].decode("utf-8", "replace")
         if text is None:
             continue
+        if messages.take("", loop.time()) > 0:  # a subscribe/unsubscribe flood: costs the hub, helps no one
+            if ctx is not None:
+                ctx.refused["messages_per_s"] += 1
+            await websocket.close(
+                CLOSE_POLICY, f"more than {limits.messages_per_s:g} requests a second / çok fazla istek"
+            )
+            raise _ClientGone
         if len(text) > MAX_CLIENT_MESSAGE:
             await websocket.close(CLOSE_TOO_BIG, f"messages are limited to {MAX_CLIENT_MESSAGE} bytes")
             raise _ClientGone

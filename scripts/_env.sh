@@ -46,3 +46,12 @@ ensure_gnubg() {
       echo "boardcast: PyPI gnubg-nn could not be installed for $(.venv/bin/python --version); the backgammon agreement tests will fail / gnubg-nn kurulamadı" >&2
   fi
 }
+
+ensure_redis() {
+  # A real redis-server for the bus tests (several halls over Redis Streams); they start it themselves on a
+  # free port and fail, never skip, without it.
+  if ! command -v redis-server >/dev/null && [ ! -x /usr/bin/redis-server ]; then
+    echo "== installing Redis for the bus tests (Debian package 'redis-server')"
+    apt_install redis-server
+  fi
+}

@@ -11,6 +11,7 @@ ensure_venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 ensure_chromium
 ensure_gnubg
+ensure_redis
 
 echo "== ruff"
 .venv/bin/ruff check .

@@ -1,0 +1,264 @@
+"""A spectator edge: the pages, REST reads and `/ws` of a hall, served from the bus, with no devices or log.
+
+`EdgeHall` is a read model with the read API the web layer uses on a `Hall` (`public_match`,
+`public_matches`, `spectator_view`, `team_view`, `venue_snapshot`, `infos`, `venue`, `team_matches`). It is
+fed by `hub.bus.BusReader` with the public states the venue's hub published, and publishes them to its own
+fan-out under the same topics and versions as the hub does, so a spectator can move between a hub and its
+edges and resume. A change not newer than the match's state held is dropped: a screen never goes back.
+
+Referee actions are not taken on an edge: they answer 421 with the URL of the hub that owns the tables
+(read from the bus). Proxying would give the edge a second way to fail a referee; one address is clearer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from hub import __version__
+from hub.app import SEND_BUFFER
+from hub.auth import Authenticator
+from hub.bus import BusReader, PublicChange
+from hub.fanout import Fanout, SnapshotSource
+from hub.hall import UnknownMatch
+from hub.matches import MatchInfo, MatchState, from_snapshot, new_match, public_view, summary
+from hub.teams import team_match_view
+from hub.venue import Venue
+from hub.web import WebContext, create_app
+
+log = logging.getLogger(__name__)
+
+FIRST_SNAPSHOT_WAIT_S = 10.0  # a new edge waits this long for the bus before serving empty matches
+MISDIRECTED = 421  # HTTP: "this server does not act for that": the hub that owns the table does
+
+
+class EdgeHall:
+    """The public state of every match of a venue, as its hub published it on the bus."""
+
+    def __init__(self, venue: Venue, fanout: Fanout) -> None:
+        self.venue = venue
+        self.fanout = fanout
+        self.infos: dict[str, MatchInfo] = {m.id: m for m in venue.matches}
+        self.public: dict[str, MatchState] = {m.id: new_match(m) for m in venue.matches}
+        self.team_matches = {t.id: t for t in venue.team_matches}
+        self._team_games: dict[str, list[str]] = {t: [] for t in self.team_matches}
+        for info in self.infos.values():
+            if info.team_match is not None:
+                self._team_games[info.team_match].append(info.id)
+        self.venue_version = 0
+        self.unknown_matches = 0
+        fanout.add_source(self._snapshot_source)
+
+    # -- fed by the bus ------------------------------------------------------------------------------------
+
+    def apply(self, change: PublicChange) -> bool:
+        """Show a published state if it is newer than the one held; False when it was dropped."""
+        info = self.infos.get(change.match_id)
+        if info is None:  # the hub's venue file lists a match this edge's does not: say so, show nothing
+            self.unknown_matches += 1
+            log.warning(
+                "the bus carries match %s, which this edge's venue file does not list", change.match_id
+            )
+            return False
+        if change.version <= self.public[info.id].version:
+            return False
+        state = from_snapshot(info, change.state)
+        self.public[info.id] = state
+        self.venue_version = max(self.venue_version, change.venue_version)
+        self.fanout.forget_snapshot("venue")  # a delayed release changes content without a new venue version
+        self.fanout.publish(f"match:{info.id}", state.version, self.spectator_view(state))
+        self.fanout.publish("venue", self.venue_version, self.spectator_summary(state), key=info.id)
+        if info.team_match is not None:
+            topic = f"team:{info.team_match}"
+            view = self.team_view(info.team_match)
+            self.fanout.forget_snapshot(topic)
+            self.fanout.publish(topic, self.venue_version, view)
+            self.fanout.publish("venue", self.venue_version, view, key=topic)
+        return True
+
+    # -- the read API of `Hall` that the web layer uses ----------------------------------------------------
+
+    def public_match(self, match_id: str) -> MatchState:
+        """What spectators may see of a match."""
+        try:
+            return self.public[match_id]
+        except KeyError:
+            raise UnknownMatch(match_id) from None
+
+    def public_matches(self) -> list[MatchState]:
+        """Every match as spectators may see it, by table then round."""
+        return sorted(self.public.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
+
+    def spectator_view(self, state: MatchState) -> dict[str, Any]:
+        """A match's full public view (with its broadcast delay, as the hub gives it)."""
+        return self._delayed(state, public_view(state))
+
+    def spectator_summary(self, state: MatchState) -> dict[str, Any]:
+        """A match's wall tile view."""
+        return self._delayed(state, summary(state))
+
+    def _delayed(self, state: MatchState, view: dict[str, Any]) -> dict[str, Any]:
+        delay = self.delay_s(state.info)
+        if delay:
+            view["broadcast_delay_s"] = delay
+        return view
+
+    def delay_s(self, info: MatchInfo) -> float:
+        """The broadcast delay of a match (the hub applied it before publishing)."""
+        return self.venue.broadcast_delay_s if info.sport == "chess" else 0.0
+
+    def team_view(self, team_match_id: str) -> dict[str, Any]:
+        """A chess team match as spectators see it."""
+        config = self.team_matches[team_match_id]
+        return team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
+
+    def venue_snapshot(self) -> dict[str, Any]:
+        """The venue topic's full state."""
+        matches = self.public_matches()
+        return {
+            "name": self.venue.name,
+            "official": all(m.official for m in matches),
+            "matches": [self.spectator_summary(m) for m in matches],
+            "team_matches": [self.team_view(t) for t in self.team_matches],
+        }
+
+    def _snapshot_source(self, topic: str) -> SnapshotSource | None:
+        if topic == "venue":
+            return lambda: (self.venue_version, self.venue_snapshot)
+        if topic.startswith("team:") and topic[5:] in self.team_matches:
+            team_id = topic[5:]
+            return lambda: (self.venue_version, self.team_view(team_id))
+        if topic.startswith("match:") and topic[6:] in self.public:
+            match_id = topic[6:]
+            return lambda: (self.public[match_id].version, self.spectator_view(self.public[match_id]))
+        return None
+
+
+def _owned_by_hub(path: str, method: str) -> bool:
+    """Routes that act on a table or need the hub's log: referee actions, the console's API, devices."""
+    if path.startswith("/api/referee") or path.startswith("/api/tables/") or path == "/api/devices":
+        return True
+    return method == "POST" and path.startswith("/api/matches/")
+
+
+class EdgeRuntime:
+    """One spectator edge: a bus reader, a read model, a fan-out and the web server."""
+
+    def __init__(self, venue: Venue, bus_url: str, *, host: str = "127.0.0.1", port: int = 8000) -> None:
+        self.venue = venue
+        self.host, self.port = host, port
+        self.fanout = Fanout()
+        self.hall = EdgeHall(venue, self.fanout)
+        self.reader = BusReader(bus_url, venue, self.hall.apply)
+        self.auth = Authenticator(venue.referees)
+        self.ctx = WebContext(self.hall, self.fanout, None, self.auth)  # type: ignore[arg-type]
+        self.started_at = time.time()
+        self.server: uvicorn.Server | None = None
+        self.ready = asyncio.Event()
+        self._socket: socket.socket | None = None
+
+    def open(self) -> None:
+        """Take the listening port (OSError when it is taken)."""
+        self._socket = socket.create_server((self.host, self.port))
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        if self.port == 0:
+            self.port = self._socket.getsockname()[1]
+
+    def app(self) -> ASGIApp:
+        """The hub's web app, with hub-only routes answered by the edge."""
+        return _EdgeGuard(create_app(self.ctx), self)
+
+    def health(self) -> dict[str, Any]:
+        """The edge's /api/health."""
+        return {
+            "status": "ok",
+            "role": "edge",
+            "version": __version__,
+            "venue": self.venue.name,
+            "uptime_s": round(time.time() - self.started_at, 3),
+            "matches": len(self.hall.public),
+            "venue_version": self.hall.venue_version,
+            "unknown_matches": self.hall.unknown_matches,
+            "bus": self.reader.health_dict(),
+            "clients": len(self.fanout.clients),
+            "clients_closed_stuck": self.ctx.closed_stuck,
+        }
+
+    def refusal(self) -> dict[str, Any]:
+        """What a hub-only route answers on an edge: where to go instead."""
+        owner = self.reader.owner.get("hub") or "(not announced on the bus yet / henüz duyurulmadı)"
+        return {
+            "error": f"this is a spectator edge of {self.venue.name!r}; referee actions and devices are on the "
+            f"hub that owns its tables: {owner} / bu bir seyirci sunucusu; hakem işlemleri ve cihazlar "
+            f"masaların bağlı olduğu merkezde: {owner}",
+            "owner": owner,
+        }
+
+    async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
+        """Serve until the web server is told to stop."""
+        assert self._socket is not None, "open() first"
+        config = uvicorn.Config(
+            self.app(),
+            ws="websockets-sansio",
+            ws_max_size=64 * 1024,
+            log_level="warning",
+            lifespan="off",
+        )
+        self.server = uvicorn.Server(config)
+        async with asyncio.TaskGroup() as tg:
+            workers = [tg.create_task(self.reader.run(), name="bus reader")]
+            workers += [tg.create_task(job()) for job in extra]
+            # serve from the snapshot, not from empty matches; Redis being away only delays this so long
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(FIRST_SNAPSHOT_WAIT_S):
+                    await self.reader.ready.wait()
+            serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")
+            tg.create_task(self._announce_ready())
+            await serving
+            for worker in workers:
+                worker.cancel()
+
+    async def _announce_ready(self) -> None:
+        assert self.server is not None
+        while not self.server.started:  # noqa: ASYNC110 - uvicorn offers a flag, not an event
+            await asyncio.sleep(0.02)
+        self.ready.set()
+
+    def stop(self) -> None:
+        """Ask the web server to stop."""
+        if self.server is not None:
+            self.server.should_exit = True
+
+
+class _EdgeGuard:
+    """ASGI: answers /api/health and the hub-only routes on an edge; everything else goes to the web app."""
+
+    def __init__(self, app: ASGIApp, edge: EdgeRuntime) -> None:
+        self.app = app
+        self.edge = edge
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Route one request."""
+        if scope["type"] == "http":
+            path, method = scope["path"], scope["method"]
+            if path == "/api/health":
+                return await _json(send, 200, self.edge.health())
+            if _owned_by_hub(path, method):
+                return await _json(send, MISDIRECTED, self.edge.refusal())
+        await self.app(scope, receive, send)
+
+
+async def _json(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = orjson.dumps(body)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
