@@ -15,6 +15,7 @@ snapshots are not timed. A coalesced frame is timed from the write of the versio
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import sys
 import time
@@ -43,6 +44,11 @@ from hub.eventlog import unpack
 NAME = "latency"
 FULL = {"tables": 200, "clients": 1000, "rate_per_table": 1.0, "warmup_s": 3.0, "window_s": 10.0}
 SMOKE = {"tables": 4, "clients": 10, "rate_per_table": 2.0, "warmup_s": 1.0, "window_s": 1.5}
+
+
+def _highest_fd() -> int:
+    """The highest file descriptor this process holds (pyserial reads through select(), limited to 1023)."""
+    return max((int(name) for name in os.listdir("/proc/self/fd")), default=-1)
 
 
 def _version_map(log_path, writes: dict[str, list[list[float]]]) -> tuple[dict[str, dict[str, float]], int]:
@@ -82,9 +88,8 @@ async def run(smoke: bool) -> Result:
     seconds = sizes["warmup_s"] + sizes["window_s"] + 0.5
     try:
         with scratch(NAME) as data:
-            hub = ThreadedHub(tt_venue(tables, devices=[p.slave_path for p in ptys]), data)
-            await hub.start()
-            device_ids = [t.device_id for t in hub.runtime.venue.tables]
+            venue = tt_venue(tables, devices=[p.slave_path for p in ptys])
+            device_ids = [t.device_id for t in venue.tables]
             devices = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
@@ -95,6 +100,15 @@ async def run(smoke: bool) -> Result:
                 pass_fds=[p.master_fd for p in ptys],
                 limit=1 << 26,
             )
+            # The device ends belong to the devices process (on a real venue they are across a cable); the
+            # hub process keeps only the slave ends. Holding the masters here as well pushed the hub's
+            # serial descriptors past 1023, where pyserial's select()-based read fails on every byte
+            # ("filedescriptor out of range in select()"): a third of the tables were never read.
+            for p in ptys:
+                p.close_master()
+            hub = ThreadedHub(venue, data)
+            await hub.start()
+            notes.append(f"hub's highest serial descriptor after start: {_highest_fd()}")
             config = {
                 "fds": [p.master_fd for p in ptys],
                 "device_ids": device_ids,

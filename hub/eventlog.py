@@ -295,9 +295,44 @@ class EventLog:
     def _commit(
         conn: sqlite3.Connection, batch: list[tuple[str, Any]]
     ) -> tuple[list[EventRecord], list[bool]]:
-        records: list[EventRecord] = []
+        records = [item for kind, item in batch if kind == "event"]
+        rows = [
+            (
+                r.id,
+                r.kind,
+                r.at,
+                r.match_id,
+                r.offset,
+                r.device_id,
+                r.boot_epoch,
+                r.seq,
+                r.actor,
+                pack(r.body),
+                r.raw,
+            )
+            for r in records
+        ]
+        snapshots = [(s.match_id, s.offset, s.at, pack(s.state)) for kind, s in batch if kind == "snapshot"]
+        barriers = [item for kind, item in batch if kind == "barrier"]
+        # The usual batch: every row new. One executemany (one call, not one per row, while the event loop
+        # waits for the GIL) and one count of changed rows proves it; a batch holding a duplicate is rolled
+        # back and written row by row, so each record still learns whether it was stored.
+        conn.execute("BEGIN")
+        try:
+            before = conn.total_changes
+            conn.executemany(_INSERT_EVENT, rows)
+            if conn.total_changes - before == len(rows):
+                conn.executemany(_INSERT_SNAPSHOT, snapshots)
+                conn.execute("COMMIT")
+                return records, [True] * len(rows), barriers
+            conn.execute("ROLLBACK")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+        records = []
         inserted: list[bool] = []
-        barriers: list[asyncio.Future[bool]] = []
+        barriers = []
         conn.execute("BEGIN")
         try:
             for kind, item in batch:
@@ -356,17 +391,32 @@ class EventLog:
         self._pending.clear()
 
 
-def _record(row: tuple) -> EventRecord:
-    return EventRecord(
-        id=row[0],
-        kind=row[1],
-        at=row[2],
-        match_id=row[3],
-        offset=row[4],
-        device_id=row[5],
-        boot_epoch=row[6],
-        seq=row[7],
-        actor=row[8],
-        body=unpack(row[9]),
-        raw=row[10],
-    )
+def _make_record_from_row() -> Callable[[tuple], EventRecord]:
+    """`_record`: an `EventRecord` from a row in the SELECT's column order, setting the slots directly (the
+    dataclass `__init__` calls `object.__setattr__` per field, a good part of replaying a row)."""
+    new, cls = object.__new__, EventRecord
+    set_ = {name: getattr(EventRecord, name).__set__ for name in EventRecord.__slots__}
+    s_id, s_kind, s_at, s_match, s_offset = (set_[n] for n in ("id", "kind", "at", "match_id", "offset"))
+    s_device, s_epoch, s_seq, s_actor = (set_[n] for n in ("device_id", "boot_epoch", "seq", "actor"))
+    s_body, s_raw = set_["body"], set_["raw"]
+    loads = msgpack.unpackb
+
+    def record(row: tuple) -> EventRecord:
+        r = new(cls)
+        s_id(r, row[0])
+        s_kind(r, row[1])
+        s_at(r, row[2])
+        s_match(r, row[3])
+        s_offset(r, row[4])
+        s_device(r, row[5])
+        s_epoch(r, row[6])
+        s_seq(r, row[7])
+        s_actor(r, row[8])
+        s_body(r, loads(row[9], raw=False, strict_map_key=False))  # `unpack`
+        s_raw(r, row[10])
+        return r
+
+    return record
+
+
+_record = _make_record_from_row()

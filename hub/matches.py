@@ -7,7 +7,7 @@ hub runs it live and on replay, so a restarted hub rebuilds exactly the state it
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hub.rules.base import Anomaly, Fact, Severity
@@ -468,10 +468,10 @@ def apply_event(
         )[-MAX_KEPT_ANOMALIES:]
     kept_facts = match.facts
     if facts:
-        kept_facts = (kept_facts + tuple([FactRecord(f.kind, f.data, offset, at) for f in facts]))[
-            -MAX_KEPT_FACTS:
-        ]
-    state = MatchState(
+        kept_facts += tuple([_new_fact_record(f.kind, f.data, offset, at) for f in facts])
+        if len(kept_facts) > MAX_KEPT_FACTS:
+            kept_facts = kept_facts[-MAX_KEPT_FACTS:]
+    state = _new_match_state(  # MatchState(...), built slot by slot: this runs for every event
         match.info,
         sport_state,
         status,
@@ -485,7 +485,24 @@ def apply_event(
         kept_facts,
         referee,
     )
-    return MatchOutcome(state, facts, anomalies)
+    return _new_match_outcome(state, facts, anomalies)
+
+
+def _make_new(cls: type) -> Any:
+    """`cls(*every_field)` for a frozen slotted dataclass without `__post_init__`, setting each slot
+    directly (the generated `__init__` calls `object.__setattr__` once per field)."""
+    names = [f.name for f in fields(cls)]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    for name in names:
+        namespace[f"_set_{name}"] = getattr(cls, name).__set__
+    body = "".join(f"    _set_{n}(new, {n})\n" for n in names)
+    exec(f"def _make({', '.join(names)}):\n    new = _new(_cls)\n{body}    return new\n", namespace)
+    return namespace["_make"]
+
+
+_new_match_state = _make_new(MatchState)
+_new_match_outcome = _make_new(MatchOutcome)
+_new_fact_record = _make_new(FactRecord)
 
 
 def _handled(a: AnomalyRecord, state: AnomalyState, by: str | None, at: float, reason: str) -> AnomalyRecord:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
@@ -56,9 +57,37 @@ async def open_serial(url: str) -> tuple[asyncio.StreamReader, asyncio.StreamWri
     """Open a serial device as a stream pair; raise DeviceUnavailable naming the port if it cannot."""
     target = parse_serial_url(url)
     try:
-        return await serial_asyncio_fast.open_serial_connection(url=target.port, baudrate=target.baudrate)
+        reader, writer = await serial_asyncio_fast.open_serial_connection(
+            url=target.port, baudrate=target.baudrate
+        )
     except (serial.SerialException, OSError) as exc:
         raise _unavailable(url, target.port, exc) from exc
+    port = writer.transport.get_extra_info("serial")
+    if port is not None and isinstance(getattr(port, "fd", None), int):
+        port.read = _direct_reader(port.fd)
+    return reader, writer
+
+
+def _direct_reader(fd: int) -> Callable[[int], bytes]:
+    """A read for a port the event loop already found readable, without pyserial's `select()`.
+
+    pyserial's POSIX read calls `select()`, which fails for file descriptors above 1023: a hub with a
+    thousand spectators connected (each a socket) would stop reading every port opened after them. The
+    loop only calls this when the descriptor is readable, so a plain non-blocking `os.read` is enough.
+    """
+
+    def read(size: int = 1) -> bytes:
+        try:
+            data = os.read(fd, size)
+        except (BlockingIOError, InterruptedError):
+            return b""
+        except OSError as exc:
+            raise serial.SerialException(f"read failed: {exc}") from exc
+        if not data:  # readable yet empty: the device went away (what pyserial says in the same case)
+            raise serial.SerialException("device reports readiness to read but returned no data")
+        return data
+
+    return read
 
 
 def _unavailable(url: str, port: str, exc: OSError) -> DeviceUnavailable:

@@ -120,9 +120,8 @@ def decode_frame(raw: bytes) -> Frame | FrameError:
             f"Protocol version {version} is not supported; this hub speaks version {PROTOCOL_VERSION}.",
             raw,
         )
-    try:
-        message_type = MessageType(type_code)
-    except ValueError:
+    message_type = _TYPES.get(type_code)
+    if message_type is None:
         return FrameError(
             FrameErrorKind.UNKNOWN_TYPE,
             f"Message type {type_code} is unknown; known types are 1 to {max(MessageType)}.",
@@ -136,7 +135,31 @@ def decode_frame(raw: bytes) -> Frame | FrameError:
             f"Body of {message_type.name} frame seq {seq} is not one msgpack value: {exc}.",
             raw,
         )
-    return Frame(message_type, seq, body, version, raw)
+    return _new_frame(message_type, seq, body, version, raw)
+
+
+_TYPES = {t.value: t for t in MessageType}
+
+
+def _make_new_frame() -> Any:
+    """`Frame(type, seq, body, version, raw)`, setting the slots directly: one per frame received."""
+    new, cls = object.__new__, Frame
+    set_type, set_seq, set_body = Frame.type.__set__, Frame.seq.__set__, Frame.body.__set__  # type: ignore[attr-defined]
+    set_version, set_raw = Frame.version.__set__, Frame.raw.__set__  # type: ignore[attr-defined]
+
+    def make(type: MessageType, seq: int, body: Any, version: int, raw: bytes) -> Frame:
+        frame = new(cls)
+        set_type(frame, type)
+        set_seq(frame, seq)
+        set_body(frame, body)
+        set_version(frame, version)
+        set_raw(frame, raw)
+        return frame
+
+    return make
+
+
+_new_frame = _make_new_frame()
 
 
 class WireCodec:
@@ -158,6 +181,12 @@ class WireCodec:
             if end == -1:
                 self._accumulate(data[start:], results)
                 break
+            if not self._buffer and not self._discarding and 0 < end - start <= MAX_ENCODED:
+                # a whole frame inside this chunk (the usual case): decoded from a slice, not the buffer
+                raw = data[start : end + 1]
+                self._count(decode_frame(raw if type(raw) is bytes else bytes(raw)), results)
+                start = end + 1
+                continue
             self._accumulate(data[start:end], results)
             if self._discarding:
                 self._discarding = False

@@ -169,6 +169,12 @@ def decode_heartbeat(body: Any) -> Heartbeat:
 
 def decode_scoreboard_state(body: Any) -> ScoreboardState:
     """Read a table-tennis scoreboard STATE body; `ends`, `expedite` and `server_player` may be absent or null."""
+    state = _plain_scoreboard_state(body)
+    return state if state is not None else _checked_scoreboard_state(body)
+
+
+def _checked_scoreboard_state(body: Any) -> ScoreboardState:
+    """`decode_scoreboard_state` field by field, naming the field that is wrong."""
     mapping = _map(body, "state")
     points = _pair(mapping.get("points"), "state.points")
     games = _pair(mapping.get("games"), "state.games")
@@ -197,6 +203,77 @@ def decode_scoreboard_state(body: Any) -> ScoreboardState:
         expedite=expedite,
         server_player=server_player,
     )
+
+
+_ENDS = {e.value: e.value for e in Ends}
+
+
+def _make_new_scoreboard_state() -> Any:
+    """`ScoreboardState(...)` with every field given, setting the slots directly: one per scoreboard frame."""
+    new, cls = object.__new__, ScoreboardState
+    order = ("points", "games", "server", "game_scores", "ends", "expedite", "server_player")
+    if getattr(ScoreboardState, "__slots__", ()) != order:  # the class changed: take its own constructor
+        return ScoreboardState
+    setters = [getattr(ScoreboardState, name).__set__ for name in order]
+    s_points, s_games, s_server, s_scores, s_ends, s_expedite, s_player = setters
+
+    def make(points, games, server, game_scores, ends, expedite, server_player):  # type: ignore[no-untyped-def]
+        state = new(cls)
+        s_points(state, points)
+        s_games(state, games)
+        s_server(state, server)
+        s_scores(state, game_scores)
+        s_ends(state, ends)
+        s_expedite(state, expedite)
+        s_player(state, server_player)
+        return state
+
+    return make
+
+
+_new_scoreboard_state = _make_new_scoreboard_state()
+
+
+def _plain_scoreboard_state(body: Any) -> ScoreboardState | None:
+    """The state a scoreboard usually sends, checked with the same rules as `decode_scoreboard_state` but
+    inline; None for anything else (which the field-by-field check then reads, or rejects by name)."""
+    if type(body) is not dict:
+        return None
+    points, games = body.get("points"), body.get("games")
+    if type(points) is not list or type(games) is not list or len(points) != 2 or len(games) != 2:
+        return None
+    p0, p1 = points
+    g0, g1 = games
+    if not (type(p0) is int and type(p1) is int and type(g0) is int and type(g1) is int):
+        return None
+    if p0 < 0 or p1 < 0 or g0 < 0 or g1 < 0:
+        return None
+    server = body.get("server")
+    if server is not None and (type(server) is not int or (server != 0 and server != 1)):
+        return None
+    history = body.get("game_scores", [])
+    if type(history) is not list:
+        return None
+    scores = []
+    for pair in history:
+        if type(pair) is not list or len(pair) != 2:
+            return None
+        a, b = pair
+        if type(a) is not int or type(b) is not int or a < 0 or b < 0:
+            return None
+        scores.append((a, b))
+    ends = body.get("ends")
+    if ends is not None:
+        ends = _ENDS.get(ends) if type(ends) is str else None
+        if ends is None:
+            return None
+    expedite = body.get("expedite")
+    if expedite is not None and expedite is not True and expedite is not False:
+        return None
+    player = body.get("server_player")
+    if player is not None and (type(player) is not str or player not in DOUBLES_PLAYERS):
+        return None
+    return _new_scoreboard_state((p0, p1), (g0, g1), server, tuple(scores), ends, expedite, player)
 
 
 def decode_event(body: Any) -> DeviceEvent:

@@ -281,6 +281,46 @@ def _make_replace() -> Any:
 _replace = _make_replace()
 _set_last_display = TableTennisState.last_display.__set__  # type: ignore[attr-defined]
 
+# what one plain rally changes; every other field is carried over (see `_after_rally`)
+_RALLY_FIELDS = ("points", "points_log", "rallies", "game_clock", "paused", "last_display")
+_RALLY_CLEARS = ("timeout_active", "timeout_at")
+
+
+def _make_after_rally() -> Any:
+    """The state after one plain rally: `_replace` with those fields set and the time-out cleared, written
+    out positionally (no keyword parsing, no per-field test), as a rally is most of what a match folds."""
+    names = [f.name for f in fields(TableTennisState)]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_State": TableTennisState}
+    body = ""
+    for name in names:
+        namespace[f"_set_{name}"] = getattr(TableTennisState, name).__set__
+        value = name if name in _RALLY_FIELDS else "None" if name in _RALLY_CLEARS else f"s.{name}"
+        body += f"    _set_{name}(new, {value})\n"
+    params = ", ".join(_RALLY_FIELDS)
+    exec(f"def _after_rally(s, {params}):\n    new = _new(_State)\n{body}    return new\n", namespace)
+    return namespace["_after_rally"]
+
+
+_after_rally = _make_after_rally()
+
+
+def _make_new(cls: type) -> Any:
+    """`cls(*all_fields)` for a frozen slotted dataclass without `__post_init__`, setting each slot directly
+    (the generated `__init__` goes through `object.__setattr__` once per field)."""
+    names = [f.name for f in fields(cls)]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    for name in names:
+        namespace[f"_set_{name}"] = getattr(cls, name).__set__
+    body = "".join(f"    _set_{n}(new, {n})\n" for n in names)
+    exec(f"def _make({', '.join(names)}):\n    new = _new(_cls)\n{body}    return new\n", namespace)
+    return namespace["_make"]
+
+
+_new_display = _make_new(Display)
+_new_point = _make_new(PointRecord)
+_new_fact = _make_new(Fact)
+_new_outcome = _make_new(Outcome)
+
 
 def initial(config: TableTennisConfig | int = 5) -> TableTennisState:
     """A match that has not started (an int is taken as best_of, for callers that only know that)."""
@@ -1236,6 +1276,101 @@ def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTenni
     Never raises on a rule violation: the input is kept as reported and the violation is an anomaly.
     """
     item = to_input(report)
+    if type(item) is Display:
+        outcome = _one_rally(state, item, at)
+        if outcome is not None:
+            return outcome
+    return _apply_in_full(state, item, at)
+
+
+def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTennisState] | None:
+    """The display one rally after the last, with nothing else to say, folded directly; else None.
+
+    This is `_Fold.display` for its commonest case, step for step: it returns exactly what the full fold
+    returns (tests/hub/test_tabletennis_fastpath.py compares the two on every input of generated matches,
+    noisy ones included), and None as soon as any rule could have more to say than "a point": the first
+    display, a toss still to find, a decided match, a new game, a game or the match won by this point, the
+    change of ends at 5, penalty points the board has not shown, expedite, an indicator or a game history
+    that does not match, a repeated display, the expedite clock running out.
+    """
+    last = s.last_display
+    if last is None or s.winner is not None or s.toss is None or s.expedite or d.expedite is True:
+        return None
+    points = s.points
+    games = s.games
+    shown = d.points
+    if d.games != games or last.games != games or d.game_scores != last.game_scores:
+        return None
+    if s.unshown != (0, 0) or s.final_scores is not None or last == d:
+        return None
+    a, b = points
+    if shown == (a + 1, b):
+        side, new_points = 0, shown
+    elif shown == (a, b + 1):
+        side, new_points = 1, shown
+    else:
+        return None
+    config = s.config
+    legacy = config.ruleset == "legacy21"
+    target = 21 if legacy else 11  # `game_over`, inline: neither the score before nor after wins a game
+    n0, n1 = new_points
+    if (max(a, b) >= target and abs(a - b) >= 2) or (max(n0, n1) >= target and abs(n0 - n1) >= 2):
+        return None
+    game = games[0] + games[1] + 1
+    swap_at = s.swap_at
+    if game == config.best_of and swap_at is None and max(new_points) >= (10 if legacy else 5):
+        return None  # the change of ends at 5 in the last game
+    paused = s.paused
+    if s.timeout_at is not None:
+        paused += min(60.0, max(0.0, at - s.timeout_at))
+    clock = s.game_clock
+    if (  # `_Fold.check_expedite_due` would look at the clock: let it
+        clock is not None
+        and s.expedite_due_game != game
+        and at - clock - paused >= (900.0 if legacy else 600.0)
+    ):
+        return None
+    played = a + b
+    doubles = config.doubles
+    order = s.game_order
+    cycle = _CYCLES.get(order) if order is not None else None  # type: ignore[arg-type]
+    if (
+        cycle is not None
+        and s.order_anchor is None
+        and s.expedite_anchor is None
+        and (swap_at is None or not doubles)
+    ):  # `_pair_at` with no anchor in the game: the cycle moved on once per change of service
+        serves, deuce = (5, 40) if legacy else (2, 20)
+        pair = cycle[(min(played, deuce) // serves + max(0, played - deuce)) % 4]
+        after = cycle[(min(played + 1, deuce) // serves + max(0, played + 1 - deuce)) % 4]
+    else:
+        pair = _pair_at(s, played)  # who served this rally
+        after = _pair_at(s, played + 1)  # who serves the next: what the board's indicator must show
+    if after is not None:
+        if d.server is not None and d.server != _side(after[0]):
+            return None
+        if doubles and d.server_player is not None and d.server_player != after[0]:
+            return None
+    if d.ends is not None:  # points alone do not move the ends: `s.ends`, inline
+        changes, ends = s.ends_anchor
+        if (game - 1 + (1 if game == config.best_of and swap_at is not None else 0) - changes) % 2:
+            ends = _other_ends(ends)
+        if d.ends != ends:
+            return None
+    server = _side(pair[0]) if pair else 0
+    player = pair[0] if pair and doubles else None
+    record = _new_point(game, new_points, side, server, player, at, False)
+    state = _after_rally(
+        s, new_points, (*s.points_log, record), s.rallies + 1, at if clock is None else clock, paused, d
+    )
+    data: dict[str, Any] = {"side": side, "points": list(new_points), "game": game, "server": server}
+    if doubles:
+        data["server_player"] = player
+    return _new_outcome(state, (_new_fact("point", data),), ())
+
+
+def _apply_in_full(state: TableTennisState, item: Input, at: float) -> Outcome[TableTennisState]:
+    """Fold one engine input through every rule (`apply` tries `_one_rally` first)."""
     fold = _Fold(state, at)
     fold.check_expedite_due()
     if isinstance(item, Display):
@@ -1301,6 +1436,18 @@ def _pair(value: Any) -> tuple[int, int]:
 
 def input_to_dict(item: Any) -> dict[str, Any]:
     """An input (or a device report) as plain data with a "type" key; `input_from_dict` reverses it."""
+    if type(item) is ScoreboardState:  # every scoreboard report: `Display.of` and the dict below, in one
+        points, games, history = item.points, item.games, item.game_scores
+        return {
+            "type": "display",
+            "points": [int(points[0]), int(points[1])],
+            "games": [int(games[0]), int(games[1])],
+            "server": item.server,
+            "game_scores": [[int(a), int(b)] for a, b in history] if history else [],
+            "ends": None if item.ends is None else str(item.ends),
+            "expedite": item.expedite,
+            "server_player": None if item.server_player is None else str(item.server_player),
+        }
     item = to_input(item)
     if isinstance(item, Display):
         return {
@@ -1345,6 +1492,15 @@ def input_from_dict(data: dict[str, Any]) -> Input:
     Raises ValueError naming the field when the data is not a valid input (for referee input checked at the
     API before it is logged; what `input_to_dict` wrote always reads back).
     """
+    if data.get("type", "display") == "display":
+        display = _display_from_dict(data)
+        if display is not None:
+            return display
+    return _checked_input_from_dict(data)
+
+
+def _checked_input_from_dict(data: dict[str, Any]) -> Input:
+    """`input_from_dict` field by field, naming the field that is wrong."""
     kind = data.get("type", "display")
     try:
         if kind == "display":
@@ -1386,6 +1542,46 @@ def input_from_dict(data: dict[str, Any]) -> Input:
     if kind == "tick":
         return Tick()
     return OtherEvent(str(data.get("kind", kind)), dict(data.get("data") or {}))
+
+
+def _display_from_dict(data: dict[str, Any]) -> Display | None:
+    """A display in the form `input_to_dict` writes it (lists, plain ints), checked as `input_from_dict`
+    checks it, without the per-field helpers; None for any other form, which the full check then reads
+    (and rejects with the field named, if it is wrong)."""
+    points, games = data.get("points"), data.get("games")
+    if type(points) is not list or type(games) is not list or len(points) != 2 or len(games) != 2:
+        return None
+    p0, p1 = points
+    g0, g1 = games
+    if not (type(p0) is int and type(p1) is int and type(g0) is int and type(g1) is int):
+        return None
+    if p0 < 0 or p1 < 0 or g0 < 0 or g1 < 0:
+        return None
+    server, ends = data.get("server"), data.get("ends")
+    expedite, player = data.get("expedite"), data.get("server_player")
+    if server is not None and (type(server) is not int or (server != 0 and server != 1)):
+        return None
+    if (ends is not None and type(ends) is not str) or (ends is not None and ends not in ENDS):
+        return None
+    if expedite is not None and expedite is not True and expedite is not False:
+        return None
+    if player is not None and (type(player) is not str or player not in DOUBLES_PLAYERS):
+        return None
+    scores: tuple[tuple[int, int], ...] = ()
+    history = data.get("game_scores")
+    if history:
+        if type(history) is not list:
+            return None
+        pairs = []
+        for pair in history:
+            if type(pair) is not list or len(pair) != 2:
+                return None
+            a, b = pair
+            if type(a) is not int or type(b) is not int or a < 0 or b < 0:
+                return None
+            pairs.append((a, b))
+        scores = tuple(pairs)
+    return _new_display((p0, p1), (g0, g1), server, scores, ends, expedite, player)
 
 
 def _score(data: dict[str, Any], key: str) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import resource
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,29 @@ async def test_bytes_flow_both_ways_through_a_pty() -> None:
             assert os.read(pair.master_fd, 16) == b"\x05\x00"
         finally:
             writer.close()
+
+
+async def test_a_port_opened_after_a_thousand_sockets_is_still_read() -> None:
+    """pyserial reads through select(), which refuses descriptors above 1023; a hub with a thousand
+    spectators connected opens its ports above that, and must still read them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.fail(f"this test needs 1200 file descriptors; the hard limit here is {hard}")
+    resource.setrlimit(
+        resource.RLIMIT_NOFILE, (max(soft, 1200) if hard == resource.RLIM_INFINITY else hard, hard)
+    )
+    filler = [os.open(os.devnull, os.O_RDONLY) for _ in range(1030)]  # as spectators' sockets would
+    try:
+        with open_pty_pair() as pair:
+            reader, writer = await open_serial(f"serial://{pair.slave_path}")
+            try:
+                assert writer.transport.get_extra_info("serial").fd > 1023
+                os.write(pair.master_fd, b"\x01\x02\x00")
+                async with asyncio.timeout(2):
+                    assert await reader.readexactly(3) == b"\x01\x02\x00"
+            finally:
+                writer.close()
+    finally:
+        for fd in filler:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

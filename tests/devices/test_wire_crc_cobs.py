@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from devices.wire import cobs
-from devices.wire.crc import crc16_ccitt_false
+from devices.wire.crc import crc16_ccitt_false, crc16_ccitt_false_reference
 
 
 def test_crc_check_value_for_123456789_is_0x29b1() -> None:
@@ -18,6 +18,12 @@ def test_crc_of_nothing_is_the_initial_value() -> None:
 
 def test_crc_can_continue_over_chunks() -> None:
     assert crc16_ccitt_false(b"56789", crc16_ccitt_false(b"1234")) == 0x29B1
+
+
+@given(st.binary(max_size=600), st.integers(0, 0xFFFF))
+def test_crc_in_c_equals_the_table_driven_definition(data: bytes, start: int) -> None:
+    assert crc16_ccitt_false(data, start) == crc16_ccitt_false_reference(data, start)
+    assert crc16_ccitt_false(memoryview(data)) == crc16_ccitt_false_reference(data)
 
 
 @pytest.mark.parametrize(

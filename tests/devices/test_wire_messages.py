@@ -3,6 +3,8 @@
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from devices.observations import DeviceEvent, DeviceHello, Heartbeat, ScoreboardState
 from devices.wire.codec import Frame, MessageType, WireCodec, encode_frame
@@ -196,3 +198,46 @@ def test_a_report_frame_is_not_a_command() -> None:
     assert isinstance(received, Frame)
     with pytest.raises(BodyError, match="expected a COMMAND frame, got STATE"):
         Command.decode(received)
+
+
+# -- the inline reading of a scoreboard state equals the field-by-field one ---------------------------------
+
+_SCORE = st.one_of(st.integers(-2, 30), st.booleans(), st.none(), st.text(max_size=2), st.floats(0, 3))
+_PAIR = st.one_of(st.lists(_SCORE, min_size=0, max_size=3), st.tuples(_SCORE, _SCORE), _SCORE)
+_STATE_BODY = st.fixed_dictionaries(
+    {},
+    optional={
+        "points": _PAIR,
+        "games": _PAIR,
+        "server": st.one_of(st.sampled_from([0, 1, 2, None, True, False, "0"]), st.floats(0, 1)),
+        "game_scores": st.one_of(st.lists(_PAIR, max_size=4), st.none(), st.tuples(_PAIR)),
+        "ends": st.sampled_from(["normal", "swapped", "left", None, 1, True]),
+        "expedite": st.sampled_from([True, False, None, 0, 1, "yes"]),
+        "server_player": st.sampled_from(["A1", "A2", "B1", "B2", "C1", None, 1]),
+    },
+)
+
+
+@given(st.one_of(_STATE_BODY, st.lists(st.integers(), max_size=2), st.none()))
+def test_a_scoreboard_state_reads_the_same_inline_as_field_by_field(body) -> None:
+    from devices.wire.messages import _checked_scoreboard_state, decode_scoreboard_state
+
+    try:
+        expected = _checked_scoreboard_state(body)
+    except BodyError as exc:
+        with pytest.raises(BodyError) as raised:
+            decode_scoreboard_state(body)
+        assert str(raised.value) == str(exc)
+        return
+    got = decode_scoreboard_state(body)
+    assert got == expected
+    assert [type(getattr(got, f)) for f in got.__slots__] == [
+        type(getattr(expected, f)) for f in got.__slots__
+    ]
+
+
+def test_a_plain_scoreboard_state_takes_the_inline_reading() -> None:
+    from devices.wire.messages import _plain_scoreboard_state
+
+    body = {"points": [3, 4], "games": [1, 0], "server": 1, "game_scores": [[11, 7]], "ends": "swapped"}
+    assert _plain_scoreboard_state(body) == ScoreboardState((3, 4), (1, 0), 1, ((11, 7),), "swapped")

@@ -117,3 +117,29 @@ async def test_a_torn_database_is_refused(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(EventLogError, match=r"damaged|not a readable"):
         EventLog(path).open()
+
+
+def test_a_batch_holding_duplicates_says_which_rows_were_stored(tmp_path: Path) -> None:
+    # the writer inserts a batch at once and falls back to row by row only when a row was a duplicate
+    log = EventLog(tmp_path / "log.sqlite3")
+    log.open()
+    conn = log._writer_conn
+    try:
+        assert EventLog._commit(conn, [("event", device_record(log, s)) for s in (1, 2)])[1] == [True, True]
+        batch = [
+            ("event", device_record(log, 3)),
+            ("event", device_record(log, 2)),  # stored by the batch before
+            ("snapshot", Snapshot("M1", 4, 1.0, {"version": 4})),
+            ("event", device_record(log, 4)),
+            ("event", device_record(log, 4)),  # twice in this batch
+        ]
+        records, inserted, barriers = EventLog._commit(conn, batch)
+        assert [r.seq for r in records] == [3, 2, 4, 4]
+        assert inserted == [True, False, True, False]
+        assert barriers == []
+        assert [e.seq for e in log.events()] == [1, 2, 3, 4]
+        assert log.snapshots()["M1"].state == {"version": 4}
+    finally:
+        conn.close()
+        if log._reader is not None:
+            log._reader.close()
