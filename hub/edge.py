@@ -1,10 +1,9 @@
 """A spectator edge: the pages, REST reads and `/ws` of a hall, served from the bus, with no devices or log.
 
-`EdgeHall` is a read model with the read API the web layer uses on a `Hall` (`public_match`,
-`public_matches`, `spectator_view`, `team_view`, `venue_snapshot`, `infos`, `venue`, `team_matches`). It is
-fed by `hub.bus.BusReader` with the public states the venue's hub published, and publishes them to its own
-fan-out under the same topics and versions as the hub does, so a spectator can move between a hub and its
-edges and resume. A change not newer than the match's state held is dropped: a screen never goes back.
+`EdgeHall` is the same public read model as the hub's (`hub.public.PublicHall`: the reads the web layer
+uses, and the topics), fed by `hub.bus.BusReader` with the public states the venue's hub published instead
+of by a log; it publishes them under the same topics and versions as the hub does, so a spectator can move
+between a hub and its edges and resume. A change not newer than the match's state held is dropped: a screen never goes back.
 
 Referee actions are not taken on an edge: they answer 421 with the URL of the hub that owns the tables
 (read from the bus). Proxying would give the edge a second way to fail a referee; one address is clearer.
@@ -28,10 +27,9 @@ from hub import __version__
 from hub.app import SEND_BUFFER
 from hub.auth import Authenticator
 from hub.bus import BusReader, PublicChange
-from hub.fanout import Fanout, SnapshotSource
-from hub.hall import UnknownMatch
-from hub.matches import MatchInfo, MatchState, from_snapshot, new_match, public_view, summary
-from hub.teams import team_match_view
+from hub.fanout import Fanout
+from hub.matches import from_snapshot, new_match
+from hub.public import PublicHall
 from hub.venue import Venue
 from hub.web import WebContext, create_app
 
@@ -41,24 +39,13 @@ FIRST_SNAPSHOT_WAIT_S = 10.0  # a new edge waits this long for the bus before se
 MISDIRECTED = 421  # HTTP: "this server does not act for that": the hub that owns the table does
 
 
-class EdgeHall:
+class EdgeHall(PublicHall):
     """The public state of every match of a venue, as its hub published it on the bus."""
 
     def __init__(self, venue: Venue, fanout: Fanout) -> None:
-        self.venue = venue
-        self.fanout = fanout
-        self.infos: dict[str, MatchInfo] = {m.id: m for m in venue.matches}
-        self.public: dict[str, MatchState] = {m.id: new_match(m) for m in venue.matches}
-        self.team_matches = {t.id: t for t in venue.team_matches}
-        self._team_games: dict[str, list[str]] = {t: [] for t in self.team_matches}
-        for info in self.infos.values():
-            if info.team_match is not None:
-                self._team_games[info.team_match].append(info.id)
-        self.venue_version = 0
+        super().__init__(venue, fanout)
+        self.public.update({m.id: new_match(m) for m in venue.matches})
         self.unknown_matches = 0
-        fanout.add_source(self._snapshot_source)
-
-    # -- fed by the bus ------------------------------------------------------------------------------------
 
     def apply(self, change: PublicChange) -> bool:
         """Show a published state if it is newer than the one held; False when it was dropped."""
@@ -71,76 +58,10 @@ class EdgeHall:
             return False
         if change.version <= self.public[info.id].version:
             return False
-        state = from_snapshot(info, change.state)
-        self.public[info.id] = state
         self.venue_version = max(self.venue_version, change.venue_version)
         self.fanout.forget_snapshot("venue")  # a delayed release changes content without a new venue version
-        self.fanout.publish(f"match:{info.id}", state.version, self.spectator_view(state))
-        self.fanout.publish("venue", self.venue_version, self.spectator_summary(state), key=info.id)
-        if info.team_match is not None:
-            topic = f"team:{info.team_match}"
-            view = self.team_view(info.team_match)
-            self.fanout.forget_snapshot(topic)
-            self.fanout.publish(topic, self.venue_version, view)
-            self.fanout.publish("venue", self.venue_version, view, key=topic)
+        self._publish_public(from_snapshot(info, change.state))
         return True
-
-    # -- the read API of `Hall` that the web layer uses ----------------------------------------------------
-
-    def public_match(self, match_id: str) -> MatchState:
-        """What spectators may see of a match."""
-        try:
-            return self.public[match_id]
-        except KeyError:
-            raise UnknownMatch(match_id) from None
-
-    def public_matches(self) -> list[MatchState]:
-        """Every match as spectators may see it, by table then round."""
-        return sorted(self.public.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
-
-    def spectator_view(self, state: MatchState) -> dict[str, Any]:
-        """A match's full public view (with its broadcast delay, as the hub gives it)."""
-        return self._delayed(state, public_view(state))
-
-    def spectator_summary(self, state: MatchState) -> dict[str, Any]:
-        """A match's wall tile view."""
-        return self._delayed(state, summary(state))
-
-    def _delayed(self, state: MatchState, view: dict[str, Any]) -> dict[str, Any]:
-        delay = self.delay_s(state.info)
-        if delay:
-            view["broadcast_delay_s"] = delay
-        return view
-
-    def delay_s(self, info: MatchInfo) -> float:
-        """The broadcast delay of a match (the hub applied it before publishing)."""
-        return self.venue.broadcast_delay_s if info.sport == "chess" else 0.0
-
-    def team_view(self, team_match_id: str) -> dict[str, Any]:
-        """A chess team match as spectators see it."""
-        config = self.team_matches[team_match_id]
-        return team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
-
-    def venue_snapshot(self) -> dict[str, Any]:
-        """The venue topic's full state."""
-        matches = self.public_matches()
-        return {
-            "name": self.venue.name,
-            "official": all(m.official for m in matches),
-            "matches": [self.spectator_summary(m) for m in matches],
-            "team_matches": [self.team_view(t) for t in self.team_matches],
-        }
-
-    def _snapshot_source(self, topic: str) -> SnapshotSource | None:
-        if topic == "venue":
-            return lambda: (self.venue_version, self.venue_snapshot)
-        if topic.startswith("team:") and topic[5:] in self.team_matches:
-            team_id = topic[5:]
-            return lambda: (self.venue_version, self.team_view(team_id))
-        if topic.startswith("match:") and topic[6:] in self.public:
-            match_id = topic[6:]
-            return lambda: (self.public[match_id].version, self.spectator_view(self.public[match_id]))
-        return None
 
 
 def _owned_by_hub(path: str, method: str) -> bool:

@@ -12,7 +12,6 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 from hub import referee
@@ -26,12 +25,10 @@ from hub.matches import (
     apply_event,
     from_snapshot,
     new_match,
-    public_view,
-    summary,
     to_snapshot,
 )
+from hub.public import PublicHall, UnknownMatch
 from hub.sports import SPORTS, Sport
-from hub.teams import team_match_view
 from hub.venue import TableConfig, Venue
 
 log = logging.getLogger(__name__)
@@ -46,10 +43,6 @@ CLOSED = (
     MatchStatus.ABANDONED,
     MatchStatus.PROTESTED,
 )
-
-
-class UnknownMatch(KeyError):
-    """No match with that id in this venue."""
 
 
 def replay_match(
@@ -68,17 +61,15 @@ def replay_match(
     return state, folded
 
 
-class Hall:
+class Hall(PublicHall):
     """Every match of the venue: working state, committed state, and the path from one to the other."""
 
     def __init__(
         self, venue: Venue, eventlog: EventLog, fanout: Fanout, *, snapshot_every: int = SNAPSHOT_EVERY
     ) -> None:
-        self.venue = venue
+        super().__init__(venue, fanout)
         self.snapshot_every = snapshot_every
         self.log = eventlog
-        self.fanout = fanout
-        self.infos: dict[str, MatchInfo] = {m.id: m for m in venue.matches}
         on_table: dict[str, list[MatchInfo]] = {}
         for info in self.infos.values():
             on_table.setdefault(info.table, []).append(info)
@@ -89,27 +80,18 @@ class Hall:
         }
         self.working: dict[str, MatchState] = {}
         self.committed: dict[str, MatchState] = {}
-        # what spectators may see: the committed state, or for a delayed sport the state `delay` seconds ago
-        self.public: dict[str, MatchState] = {}
+        # `public` (PublicHall) is what spectators may see: the committed state, or for a delayed sport the
+        # state `delay` seconds ago
         self._held: dict[str, deque[EventRecord]] = {}  # committed events of delayed matches, not yet public
         self._last_tick: dict[str, float] = {}
-        self.team_matches = {t.id: t for t in venue.team_matches}
-        self._team_games: dict[str, list[str]] = {t: [] for t in self.team_matches}
-        for info in self.infos.values():
-            if info.team_match is not None:
-                self._team_games[info.team_match].append(info.id)
         self._uncommitted: dict[str, deque[MatchState]] = {}
         # (sport, round) -> its matches: a match that starts locks the round before it (seed 000 §10)
         self._in_round: dict[tuple[str, int], list[str]] = {}
         for info in self.infos.values():
             self._in_round.setdefault((info.sport, info.round), []).append(info.id)
         self.players = {p.name: p for p in venue.players}
-        self.venue_version = 0
         self.replayed_events = 0
-        # called with (state, venue_version) whenever a state becomes public: the bus to spectator edges
-        self.public_listeners: list[Callable[[MatchState, int], None]] = []
         eventlog.add_listener(self._on_commit)
-        fanout.add_source(self._snapshot_source)
 
     # -- start ----------------------------------------------------------------------------------------------
 
@@ -145,13 +127,6 @@ class Hall:
         """Every match's committed state, by table then round."""
         return sorted(self.committed.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
 
-    def public_match(self, match_id: str) -> MatchState:
-        """What spectators may see of a match: its committed state, late by the sport's broadcast delay."""
-        try:
-            return self.public[match_id]
-        except KeyError:
-            raise UnknownMatch(match_id) from None
-
     def console_view(self, match: MatchState) -> dict[str, Any]:
         """What the referee console shows of a match, with its players' private contacts: referees only."""
         return referee.console_view(match, self.players)
@@ -159,28 +134,6 @@ class Hall:
     def audit(self) -> list[dict[str, Any]]:
         """Every referee and hub action on every match (committed), newest first."""
         return referee.audit(self.committed.values())
-
-    def public_matches(self) -> list[MatchState]:
-        """Every match as spectators may see it, by table then round."""
-        return sorted(self.public.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
-
-    def spectator_view(self, state: MatchState) -> dict[str, Any]:
-        """A match's full public view; a delayed one says by how much, so screens run its clock late too."""
-        return self._delayed(state, public_view(state))
-
-    def spectator_summary(self, state: MatchState) -> dict[str, Any]:
-        """A match's wall tile view (see `spectator_view`)."""
-        return self._delayed(state, summary(state))
-
-    def _delayed(self, state: MatchState, view: dict[str, Any]) -> dict[str, Any]:
-        delay = self.delay_s(state.info)
-        if delay:
-            view["broadcast_delay_s"] = delay
-        return view
-
-    def delay_s(self, info: MatchInfo) -> float:
-        """The broadcast delay of a match: chess games go out late so no one can relay moves to a player."""
-        return self.venue.broadcast_delay_s if info.sport == "chess" else 0.0
 
     def venue_sport(self, table: TableConfig) -> Sport:
         """The rules a table's reports are checked against."""
@@ -353,53 +306,10 @@ class Hall:
             self._publish_public(state)
         return released
 
-    def _publish_public(self, state: MatchState) -> None:
-        """Make a state what spectators see, and send it to the match, venue and team topics."""
-        info = state.info
-        self.public[info.id] = state
-        for listener in self.public_listeners:
-            listener(state, self.venue_version)
-        self.fanout.publish(f"match:{info.id}", state.version, self.spectator_view(state))
-        self.fanout.publish("venue", self.venue_version, self.spectator_summary(state), key=info.id)
-        if info.team_match is not None:
-            topic = f"team:{info.team_match}"
-            view = self.team_view(info.team_match)
-            self.fanout.forget_snapshot(topic)
-            self.fanout.publish(topic, self.venue_version, view)
-            self.fanout.publish("venue", self.venue_version, view, key=topic)
-
-    # -- team matches ---------------------------------------------------------------------------------------
-
-    def team_view(self, team_match_id: str) -> dict[str, Any]:
-        """A chess team match as spectators see it (boards, score, match points)."""
-        config = self.team_matches[team_match_id]
-        games = [self.public[m] for m in self._team_games[team_match_id]]
-        return team_match_view(config, games)
-
-    # -- fan-out snapshots ----------------------------------------------------------------------------------
-
-    def venue_snapshot(self) -> dict[str, Any]:
-        """The venue topic's full state, as spectators may see it."""
-        matches = self.public_matches()
-        return {
-            "name": self.venue.name,
-            "official": all(m.official for m in matches),
-            "matches": [self.spectator_summary(m) for m in matches],
-            "team_matches": [self.team_view(t) for t in self.team_matches],
-        }
-
     def _snapshot_source(self, topic: str) -> SnapshotSource | None:
-        if topic == "venue":  # built only when the cached one is older (see Fanout._snapshot)
-            return lambda: (self.venue_version, self.venue_snapshot)
         if topic == "referee":
             return lambda: (
                 self.venue_version,
                 lambda: {"official": False, "matches": [self.console_view(m) for m in self.matches()]},
             )
-        if topic.startswith("team:") and topic[5:] in self.team_matches:
-            team_id = topic[5:]
-            return lambda: (self.venue_version, self.team_view(team_id))
-        if topic.startswith("match:") and topic[6:] in self.public:
-            match_id = topic[6:]
-            return lambda: (self.public[match_id].version, self.spectator_view(self.public[match_id]))
-        return None
+        return super()._snapshot_source(topic)

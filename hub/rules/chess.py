@@ -50,6 +50,7 @@ _BOARD_ENDINGS = (
 )
 _COLOUR_TR = {chess.WHITE: "Beyaz", chess.BLACK: "Siyah"}
 _SIDE_TR = ("sol", "sağ")
+LEARN_FRESH_S = 1.5  # a clock reading this recent before a press shows the increment to the second
 _MEMO_LIMIT = 64  # classified boards kept per game position
 _RECENT = 16  # boards remembered since the game last changed
 _EARLY_PRESSES = 2  # presses kept waiting for their plies (more are presses with no move)
@@ -1364,8 +1365,8 @@ def _press(
     if prev is None or prev.running != side:
         return state  # the side was not seen running: no time to judge
     if state.control is None:
-        if presses == 1 and state.first_clock_ms is not None:
-            state = _learn_control(state, side, prev, reading, out)
+        if state.first_clock_ms is not None:
+            state = _learn_control(state, side, prev, reading, at, out)
         return state
     return _judge_press(state, side, prev, reading, at, out)
 
@@ -1412,13 +1413,22 @@ def _check_sides(state: ChessState, side: int, out: _Out) -> ChessState:
 
 
 def _learn_control(
-    state: ChessState, side: int, prev: ClockReading, reading: ClockReading, out: _Out
+    state: ChessState, side: int, prev: ClockReading, reading: ClockReading, at: float, out: _Out
 ) -> ChessState:
-    """No control was given: take the increment from the first press and the base from the start reading."""
+    """No control was given: learn it from the start reading, which holds the base plus one increment.
+
+    Bases are whole minutes, so a start of 3:02 is 3+2 and 1:30:30 is 90+30. A start on a whole minute
+    leaves the increment to the first press read within `LEARN_FRESH_S` of the reading before it (a
+    staler pair hides the increment behind the time that ran between them): until then, nothing is judged.
+    """
     assert state.first_clock_ms is not None
-    gain_ms = reading.remaining_ms[side] - prev.remaining_ms[side]
-    increment = max(0, round(gain_ms / 1000))
     start_s = round(state.first_clock_ms[side] / 1000)
+    if start_s % 60:
+        increment = start_s % 60
+    elif at - prev.at <= LEARN_FRESH_S:
+        increment = max(0, round((reading.remaining_ms[side] - prev.remaining_ms[side]) / 1000))
+    else:
+        return state
     base = start_s - increment
     if base <= 0:
         return state

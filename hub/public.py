@@ -1,0 +1,115 @@
+"""What spectators may see of a venue, and how it reaches them: one read model for a hub and its edges.
+
+`PublicHall` holds each match's public state (for a hub: the committed state, late by the broadcast delay
+for chess; for an edge: what the hub published on the bus), answers the web layer's reads (`public_match`,
+`public_matches`, `spectator_view`, `team_view`, `venue_snapshot`) and publishes a state to the `match:ID`,
+`venue` and `team:ID` topics. `hub.hall.Hall` and `hub.edge.EdgeHall` differ only in where states come
+from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hub.fanout import Fanout, SnapshotSource
+from hub.matches import MatchInfo, MatchState, public_view, summary
+from hub.teams import team_match_view
+from hub.venue import Venue
+
+
+class UnknownMatch(KeyError):
+    """No match with that id in this venue."""
+
+
+class PublicHall:
+    """Every match of a venue as spectators may see it, and the topics that carry it."""
+
+    def __init__(self, venue: Venue, fanout: Fanout) -> None:
+        self.venue = venue
+        self.fanout = fanout
+        self.infos: dict[str, MatchInfo] = {m.id: m for m in venue.matches}
+        self.public: dict[str, MatchState] = {}
+        self.team_matches = {t.id: t for t in venue.team_matches}
+        self._team_games: dict[str, list[str]] = {t: [] for t in self.team_matches}
+        for info in self.infos.values():
+            if info.team_match is not None:
+                self._team_games[info.team_match].append(info.id)
+        self.venue_version = 0
+        # called with (state, venue_version) whenever a state becomes public: the bus to spectator edges
+        self.public_listeners: list[Callable[[MatchState, int], None]] = []
+        fanout.add_source(self._snapshot_source)
+
+    # -- reads ----------------------------------------------------------------------------------------------
+
+    def public_match(self, match_id: str) -> MatchState:
+        """What spectators may see of a match: its committed state, late by the sport's broadcast delay."""
+        try:
+            return self.public[match_id]
+        except KeyError:
+            raise UnknownMatch(match_id) from None
+
+    def public_matches(self) -> list[MatchState]:
+        """Every match as spectators may see it, by table then round."""
+        return sorted(self.public.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
+
+    def spectator_view(self, state: MatchState) -> dict[str, Any]:
+        """A match's full public view; a delayed one says by how much, so screens run its clock late too."""
+        return self._delayed(state, public_view(state))
+
+    def spectator_summary(self, state: MatchState) -> dict[str, Any]:
+        """A match's wall tile view (see `spectator_view`)."""
+        return self._delayed(state, summary(state))
+
+    def _delayed(self, state: MatchState, view: dict[str, Any]) -> dict[str, Any]:
+        delay = self.delay_s(state.info)
+        if delay:
+            view["broadcast_delay_s"] = delay
+        return view
+
+    def delay_s(self, info: MatchInfo) -> float:
+        """The broadcast delay of a match: chess games go out late so no one can relay moves to a player."""
+        return self.venue.broadcast_delay_s if info.sport == "chess" else 0.0
+
+    def team_view(self, team_match_id: str) -> dict[str, Any]:
+        """A chess team match as spectators see it (boards, score, match points)."""
+        config = self.team_matches[team_match_id]
+        return team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
+
+    def venue_snapshot(self) -> dict[str, Any]:
+        """The venue topic's full state, as spectators may see it."""
+        matches = self.public_matches()
+        return {
+            "name": self.venue.name,
+            "official": all(m.official for m in matches),
+            "matches": [self.spectator_summary(m) for m in matches],
+            "team_matches": [self.team_view(t) for t in self.team_matches],
+        }
+
+    # -- publishing -----------------------------------------------------------------------------------------
+
+    def _publish_public(self, state: MatchState) -> None:
+        """Make a state what spectators see, and send it to the match, venue and team topics."""
+        info = state.info
+        self.public[info.id] = state
+        for listener in self.public_listeners:
+            listener(state, self.venue_version)
+        self.fanout.publish(f"match:{info.id}", state.version, self.spectator_view(state))
+        self.fanout.publish("venue", self.venue_version, self.spectator_summary(state), key=info.id)
+        if info.team_match is not None:
+            topic = f"team:{info.team_match}"
+            view = self.team_view(info.team_match)
+            self.fanout.forget_snapshot(topic)
+            self.fanout.publish(topic, self.venue_version, view)
+            self.fanout.publish("venue", self.venue_version, view, key=topic)
+
+    def _snapshot_source(self, topic: str) -> SnapshotSource | None:
+        if topic == "venue":  # built only when the cached one is older (see Fanout._snapshot)
+            return lambda: (self.venue_version, self.venue_snapshot)
+        if topic.startswith("team:") and topic[5:] in self.team_matches:
+            team_id = topic[5:]
+            return lambda: (self.venue_version, self.team_view(team_id))
+        if topic.startswith("match:") and topic[6:] in self.public:
+            match_id = topic[6:]
+            return lambda: (self.public[match_id].version, self.spectator_view(self.public[match_id]))
+        return None
