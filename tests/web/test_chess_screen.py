@@ -486,7 +486,14 @@ def test_a_live_chess_board_team_match_and_wall(
     teams = get_json(chess_demo.url + "api/team-matches")
     assert teams, "the demo has a team match"
     team = teams[0]
-    game = team["boards"][0]["match_id"]
+    # a game that has ended stands still, so the page and the API can be caught at the same version even on
+    # a loaded machine (a live game's clock changes the version every second); board 7 mates in 15 plies
+    deadline = time.monotonic() + 90
+    while not (ended := [b for b in team["boards"] if b["result"]]):
+        assert time.monotonic() < deadline, "no demo game ended within 90 s"
+        time.sleep(0.5)
+        team = get_json(chess_demo.url + f"api/team-matches/{team['id']}")
+    game = ended[0]["match_id"]
 
     page = open_page(browser, chess_demo.url + f"match/{game}")
     expect(page.locator("#chess")).to_be_visible(timeout=10_000)
@@ -519,7 +526,9 @@ def test_a_live_chess_board_team_match_and_wall(
     team_page = open_page(browser, chess_demo.url + f"team/{team['id']}")
     expect(team_page.locator("#boards .team-board")).to_have_count(len(team["boards"]), timeout=10_000)
     expect(team_page.locator("#home-name")).to_have_text(team["teams"][0])
-    expect(team_page.locator("#boards a.team-row").first).to_have_attribute("href", f"/match/{game}")
+    expect(team_page.locator("#boards a.team-row").first).to_have_attribute(
+        "href", f"/match/{team['boards'][0]['match_id']}"
+    )
     team_page.screenshot(path=str(shots(tmp_path) / "team-live-demo-tv.png"), full_page=True)
 
     wall = open_page(browser, chess_demo.url)
