@@ -7,10 +7,10 @@ hub runs it live and on replay, so a restarted hub rebuilds exactly the state it
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
-from hub.rules.base import Anomaly, Fact, Severity
+from hub.rules.base import Anomaly, Fact, Severity, slot_constructor
 from hub.sports import SPORTS, Sport
 
 MAX_KEPT_ANOMALIES = 200
@@ -488,21 +488,9 @@ def apply_event(
     return _new_match_outcome(state, facts, anomalies)
 
 
-def _make_new(cls: type) -> Any:
-    """`cls(*every_field)` for a frozen slotted dataclass without `__post_init__`, setting each slot
-    directly (the generated `__init__` calls `object.__setattr__` once per field)."""
-    names = [f.name for f in fields(cls)]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    for name in names:
-        namespace[f"_set_{name}"] = getattr(cls, name).__set__
-    body = "".join(f"    _set_{n}(new, {n})\n" for n in names)
-    exec(f"def _make({', '.join(names)}):\n    new = _new(_cls)\n{body}    return new\n", namespace)
-    return namespace["_make"]
-
-
-_new_match_state = _make_new(MatchState)
-_new_match_outcome = _make_new(MatchOutcome)
-_new_fact_record = _make_new(FactRecord)
+_new_match_state = slot_constructor(MatchState)
+_new_match_outcome = slot_constructor(MatchOutcome)
+_new_fact_record = slot_constructor(FactRecord)
 
 
 def _handled(a: AnomalyRecord, state: AnomalyState, by: str | None, at: float, reason: str) -> AnomalyRecord:

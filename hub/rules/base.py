@@ -1,9 +1,11 @@
-"""The values every rules module returns: facts, anomalies and the outcome of folding one input."""
+"""The values every rules module returns (facts, anomalies, the outcome of folding one input), and a fast
+constructor for the frozen states they build on every event."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar
 
 S = TypeVar("S")
@@ -43,3 +45,18 @@ class Outcome(Generic[S]):
     state: S
     facts: tuple[Fact, ...] = ()
     anomalies: tuple[Anomaly, ...] = ()
+
+
+def slot_constructor(cls: type) -> Callable[..., Any]:
+    """`cls(*every_field)` for a frozen slotted dataclass without `__post_init__`, setting each slot directly.
+
+    The generated `__init__` of a frozen dataclass goes through `object.__setattr__` once per field; states
+    built for every event (a match, a rally) are made several times faster this way, with the same result.
+    """
+    names = [f.name for f in fields(cls)]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    for name in names:
+        namespace[f"_set_{name}"] = getattr(cls, name).__set__
+    body = "".join(f"    _set_{n}(new, {n})\n" for n in names)
+    exec(f"def _make({', '.join(names)}):\n    new = _new(_cls)\n{body}    return new\n", namespace)
+    return namespace["_make"]

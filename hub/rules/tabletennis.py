@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from devices.observations import DeviceEvent, ScoreboardState
-from hub.rules.base import Anomaly, Fact, Outcome, Severity
+from hub.rules.base import Anomaly, Fact, Outcome, Severity, slot_constructor
 
 RULESETS = ("ittf", "legacy21")
 CARDS = ("yellow", "yellow_red", "red")
@@ -304,22 +304,10 @@ def _make_after_rally() -> Any:
 _after_rally = _make_after_rally()
 
 
-def _make_new(cls: type) -> Any:
-    """`cls(*all_fields)` for a frozen slotted dataclass without `__post_init__`, setting each slot directly
-    (the generated `__init__` goes through `object.__setattr__` once per field)."""
-    names = [f.name for f in fields(cls)]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    for name in names:
-        namespace[f"_set_{name}"] = getattr(cls, name).__set__
-    body = "".join(f"    _set_{n}(new, {n})\n" for n in names)
-    exec(f"def _make({', '.join(names)}):\n    new = _new(_cls)\n{body}    return new\n", namespace)
-    return namespace["_make"]
-
-
-_new_display = _make_new(Display)
-_new_point = _make_new(PointRecord)
-_new_fact = _make_new(Fact)
-_new_outcome = _make_new(Outcome)
+_new_display = slot_constructor(Display)
+_new_point = slot_constructor(PointRecord)
+_new_fact = slot_constructor(Fact)
+_new_outcome = slot_constructor(Outcome)
 
 
 def initial(config: TableTennisConfig | int = 5) -> TableTennisState:
