@@ -154,10 +154,12 @@ class ClientFleet:
         processes: int,
         path: str = "/ws",
         batch: bool = False,
+        timed_every: int = 1,
     ):
         self.port = port
+        self.timed_every = timed_every  # every k-th client of each process times its frames
         self.mode = mode
-        self.batch = batch  # subscribe as the pages do: one JSON array per 200 ms tick
+        self.batch = batch  # subscribe as the pages do: arrays, one per delivery
         self.path = path
         processes = max(1, min(processes, len(topics)))
         self.shares = [topics[i::processes] for i in range(processes)]
@@ -187,6 +189,7 @@ class ClientFleet:
                 "topics": share,
                 "mode": self.mode,
                 "batch": self.batch,
+                "timed_every": self.timed_every,
                 "cpu": client_cpu(),
                 "connect_deadline": deadline,
             }

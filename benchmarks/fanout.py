@@ -1,8 +1,11 @@
 """fanout: frames/s delivered to N real WebSocket clients in another process, ours vs `websockets.broadcast()`.
 
-Ours: a real `HubRuntime` (Fanout, coalescing per-client queues, one writer task per client, the Starlette
-app on uvicorn's websockets-sansio); a publisher task publishes a change to one topic that every client
-watches, then yields (`asyncio.sleep(0)`), as fast as the loop lets it. Baseline: a bare `websockets` 17
+Ours: a real `HubRuntime` (`hub.fanout` writing finished frames to each socket through `hub.wsfeed`, the
+Starlette app on uvicorn); a publisher task publishes a change to one topic that every client watches,
+then yields (`asyncio.sleep(0)`), as fast as the loop lets it. The topic's window (1,000 watchers: 50 ms)
+gathers changes into one write per client; every change still arrives as its own frame and is counted
+as one. The row's detail also gives ours with windows off (each change written to each client alone,
+broadcast()'s own shape), to show what the direct write path alone does. Baseline: a bare `websockets` 17
 server (compression and pings off) that calls `websockets.broadcast()` with the same text, same loop
 pattern, held back only while a client's write buffer is over 256 KiB (it has no backpressure of its own).
 The clients (`benchmarks.wsclient`, raw asyncio sockets, upgrade by hand, count frames only) are the same
@@ -66,11 +69,13 @@ async def _measure(
         await fleet.close()
 
 
-async def _ours(sizes: dict[str, Any]) -> dict:
+async def _ours(sizes: dict[str, Any], *, windows: bool = True) -> dict:
     with scratch(NAME) as data:
         hub = RunningHub(tt_venue(1), data)
         await hub.start()
         fanout = hub.runtime.fanout
+        if not windows:  # every change written to every client on its own, as broadcast() does
+            fanout.writes_per_s = float("inf")
         payload = _payload(sizes["frame_bytes"])
 
         async def publish(stop: asyncio.Event) -> None:
@@ -134,6 +139,7 @@ async def run(smoke: bool) -> Result:
     sizes = pick_sizes(FULL, SMOKE, smoke)
     notes = [pin_server()]
     ours = await _ours(sizes)
+    unwindowed = await _ours(sizes, windows=False)
     base = await _baseline(sizes)
     ratio = ours["frames_per_s"] / base["frames_per_s"] if base["frames_per_s"] else 0.0
     return Result(
@@ -152,6 +158,10 @@ async def run(smoke: bool) -> Result:
             "ours_frames_per_cpu_s": round(ours["frames_per_s"] / max(ours["server_cpu"], 1e-9)),
             "baseline_frames_per_cpu_s": round(base["frames_per_s"] / max(base["server_cpu"], 1e-9)),
             "ours_closed": ours["closed"] + ours["closed_stuck"],
+            "ours_without_windows_frames_per_s": round(unwindowed["frames_per_s"]),
+            "ours_without_windows_ratio": round(
+                unwindowed["frames_per_s"] / max(base["frames_per_s"], 1e-9), 2
+            ),
             "baseline_closed": base["closed"],
         },
         notes=notes,

@@ -23,6 +23,7 @@ from benchmarks.common import sizes as pick_sizes
 from devices.observations import DeviceFamily, DeviceHello
 from devices.session import Backoff, DeviceSession
 from devices.wire.messages import encode_report
+from hub.app import settle_heap
 from hub.eventlog import _INSERT_EVENT, _SCHEMA, EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
@@ -71,6 +72,7 @@ async def _ours(sizes: dict[str, Any], data) -> dict[str, Any]:
     hall = Hall(venue, log, fanout)
     log.open()
     hall.load()
+    settle_heap()  # as `HubRuntime.open` does
     ingest = Ingest(hall)
     log.start()
     watcher = fanout.connect()

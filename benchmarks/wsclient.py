@@ -3,7 +3,8 @@
 Run by the benchmarks as ``python -m benchmarks.wsclient``; it talks line-JSON on stdin/stdout:
 
 1. stdin: the config (``host``, ``port``, ``path``, ``topics``: one list of topics per client, ``mode``,
-   ``cpu``, ``connect_deadline``). It connects every client (those not connected by the deadline fail), sends ``{"subscribe": topics}``, waits for the first frame
+   ``cpu``, ``connect_deadline``, ``timed_every``: only every k-th client times its frames, the others read
+   and count them, so a fleet can carry more load than one core could time). It connects every client (those not connected by the deadline fail), sends ``{"subscribe": topics}``, waits for the first frame
    (the snapshot), then prints ``{"ready": n, "failed": k}``.
 2. stdin: ``{"t0": epoch, "t1": epoch}``, the measuring window. Frames are counted or timed only inside it.
 3. after ``t1`` it prints its result; in ``version`` mode it first reads ``{"map": {match: {version: t}}}``.
@@ -23,6 +24,7 @@ import os
 import socket
 import sys
 import time
+import zlib
 from collections import Counter
 
 import orjson
@@ -64,8 +66,9 @@ class Fleet:
 class Client(asyncio.Protocol):
     """One WebSocket client that parses frame headers and nothing it does not need."""
 
-    def __init__(self, fleet: Fleet, request: bytes, subscribe: bytes) -> None:
+    def __init__(self, fleet: Fleet, request: bytes, subscribe: bytes, timed: bool = True) -> None:
         self.fleet = fleet
+        self.timed = timed  # times what it receives (else only reads and counts it)
         self.request = request
         self.subscribe = subscribe
         self.buf = bytearray()
@@ -127,8 +130,14 @@ class Client(asyncio.Protocol):
                     self.first.set_result(None)
                 elif inside:
                     fleet.frames += 1
-                    if fleet.mode != "count":
-                        self._time(buf, start, end, now)
+                    if self.timed and fleet.mode != "count":
+                        if b0 & 0x40:  # compressed on its own (permessage-deflate, no context takeover)
+                            data = zlib.decompressobj(-15).decompress(
+                                bytes(buf[start:end]) + b"\x00\x00\xff\xff"
+                            )
+                            self._time(data, 0, len(data), now)
+                        else:
+                            self._time(buf, start, end, now)
             elif opcode == 8:
                 code = int.from_bytes(buf[start : start + 2], "big") if b1 >= 2 else 1005
                 fleet.close_codes[code] += 1
@@ -139,7 +148,7 @@ class Client(asyncio.Protocol):
         if pos:
             del buf[:pos]
 
-    def _time(self, buf: bytearray, start: int, end: int, now: float) -> None:
+    def _time(self, buf: bytearray | bytes, start: int, end: int, now: float) -> None:
         if (
             buf[start] == 0x5B
         ):  # '[': a batch; time every change in it (parsing costs the client, not the hub)
@@ -193,7 +202,13 @@ class Client(asyncio.Protocol):
 
 
 async def _connect(
-    loop: asyncio.AbstractEventLoop, fleet: Fleet, host: str, port: int, request: bytes, topics: list[str]
+    loop: asyncio.AbstractEventLoop,
+    fleet: Fleet,
+    host: str,
+    port: int,
+    request: bytes,
+    topics: list[str],
+    timed: bool = True,
 ) -> Client:
     request_body: dict = {"subscribe": topics}
     if fleet.batch:
@@ -204,7 +219,7 @@ async def _connect(
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.setblocking(False)
     await loop.sock_connect(sock, (host, port))
-    _, client = await loop.create_connection(lambda: Client(fleet, request, subscribe), sock=sock)
+    _, client = await loop.create_connection(lambda: Client(fleet, request, subscribe, timed), sock=sock)
     async with asyncio.timeout(30):
         await client.first
     if fleet.mode == "silent":
@@ -225,11 +240,14 @@ async def main() -> None:
     host, port = config["host"], config["port"]
     request = (
         f"GET {config.get('path', '/ws')} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {KEY.decode()}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {KEY.decode()}\r\nSec-WebSocket-Version: 13\r\n"
+        # offered as browsers offer it; a server may answer with compressed messages
+        "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n"
     ).encode()
     clients: list[Client] = []
     failed = 0
     topics = config["topics"]
+    timed_every = max(1, int(config.get("timed_every", 1)))  # every k-th client times its frames
     deadline = config.get("connect_deadline") or time.time() + 60
     for first in range(0, len(topics), CONNECT_BATCH):
         batch = topics[first : first + CONNECT_BATCH]
@@ -238,7 +256,12 @@ async def main() -> None:
             failed += len(batch)
             continue
         done = await asyncio.gather(
-            *(asyncio.wait_for(_connect(loop, fleet, host, port, request, t), left) for t in batch),
+            *(
+                asyncio.wait_for(
+                    _connect(loop, fleet, host, port, request, t, (first + n) % timed_every == 0), left
+                )
+                for n, t in enumerate(batch)
+            ),
             return_exceptions=True,
         )
         for item in done:
@@ -290,4 +313,9 @@ def _say(message: dict) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    try:  # the load generator on libuv: one client core then carries several times the frames
+        import uvloop
+    except ImportError:
+        asyncio.run(main())
+    else:
+        uvloop.run(main())

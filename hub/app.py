@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import socket
 import time
@@ -32,6 +33,7 @@ from hub.ingest import Ingest
 from hub.limits import WebLimits
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
+from hub.wsfeed import server_config
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +43,21 @@ LOG_FILE = "events.sqlite3"
 HEALTH_EVERY_S = 1.0
 SEND_BUFFER = 64 * 1024
 TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
+GC_OLDEST_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
 RELEASE_EVERY_S = 0.2  # how late, at most, a delayed chess broadcast goes out after its delay
+
+
+def settle_heap() -> None:
+    """Once the hall is loaded: leave what was loaded out of garbage collection, and collect the oldest
+    generation a tenth as often.
+
+    The hub's garbage is nearly all freed by reference counts (states, frames, rows: no cycles). A full
+    collection walks every live object, ~110 ms over a loaded hall: measured, 19 % of the ingest benchmark
+    freeing nothing, and a pause every spectator sees."""
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, GC_OLDEST_EVERY)
 
 
 class HubRuntime:
@@ -92,6 +108,7 @@ class HubRuntime:
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         self.log.open()
         self.hall.load()
+        settle_heap()
         self.ingest = Ingest(self.hall)
         self.gateways = self._gateways()
         for gateway in self.gateways.values():
@@ -163,16 +180,7 @@ class HubRuntime:
             bus_health=self.bus.health_dict if self.bus is not None else None,
             limits=self.web_limits,
         )
-        config = uvicorn.Config(
-            create_app(ctx),
-            host=self.host,
-            port=self.port,
-            ws="websockets-sansio",
-            ws_max_size=64 * 1024,
-            log_level="warning",
-            lifespan="off",
-        )
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(server_config(create_app(ctx), host=self.host, port=self.port))
         try:
             async with contextlib.AsyncExitStack() as stack, asyncio.TaskGroup() as tg:
                 if self.ble is not None:  # one scanner and one connect lock per adapter, for every BLE table

@@ -32,6 +32,7 @@ from hub.matches import from_snapshot, new_match
 from hub.public import PublicHall
 from hub.venue import Venue
 from hub.web import WebContext, create_app
+from hub.wsfeed import server_config
 
 log = logging.getLogger(__name__)
 
@@ -127,14 +128,7 @@ class EdgeRuntime:
     async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
         """Serve until the web server is told to stop."""
         assert self._socket is not None, "open() first"
-        config = uvicorn.Config(
-            self.app(),
-            ws="websockets-sansio",
-            ws_max_size=64 * 1024,
-            log_level="warning",
-            lifespan="off",
-        )
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(server_config(self.app()))
         async with asyncio.TaskGroup() as tg:
             workers = [tg.create_task(self.reader.run(), name="bus reader")]
             workers += [tg.create_task(job()) for job in extra]

@@ -25,6 +25,8 @@ from typing import Any
 
 import msgpack
 
+from hub.rules.base import slot_constructor
+
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -94,6 +96,10 @@ class Snapshot:
 
 
 CommitListener = Callable[[list[EventRecord], list[bool]], None]
+
+# EventRecord(id, kind, at, body, match_id, offset, device_id, boot_epoch, seq, actor, raw), every field
+# given: what the hall builds for each event it logs, set slot by slot
+new_event_record = slot_constructor(EventRecord)
 
 
 def pack(value: Any) -> bytes:
@@ -182,6 +188,23 @@ class EventLog:
         for row in cur:
             yield _record(row)
 
+    def match_tail(
+        self, match_id: str, after_offset: int = 0
+    ) -> list[tuple[int, str, float, str | None, Any]]:
+        """A match's events after an offset, in offset order, as `(offset, kind, at, actor, body)`: what
+        folding needs and no more (replay reads every event of the log through here)."""
+        assert self._reader is not None
+        rows = self._reader.execute(
+            'SELECT "offset", kind, at, actor, body FROM events WHERE match_id = ? AND "offset" > ? '
+            'ORDER BY "offset"',
+            (match_id, after_offset),
+        ).fetchall()
+        loads = msgpack.unpackb
+        return [
+            (offset, kind, at, actor, loads(body, raw=False, strict_map_key=False))  # `unpack`
+            for offset, kind, at, actor, body in rows
+        ]
+
     def events(self, *, after_id: int = 0, limit: int = 1000) -> list[EventRecord]:
         """Events of every kind in log order, for audits and tests."""
         assert self._reader is not None
@@ -193,11 +216,16 @@ class EventLog:
         return [_record(row) for row in cur]
 
     def match_ids(self) -> list[str]:
-        """Every match the log holds events for."""
+        """Every match the log holds events for (match events: `Hall.record` gives each its offset)."""
         assert self._reader is not None
+        # one step of the (match_id, offset) index per match, not a pass over every row of the log
         return [
             r[0]
-            for r in self._reader.execute("SELECT DISTINCT match_id FROM events WHERE match_id IS NOT NULL")
+            for r in self._reader.execute(
+                'WITH RECURSIVE m(id) AS (SELECT MIN(match_id) FROM events WHERE match_id IS NOT NULL AND "offset" '
+                'IS NOT NULL UNION ALL SELECT (SELECT MIN(match_id) FROM events WHERE match_id > m.id AND "offset" '
+                "IS NOT NULL) FROM m WHERE m.id IS NOT NULL) SELECT id FROM m WHERE id IS NOT NULL"
+            )
         ]
 
     def device_high_water(self) -> dict[tuple[str, int], int]:

@@ -9,13 +9,14 @@ match's latest snapshot and folds the tail of the log through the same reducer.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections import deque
 from typing import Any
 
 from hub import referee
-from hub.eventlog import EventLog, EventRecord, Snapshot
+from hub.eventlog import EventLog, EventRecord, Snapshot, new_event_record
 from hub.fanout import Fanout, SnapshotSource
 from hub.matches import (
     EventKind,
@@ -23,6 +24,7 @@ from hub.matches import (
     MatchState,
     MatchStatus,
     apply_event,
+    fold_events,
     from_snapshot,
     new_match,
     to_snapshot,
@@ -52,13 +54,7 @@ def replay_match(
     state = new_match(info)
     if snapshot is not None and (up_to is None or snapshot.offset <= up_to):
         state = from_snapshot(info, snapshot.state)
-    folded = 0
-    for record in eventlog.match_events(info.id, state.version):
-        if up_to is not None and record.offset > up_to:
-            break
-        state = apply_event(state, record.kind, record.body, record.offset, record.at, record.actor).state
-        folded += 1
-    return state, folded
+    return fold_events(state, eventlog.match_tail(info.id, state.version), up_to)
 
 
 class Hall(PublicHall):
@@ -101,14 +97,23 @@ class Hall(PublicHall):
         A delayed match's public state is rebuilt as of `now` minus the delay; the rest is held for release.
         """
         snapshots = self.log.snapshots()
-        for info in self.infos.values():
-            state, folded = replay_match(info, self.log, snapshot=snapshots.get(info.id))
-            self.replayed_events += folded
-            self.working[info.id] = state
-            self.committed[info.id] = state
-            self.public[info.id] = state
-            if self.delay_s(info) > 0:
-                self._load_delayed(info, now if now is not None else time.time())
+        # Folding builds millions of small objects that either live on (the states) or are freed by their
+        # reference counts (no cycles): the cyclic collector would only walk the growing heap again and
+        # again, a large part of a long replay. It runs again once loading is done.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for info in self.infos.values():
+                state, folded = replay_match(info, self.log, snapshot=snapshots.get(info.id))
+                self.replayed_events += folded
+                self.working[info.id] = state
+                self.committed[info.id] = state
+                self.public[info.id] = state
+                if self.delay_s(info) > 0:
+                    self._load_delayed(info, now if now is not None else time.time())
+        finally:
+            if collecting:
+                gc.enable()
         self.venue_version = self.log.last_id
         unknown = set(self.log.match_ids()) - set(self.infos)
         for match_id in sorted(unknown):
@@ -180,20 +185,13 @@ class Hall(PublicHall):
         offset = current.version + 1
         outcome = apply_event(current, kind, body, offset, at, actor)
         self.working[match_id] = outcome.state
-        self._uncommitted.setdefault(match_id, deque()).append(outcome.state)
+        pending = self._uncommitted.get(match_id)
+        if pending is None:
+            pending = self._uncommitted[match_id] = deque()
+        pending.append(outcome.state)
         device_id, boot_epoch, seq = device_key if device_key else (None, None, None)
-        record = EventRecord(
-            id=self.log.next_id(),
-            kind=kind.value,
-            at=at,
-            body=body,
-            match_id=match_id,
-            offset=offset,
-            device_id=device_id,
-            boot_epoch=boot_epoch,
-            seq=seq,
-            actor=actor,
-            raw=raw,
+        record = new_event_record(  # EventRecord(id, kind, at, body, match_id, ...), slot by slot
+            self.log.next_id(), kind.value, at, body, match_id, offset, device_id, boot_epoch, seq, actor, raw
         )
         stored = self.log.append(record)
         if current.status is MatchStatus.SCHEDULED and outcome.state.status is not MatchStatus.SCHEDULED:

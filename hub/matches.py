@@ -7,6 +7,7 @@ hub runs it live and on replay, so a restarted hub rebuilds exactly the state it
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -303,10 +304,173 @@ _ACTION_KINDS = frozenset(
 _ENDS_UNPLAYED = (MatchStatus.SCHEDULED, MatchStatus.LIVE, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
 
 
+_DEVICE_REPORT = EventKind.DEVICE_REPORT.value
+_LIVE, _SCHEDULED = MatchStatus.LIVE, MatchStatus.SCHEDULED
+
+
 def apply_event(
     match: MatchState, kind: str, body: dict[str, Any], offset: int, at: float, actor: str | None
-):
+) -> MatchOutcome:
     """Fold one match event; a rule violation becomes an anomaly, never an exception."""
+    if kind == _DEVICE_REPORT and match.status not in _CLOSED_TO_REPORTS:
+        return _fold_report(match, body["report"], offset, at)  # nearly every event: the short way
+    return _apply_any(match, kind, body, offset, at, actor)
+
+
+def _fold_report(match: MatchState, report: dict[str, Any], offset: int, at: float) -> MatchOutcome:
+    """`_apply_any` for a device report on a match still open to reports, step for step, with only what
+    that path touches (tests/hub/test_replay.py folds every kind both ways and compares)."""
+    info = match.info
+    rules = SPORTS[info.sport]
+    outcome = rules.apply(match.sport_state, rules.report_from_dict(report), at)
+    sport_state = outcome.state
+    facts = outcome.facts
+    anomalies = outcome.anomalies
+    status = match.status
+    started_at = match.started_at
+    finished_at = match.finished_at
+    if status is _SCHEDULED:
+        status, started_at = _LIVE, at
+    if status is _LIVE and rules.is_over(sport_state):
+        status, finished_at = MatchStatus.FINISHED, at
+    kept_anomalies = match.anomalies
+    if facts and kept_anomalies:
+        kept_anomalies = _resolved_by_rules(kept_anomalies, facts, at)
+    if anomalies:
+        kept_anomalies = (
+            kept_anomalies
+            + tuple(
+                AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data, i)
+                for i, a in enumerate(anomalies)
+            )
+        )[-MAX_KEPT_ANOMALIES:]
+    kept_facts = match.facts
+    if facts:
+        if len(facts) == 1:  # a point: the usual case
+            fact = facts[0]
+            record = _new_fact_record(fact.kind, fact.data, offset, at)
+            if len(kept_facts) >= MAX_KEPT_FACTS:
+                kept_facts = (*kept_facts[len(kept_facts) - MAX_KEPT_FACTS + 1 :], record)
+            else:
+                kept_facts = (*kept_facts, record)
+        else:
+            kept_facts += tuple([_new_fact_record(f.kind, f.data, offset, at) for f in facts])
+            if len(kept_facts) > MAX_KEPT_FACTS:
+                kept_facts = kept_facts[-MAX_KEPT_FACTS:]
+    state = _new_match_state(
+        info,
+        sport_state,
+        status,
+        offset,
+        at,
+        started_at,
+        finished_at,
+        match.confirmed_by,
+        match.confirmed_at,
+        kept_anomalies,
+        kept_facts,
+        match.referee,
+    )
+    return _new_match_outcome(state, facts, anomalies)
+
+
+def fold_events(
+    match: MatchState, rows: Sequence[tuple[int, str, float, str | None, Any]], up_to: int | None = None
+) -> tuple[MatchState, int]:
+    """`apply_event` over a match's event rows `(offset, kind, at, actor, body)` in offset order, up to offset
+    `up_to`; returns the state and how many rows were folded.
+
+    Replay's loop. Where the sport offers it (`Sport.fold_reports`), a run of device reports that are each
+    one plain rally on a live match is folded in one step and a single state is built for the run; every
+    other row goes through `apply_event`. The state is the one folding row by row gives
+    (tests/hub/test_replay.py checks it on generated noisy matches).
+    """
+    end = len(rows)
+    if up_to is not None:
+        end = next((i for i, row in enumerate(rows) if row[0] > up_to), end)
+    if end == 0:
+        return match, 0
+    rules = SPORTS[match.info.sport]
+    fold_reports, report_facts = rules.fold_reports, rules.report_facts
+    # `apply_event` only ever adds to a match's kept facts (and keeps the newest MAX_KEPT_FACTS), and nothing
+    # it does depends on them: so the fold runs with none, gathers each step's facts here, oldest first, as
+    # built records or as a run of rallies (its state, first row, count), and builds only the newest at the end
+    gathered: list[tuple[Any, ...]] = [(match.facts,)]
+    match = _with_facts(match, ())
+    i = 0
+    while i < end:
+        if fold_reports is not None and report_facts is not None and match.status is _LIVE:
+            sport_state, folded = fold_reports(match.sport_state, rows, i, end)
+            if folded:
+                gathered.append((sport_state, i, folded))
+                i += folded
+                offset, _kind, at, _actor, _body = rows[i - 1]
+                # a plain rally decides nothing and raises no anomaly: status, anomalies and the rest stand
+                match = _new_match_state(
+                    match.info,
+                    sport_state,
+                    match.status,
+                    offset,
+                    at,
+                    match.started_at,
+                    match.finished_at,
+                    match.confirmed_by,
+                    match.confirmed_at,
+                    match.anomalies,
+                    (),
+                    match.referee,
+                )
+                continue
+        offset, kind, at, actor, body = rows[i]
+        match = apply_event(match, kind, body, offset, at, actor).state
+        if match.facts:
+            gathered.append((match.facts,))
+            match = _with_facts(match, ())
+        i += 1
+    newest: list[tuple[FactRecord, ...]] = []
+    wanted = MAX_KEPT_FACTS
+    for part in reversed(gathered):
+        if wanted <= 0:
+            break
+        if len(part) == 1:
+            records = part[0][-wanted:]
+        else:
+            assert report_facts is not None
+            state, first, count = part
+            take = min(count, wanted)
+            first += count - take
+            records = tuple(
+                [
+                    _new_fact_record(f.kind, f.data, rows[first + n][0], rows[first + n][2])
+                    for n, f in enumerate(report_facts(state, take))
+                ]
+            )
+        newest.append(records)
+        wanted -= len(records)
+    return _with_facts(match, tuple(f for records in reversed(newest) for f in records)), end
+
+
+def _with_facts(match: MatchState, facts: tuple[FactRecord, ...]) -> MatchState:
+    return _new_match_state(
+        match.info,
+        match.sport_state,
+        match.status,
+        match.version,
+        match.updated_at,
+        match.started_at,
+        match.finished_at,
+        match.confirmed_by,
+        match.confirmed_at,
+        match.anomalies,
+        facts,
+        match.referee,
+    )
+
+
+def _apply_any(
+    match: MatchState, kind: str, body: dict[str, Any], offset: int, at: float, actor: str | None
+) -> MatchOutcome:
+    """`apply_event` for every kind of event, closed matches included."""
     rules = match.info.rules
     facts: tuple[Fact, ...] = ()
     anomalies: tuple[Anomaly, ...] = ()
@@ -716,7 +880,7 @@ def summary(match: MatchState) -> dict[str, Any]:
     """The compact public view for the venue wall: no private data, no history."""
     return {
         **_identity(match),
-        "state": match.info.rules.public_state(match.sport_state),
+        "state": match.info.rules.tile_state(match.sport_state),
         "open_anomalies": sum(1 for a in match.anomalies if a.state in _WAITING),
         "result": _public_result(match.result),
         "locked": match.locked,
@@ -735,6 +899,7 @@ def public_view(match: MatchState) -> dict[str, Any]:
     """The full public view of one match for its own screen."""
     return {
         **summary(match),
+        "state": match.info.rules.public_state(match.sport_state),  # the whole state; the wall's tile is less
         "started_at": match.started_at,
         "finished_at": match.finished_at,
         "confirmed_at": match.confirmed_at,

@@ -94,14 +94,15 @@ class PublicHall:
         self.public[info.id] = state
         for listener in self.public_listeners:
             listener(state, self.venue_version)
-        self.fanout.publish(f"match:{info.id}", state.version, self.spectator_view(state))
-        self.fanout.publish("venue", self.venue_version, self.spectator_summary(state), key=info.id)
+        # views are built only for topics someone watches: the fan-out calls these when it has a watcher
+        self.fanout.publish(f"match:{info.id}", state.version, lambda: self.spectator_view(state))
+        self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
         if info.team_match is not None:
             topic = f"team:{info.team_match}"
-            view = self.team_view(info.team_match)
+            team = _Once(lambda: self.team_view(info.team_match))
             self.fanout.forget_snapshot(topic)
-            self.fanout.publish(topic, self.venue_version, view)
-            self.fanout.publish("venue", self.venue_version, view, key=topic)
+            self.fanout.publish(topic, self.venue_version, team)
+            self.fanout.publish("venue", self.venue_version, team, key=topic)
 
     def _snapshot_source(self, topic: str) -> SnapshotSource | None:
         if topic == "venue":  # built only when the cached one is older (see Fanout._snapshot)
@@ -113,3 +114,19 @@ class PublicHall:
             match_id = topic[6:]
             return lambda: (self.public[match_id].version, self.spectator_view(self.public[match_id]))
         return None
+
+
+class _Once:
+    """A view built at most once, however many topics carry it."""
+
+    __slots__ = ("_build", "_built", "_value")
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
+        self._built = False
+        self._value: Any = None
+
+    def __call__(self) -> Any:
+        if not self._built:
+            self._value, self._built = self._build(), True
+        return self._value

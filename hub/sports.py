@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from devices.observations import (
     ScoreboardState,
 )
 from hub.rules import backgammon, backgammon_export, chess, chess_pgn, tabletennis, tabletennis_export
-from hub.rules.base import Outcome
+from hub.rules.base import Fact, Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,22 +39,57 @@ class Sport:
     tick_every_s: float = 15.0  # how often the hub lets time pass for this sport's live matches
     result: Callable[[Any], str | None] | None = None  # "1-0", "1/2-1/2": for sports with draws
     view: Callable[[Any], dict[str, Any]] | None = None  # what screens get, when less than to_dict's all
+    # what a venue wall tile gets, when less than `view`: the wall carries every match to thousands of screens
+    tile: Callable[[Any], dict[str, Any]] | None = None
     referee_inputs: tuple[str, ...] = ()  # input "type"s a referee may record on a match of this sport
     # a forfeit's score (winner's, loser's) from the venue's MatchInfo: backgammon writes length-0 (seed 000 §9)
     forfeit_score: Callable[[Any], tuple[float, float]] = lambda info: (1, 0)
     exports: dict[str, Callable[[Any, tuple[str, ...]], Any]] = field(
         default_factory=dict
     )  # name -> (state, players)
+    # replay's shortcut (`hub.matches.fold_events`): fold match event rows [start, end) while each is a
+    # device report the rules can take as plain as a rally, returning (state, how many); and the facts the
+    # last n of those raised. Exactly what `apply` gives on each; a sport without it folds row by row.
+    fold_reports: Callable[[Any, Sequence[tuple[Any, ...]], int, int], tuple[Any, int]] | None = None
+    report_facts: Callable[[Any, int], list[Fact]] | None = None
 
     def public_state(self, state: Any) -> dict[str, Any]:
         """The sport state as spectators' screens get it (no bookkeeping the rules keep for themselves)."""
         return self.view(state) if self.view is not None else self.to_dict(state)
+
+    def tile_state(self, state: Any) -> dict[str, Any]:
+        """The sport state as a venue wall tile gets it: the score, not its history."""
+        return self.tile(state) if self.tile is not None else self.public_state(state)
 
     def is_over(self, state: Any) -> bool:
         """True once the live data says the match has ended (a winner, or a result such as a draw)."""
         if self.result is not None:
             return self.result(state) is not None
         return self.winner(state) is not None
+
+
+# what a table-tennis wall tile shows (web-display/wall.js, console.js); the rally log stays on the match page
+_TT_TILE = (
+    "best_of",
+    "doubles",
+    "points",
+    "games",
+    "game",
+    "game_scores",
+    "server",
+    "receiver",
+    "expedite",
+    "timeouts",
+    "timeout_active",
+    "cards",
+    "penalty_points",
+    "winner",
+)
+
+
+def _tt_tile(state: Any) -> dict[str, Any]:
+    full = tabletennis.to_dict(state)
+    return {key: full[key] for key in _TT_TILE}
 
 
 def _tt_fresh_start(report: Any) -> bool:
@@ -81,8 +116,11 @@ TABLE_TENNIS = Sport(
         info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
     ),
     tick=tabletennis.Tick,
+    tile=_tt_tile,
     referee_inputs=("timeout", "card", "expedite", "correction", "point", "undo"),
     forfeit_score=lambda info: (info.best_of // 2 + 1, 0),  # the games needed to win, to none
+    fold_reports=tabletennis.fold_rallies,
+    report_facts=tabletennis.rally_facts,
     exports={
         "card": lambda state, players: tabletennis_export.match_card(state, players),
         "compact": lambda state, players: tabletennis_export.compact(state),

@@ -31,12 +31,13 @@ from devices.transports.tcp import TcpGateway
 from devices.wire.messages import BodyError, Command, CommandName
 from hub import __version__, chess_feed
 from hub.auth import Authenticator
-from hub.fanout import Fanout, Subscriber, SubscriptionRefused
+from hub.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
 from hub.hall import Hall, UnknownMatch
 from hub.ingest import Ingest
 from hub.limits import CLOSE_POLICY, Guard, RateLimiter, WebLimits
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
 from hub.referee import ActionForbidden, ActionInvalid, check_unlocked, prepare
+from hub.wsfeed import LINK
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,6 @@ YIELD_EVERY = 32
 BATCH_S = 0.2  # a tick for clients that ask for batches: at most 5 messages a second
 MAX_EVIDENCE = 50  # events per evidence request
 REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
-CLOSE_STUCK = 1013  # "try again later": the client could not keep up
 
 
 @dataclass(slots=True)
@@ -63,10 +63,14 @@ class WebContext:
     gateways: list[TcpGateway] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)
     stuck_after_s: float = STUCK_AFTER_S
-    closed_stuck: int = 0
     limits: WebLimits = field(default_factory=WebLimits)
     refused: Counter[str] = field(default_factory=Counter)  # requests and feeds refused, by limit
     bus_health: Callable[[], dict[str, Any]] | None = None  # the Redis link, when the hub publishes to one
+
+    @property
+    def closed_stuck(self) -> int:
+        """Clients closed because they stopped reading."""
+        return self.fanout.closed_stuck
 
 
 class ORJSONResponse(JSONResponse):
@@ -366,15 +370,24 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
             return _error(404, "no such team match / böyle bir takım maçı yok")
         return FileResponse(static_dir / "team.html")
 
+    ctx.fanout.stuck_after_s = ctx.stuck_after_s
+
     async def feed(websocket: WebSocket) -> None:
         await websocket.accept()
-        sub = ctx.fanout.connect()
+        link = websocket.scope.get("extensions", {}).get(LINK)
+        sub = ctx.fanout.connect(link)  # with the hub's own protocol the fan-out writes to the socket itself
         try:
-            async with asyncio.TaskGroup() as tg:
-                tg.create_task(_read_requests(websocket, ctx.fanout, sub, ctx.auth, ctx))
-                tg.create_task(_write_changes(websocket, sub, ctx))
-        except* (WebSocketDisconnect, _ClientGone):
-            pass
+            if link is not None:  # one coroutine per client, reading its requests: nothing else to own
+                link.forget_handshake()
+                with contextlib.suppress(WebSocketDisconnect, _ClientGone):
+                    await _read_requests(websocket, ctx.fanout, sub, ctx.auth, ctx)
+                return
+            try:  # any other ASGI server: a writer task per client as well, from what it is owed
+                async with asyncio.TaskGroup() as tg:
+                    tg.create_task(_read_requests(websocket, ctx.fanout, sub, ctx.auth, ctx))
+                    tg.create_task(_write_changes(websocket, sub, ctx))
+            except* (WebSocketDisconnect, _ClientGone):
+                pass
         finally:
             ctx.fanout.disconnect(sub)
 
@@ -473,12 +486,10 @@ def handle_request(
         fanout.unsubscribe(sub, topic)
     batch = request.get("batch")
     if batch is not None:
-        if batch is False:
-            sub.batch_s = None
-        elif batch is True or (
-            isinstance(batch, int | float) and not isinstance(batch, bool) and 0.05 <= batch <= 5
-        ):
-            sub.batch_s = BATCH_S if batch is True else float(batch)
+        if batch is False or batch is True:
+            fanout.set_batch(sub, batch)
+        elif isinstance(batch, int | float) and 0.05 <= batch <= 5:
+            fanout.set_batch(sub, True, float(batch))
         else:
             errors.append(
                 _client_error("batch must be true, false or seconds between 0.05 and 5 / geçersiz batch")
@@ -525,21 +536,21 @@ def _client_error(message: str, topic: str | None = None) -> str:
 
 
 async def _write_changes(websocket: WebSocket, sub: Subscriber, ctx: WebContext) -> None:
-    """Send queued changes; a socket blocked past the limit is closed so it holds nothing up.
+    """Send queued changes to a client with no direct link; a socket blocked past the limit is closed.
 
-    A client that asked for batches gets at most one message per tick: a JSON array of every change queued
-    in that tick, each the latest of its topic and key. The cost of a WebSocket frame is per frame, not per
-    byte, so this is what lets thousands of phones watch hundreds of tables."""
+    Only under an ASGI server other than the hub's (see `hub.wsfeed`). A client that asked for batches gets
+    at most one message per tick: a JSON array of every change queued in that tick, each the latest of its
+    topic and key."""
     loop = asyncio.get_running_loop()
     next_send = 0.0
     while True:
         frames = await sub.take()
-        if sub.batch_s is not None:
+        if sub.batch:
             wait = next_send - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
                 frames += sub.take_now()
-            next_send = loop.time() + sub.batch_s
+            next_send = loop.time() + (sub.batch_s or BATCH_S)
             frames = ["[" + ",".join(frames) + "]"]
         try:
             async with asyncio.timeout(ctx.stuck_after_s):
@@ -553,7 +564,7 @@ async def _write_changes(websocket: WebSocket, sub: Subscriber, ctx: WebContext)
                 with contextlib.suppress(Exception):
                     async with asyncio.timeout(1.0):  # the close frame may not fit either
                         await websocket.close(CLOSE_STUCK, "client too slow / istemci çok yavaş")
-            ctx.closed_stuck += 1
+            ctx.fanout.closed_stuck += 1
             raise _ClientGone from None
         except (RuntimeError, OSError) as exc:  # the socket closed under us
             raise _ClientGone from exc

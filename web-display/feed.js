@@ -18,7 +18,7 @@ export class Feed {
     ws.onopen = () => {
       this.attempt = 0;
       this.onState("open");
-      // batch: at most one message per 200 ms tick, an array of the latest change of each thing watched
+      // batch: arrays, one per delivery, with the latest change of each thing watched (the hub picks the pace)
       ws.send(JSON.stringify({ subscribe: this.topics, resume: this.versions, batch: true, ...this.extra }));
     };
     ws.onmessage = (event) => {

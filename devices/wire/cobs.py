@@ -34,6 +34,26 @@ def encode(data: bytes | bytearray | memoryview) -> bytes:
 def decode(data: bytes | bytearray | memoryview) -> bytes:
     """Decode one COBS-encoded block (without its 0x00 delimiter); raise CobsDecodeError if malformed."""
     encoded = bytes(data)
+    if 0 not in encoded:
+        # The usual frame, every block shorter than 254 bytes: each code byte stands where a 0x00 was (the
+        # first stands before the data), so the data is the encoding with its code bytes zeroed, less the
+        # first byte. Only the chain of code bytes is walked; anything else is decoded below, block by block.
+        size = len(encoded)
+        out = bytearray(encoded)
+        index = 0
+        while index < size:
+            code = encoded[index]
+            if code == 0xFF or index + code > size:
+                break
+            out[index] = 0
+            index += code
+        else:
+            return bytes(out[1:])
+    return _decode_blocks(encoded)
+
+
+def _decode_blocks(encoded: bytes) -> bytes:
+    """`decode`, block by block, with the error that says where and why."""
     out = bytearray()
     size = len(encoded)
     index = 0

@@ -12,11 +12,12 @@ Sides are 0 and 1. Players are "A" and "B" in singles, "A1", "A2", "B1", "B2" in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from devices.observations import DeviceEvent, ScoreboardState
-from hub.rules.base import Anomaly, Fact, Outcome, Severity, slot_constructor
+from hub.rules.base import Anomaly, Fact, Outcome, Severity, slot_builder, slot_constructor
 
 RULESETS = ("ittf", "legacy21")
 CARDS = ("yellow", "yellow_red", "red")
@@ -269,13 +270,12 @@ def _make_replace() -> Any:
     than the rest of a rally's fold.
     """
     names = [f.name for f in fields(TableTennisState)]
-    namespace: dict[str, Any] = {"_MISSING": _MISSING, "_new": object.__new__, "_State": TableTennisState}
-    for name in names:
-        namespace[f"_set_{name}"] = getattr(TableTennisState, name).__set__
-    params = ", ".join(f"{n}=_MISSING" for n in names)
-    body = "".join(f"    _set_{n}(new, s.{n} if {n} is _MISSING else {n})\n" for n in names)
-    exec(f"def _replace(s, *, {params}):\n    new = _new(_State)\n{body}    return new\n", namespace)
-    return namespace["_replace"]
+    return slot_builder(
+        TableTennisState,
+        "s, *, " + ", ".join(f"{n}=_MISSING" for n in names),
+        {n: f"s.{n} if {n} is _MISSING else {n}" for n in names},
+        {"_MISSING": _MISSING},
+    )
 
 
 _replace = _make_replace()
@@ -290,15 +290,11 @@ def _make_after_rally() -> Any:
     """The state after one plain rally: `_replace` with those fields set and the time-out cleared, written
     out positionally (no keyword parsing, no per-field test), as a rally is most of what a match folds."""
     names = [f.name for f in fields(TableTennisState)]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_State": TableTennisState}
-    body = ""
-    for name in names:
-        namespace[f"_set_{name}"] = getattr(TableTennisState, name).__set__
-        value = name if name in _RALLY_FIELDS else "None" if name in _RALLY_CLEARS else f"s.{name}"
-        body += f"    _set_{name}(new, {value})\n"
-    params = ", ".join(_RALLY_FIELDS)
-    exec(f"def _after_rally(s, {params}):\n    new = _new(_State)\n{body}    return new\n", namespace)
-    return namespace["_after_rally"]
+    return slot_builder(
+        TableTennisState,
+        "s, " + ", ".join(_RALLY_FIELDS),
+        {n: n if n in _RALLY_FIELDS else "None" if n in _RALLY_CLEARS else f"s.{n}" for n in names},
+    )
 
 
 _after_rally = _make_after_rally()
@@ -540,7 +536,7 @@ class _Fold:
         self.anomalies: list[Anomaly] = []
 
     def fact(self, kind: str, **data: Any) -> None:
-        self.facts.append(Fact(kind, data))
+        self.facts.append(_new_fact(kind, data))
 
     def flag(self, anomaly: Anomaly) -> None:
         self.anomalies.append(anomaly)
@@ -584,7 +580,7 @@ class _Fold:
         points = list(s.points)
         points[side] += 1
         new_points = (points[0], points[1])
-        record = PointRecord(
+        record = _new_point(
             game,
             new_points,
             side,
@@ -1263,12 +1259,12 @@ def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTenni
 
     Never raises on a rule violation: the input is kept as reported and the violation is an anomaly.
     """
-    item = to_input(report)
-    if type(item) is Display:
-        outcome = _one_rally(state, item, at)
+    if type(report) is Display:  # what a logged scoreboard report reads back as (`to_input` keeps it)
+        outcome = _one_rally(state, report, at)
         if outcome is not None:
             return outcome
-    return _apply_in_full(state, item, at)
+        return _apply_in_full(state, report, at)
+    return _apply_in_full(state, to_input(report), at)
 
 
 def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTennisState] | None:
@@ -1284,40 +1280,36 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
     last = s.last_display
     if last is None or s.winner is not None or s.toss is None or s.expedite or d.expedite is True:
         return None
-    points = s.points
     games = s.games
-    shown = d.points
     if d.games != games or last.games != games or d.game_scores != last.game_scores:
         return None
-    if s.unshown != (0, 0) or s.final_scores is not None or last == d:
+    shown = d.points
+    if s.unshown != (0, 0) or s.final_scores is not None or (last.points == shown and last == d):
         return None
-    a, b = points
+    a, b = s.points
     if shown == (a + 1, b):
-        side, new_points = 0, shown
+        side = 0
     elif shown == (a, b + 1):
-        side, new_points = 1, shown
+        side = 1
     else:
         return None
-    config = s.config
-    legacy = config.ruleset == "legacy21"
-    target = 21 if legacy else 11  # `game_over`, inline: neither the score before nor after wins a game
+    new_points = shown
     n0, n1 = new_points
-    if (max(a, b) >= target and abs(a - b) >= 2) or (max(n0, n1) >= target and abs(n0 - n1) >= 2):
+    config = s.config
+    target, swap_point, clock_limit, serves, deuce = _LEGACY21 if config.ruleset == "legacy21" else _ITTF
+    # `game_over`, inline: neither the score before nor after wins a game (the score after is the higher)
+    if (n0 >= target or n1 >= target) and ((max(a, b) >= target and abs(a - b) >= 2) or abs(n0 - n1) >= 2):
         return None
     game = games[0] + games[1] + 1
     swap_at = s.swap_at
-    if game == config.best_of and swap_at is None and max(new_points) >= (10 if legacy else 5):
+    if swap_at is None and game == config.best_of and (n0 >= swap_point or n1 >= swap_point):
         return None  # the change of ends at 5 in the last game
     paused = s.paused
     if s.timeout_at is not None:
         paused += min(60.0, max(0.0, at - s.timeout_at))
     clock = s.game_clock
-    if (  # `_Fold.check_expedite_due` would look at the clock: let it
-        clock is not None
-        and s.expedite_due_game != game
-        and at - clock - paused >= (900.0 if legacy else 600.0)
-    ):
-        return None
+    if clock is not None and at - clock - paused >= clock_limit and s.expedite_due_game != game:
+        return None  # `_Fold.check_expedite_due` would look at the clock: let it
     played = a + b
     doubles = config.doubles
     order = s.game_order
@@ -1328,14 +1320,17 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
         and s.expedite_anchor is None
         and (swap_at is None or not doubles)
     ):  # `_pair_at` with no anchor in the game: the cycle moved on once per change of service
-        serves, deuce = (5, 40) if legacy else (2, 20)
-        pair = cycle[(min(played, deuce) // serves + max(0, played - deuce)) % 4]
-        after = cycle[(min(played + 1, deuce) // serves + max(0, played + 1 - deuce)) % 4]
+        if played < deuce:
+            pair = cycle[(played // serves) % 4]
+            after = cycle[((played + 1) // serves) % 4]
+        else:
+            pair = cycle[(min(played, deuce) // serves + max(0, played - deuce)) % 4]
+            after = cycle[(min(played + 1, deuce) // serves + max(0, played + 1 - deuce)) % 4]
     else:
         pair = _pair_at(s, played)  # who served this rally
         after = _pair_at(s, played + 1)  # who serves the next: what the board's indicator must show
     if after is not None:
-        if d.server is not None and d.server != _side(after[0]):
+        if d.server is not None and d.server != (0 if after[0][0] == "A" else 1):  # `_side`
             return None
         if doubles and d.server_player is not None and d.server_player != after[0]:
             return None
@@ -1345,16 +1340,159 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
             ends = _other_ends(ends)
         if d.ends != ends:
             return None
-    server = _side(pair[0]) if pair else 0
+    server = (0 if pair[0][0] == "A" else 1) if pair else 0
     player = pair[0] if pair and doubles else None
     record = _new_point(game, new_points, side, server, player, at, False)
     state = _after_rally(
         s, new_points, (*s.points_log, record), s.rallies + 1, at if clock is None else clock, paused, d
     )
-    data: dict[str, Any] = {"side": side, "points": list(new_points), "game": game, "server": server}
+    data: dict[str, Any] = {"side": side, "points": [n0, n1], "game": game, "server": server}
     if doubles:
         data["server_player"] = player
     return _new_outcome(state, (_new_fact("point", data),), ())
+
+
+def fold_rallies(
+    s: TableTennisState, rows: Sequence[tuple[Any, ...]], start: int, end: int
+) -> tuple[TableTennisState, int]:
+    """Fold `rows[start:end]` (match events `(offset, kind, at, actor, body)`) while each is a device report
+    of a display one plain rally after the last in a singles match; return the state and how many it folded.
+
+    Replay's shortcut through a match: each display is read and checked exactly as `apply` reads and checks
+    it (`input_from_dict`, then `_one_rally`'s conditions), but what a plain rally cannot change is checked
+    once for the run, and one state is built at its end instead of one per rally. It stops at the first row
+    that is anything else, and the caller folds that row through `apply`. The result is the state those
+    `apply` calls would give (tests/hub/test_replay.py folds generated noisy matches both ways). Each rally's
+    fact is that rally's point record, as `rally_facts` gives it back.
+    """
+    last = s.last_display
+    config = s.config
+    if (
+        last is None
+        or s.winner is not None
+        or s.toss is None
+        or s.expedite
+        or config.doubles
+        or s.unshown != (0, 0)
+        or s.final_scores is not None
+        or s.order_anchor is not None
+        or s.expedite_anchor is not None
+        or last.games != s.games
+    ):
+        return s, 0
+    cycle = _CYCLES.get(s.game_order)  # type: ignore[arg-type]
+    if cycle is None:
+        return s, 0
+    games = s.games
+    target, swap_point, clock_limit, serves, deuce = _LEGACY21 if config.ruleset == "legacy21" else _ITTF
+    game = games[0] + games[1] + 1
+    swap_at = s.swap_at
+    last_game = game == config.best_of
+    # `s.ends`, inline: points alone do not move the ends, so it stands for the whole run
+    changes, ends = s.ends_anchor
+    if (game - 1 + (1 if last_game and swap_at is not None else 0) - changes) % 2:
+        ends = _other_ends(ends)
+    a, b = s.points
+    games_list = [games[0], games[1]]  # as a logged display holds them
+    rallies = s.rallies
+    clock = s.game_clock
+    paused = s.paused
+    timeout_at = s.timeout_at
+    due_game = s.expedite_due_game
+    records: list[PointRecord] = []
+    i = start
+    while i < end:
+        row = i
+        _offset, kind, at, _actor, body = rows[row]
+        if kind != "device.report" or type(body) is not dict:
+            break
+        data = body.get("report")
+        if type(data) is not dict or data.get("type", "display") != "display":
+            break
+        # What usually ends a run (a game won, the next game's first display), seen before the display is
+        # read: `apply` then reads that row once, not twice. Only ever a reason to stop, never to go on.
+        raw = data.get("points")
+        if raw == [a + 1, b]:
+            won = a + 1 >= target and a + 1 - b >= 2
+        elif raw == [a, b + 1]:
+            won = b + 1 >= target and b + 1 - a >= 2
+        else:
+            break
+        if won or data.get("games") != games_list:
+            break
+        d = _display_from_dict(data)
+        if d is None or d.expedite is True or d.games != games or d.game_scores != last.game_scores:
+            break
+        shown = d.points
+        if last.points == shown and last == d:
+            break
+        if shown == (a + 1, b):
+            side = 0
+        elif shown == (a, b + 1):
+            side = 1
+        else:
+            break
+        n0, n1 = shown
+        if (n0 >= target or n1 >= target) and (
+            (max(a, b) >= target and abs(a - b) >= 2) or abs(n0 - n1) >= 2
+        ):
+            break
+        if swap_at is None and last_game and (n0 >= swap_point or n1 >= swap_point):
+            break
+        new_paused = paused
+        if timeout_at is not None:
+            new_paused += min(60.0, max(0.0, at - timeout_at))
+        if clock is not None and at - clock - new_paused >= clock_limit and due_game != game:
+            break
+        played = a + b
+        if played < deuce:
+            pair = cycle[(played // serves) % 4]
+            after = cycle[((played + 1) // serves) % 4]
+        else:
+            pair = cycle[(min(played, deuce) // serves + max(0, played - deuce)) % 4]
+            after = cycle[(min(played + 1, deuce) // serves + max(0, played + 1 - deuce)) % 4]
+        if d.server is not None and d.server != (0 if after[0][0] == "A" else 1):
+            break
+        if d.ends is not None and d.ends != ends:
+            break
+        # the rally: what `_one_rally` builds, kept in locals until the run ends
+        server = 0 if pair[0][0] == "A" else 1
+        records.append(_new_point(game, shown, side, server, None, at, False))
+        a, b = n0, n1
+        rallies += 1
+        if clock is None:
+            clock = at
+        paused = new_paused
+        timeout_at = None
+        last = d
+        i += 1
+    if not records:
+        return s, 0
+    return _after_rally(s, (a, b), s.points_log + tuple(records), rallies, clock, paused, last), len(records)
+
+
+def rally_facts(state: TableTennisState, count: int) -> list[Fact]:
+    """The facts of the last `count` rallies `fold_rallies` folded (at most as many as the points log holds),
+    oldest first: for each the very fact `apply` raised."""
+    doubles = state.config.doubles
+    facts = []
+    for r in state.points_log[len(state.points_log) - count :] if count else ():
+        data: dict[str, Any] = {
+            "side": r.side,
+            "points": [r.points[0], r.points[1]],
+            "game": r.game,
+            "server": r.server,
+        }
+        if doubles:
+            data["server_player"] = r.server_player
+        facts.append(_new_fact("point", data))
+    return facts
+
+
+# per ruleset: points that win a game, the score that changes ends in the last game, seconds of play before
+# the expedite system is due, serves each, and the points after which service changes every point
+_ITTF = (11, 5, 600.0, 2, 20)
+_LEGACY21 = (21, 10, 900.0, 5, 40)
 
 
 def _apply_in_full(state: TableTennisState, item: Input, at: float) -> Outcome[TableTennisState]:
@@ -1379,7 +1517,7 @@ def _apply_in_full(state: TableTennisState, item: Input, at: float) -> Outcome[T
             fold.umpire_undo(item.side)
         elif isinstance(item, Correction):
             fold.correction(item)
-    return Outcome(fold.s, tuple(fold.facts), tuple(fold.anomalies))
+    return _new_outcome(fold.s, tuple(fold.facts), tuple(fold.anomalies))
 
 
 # -- device reports and plain data -------------------------------------------------------------------------
@@ -1536,7 +1674,18 @@ def _display_from_dict(data: dict[str, Any]) -> Display | None:
     """A display in the form `input_to_dict` writes it (lists, plain ints), checked as `input_from_dict`
     checks it, without the per-field helpers; None for any other form, which the full check then reads
     (and rejects with the field named, if it is wrong)."""
-    points, games = data.get("points"), data.get("games")
+    try:  # the form `input_to_dict` writes holds every key: read by subscript, not by `get` calls
+        points, games, server = data["points"], data["games"], data["server"]
+        history, ends, expedite, player = (
+            data["game_scores"],
+            data["ends"],
+            data["expedite"],
+            data["server_player"],
+        )
+    except KeyError:
+        points, games, server = data.get("points"), data.get("games"), data.get("server")
+        history, ends = data.get("game_scores"), data.get("ends")
+        expedite, player = data.get("expedite"), data.get("server_player")
     if type(points) is not list or type(games) is not list or len(points) != 2 or len(games) != 2:
         return None
     p0, p1 = points
@@ -1545,18 +1694,15 @@ def _display_from_dict(data: dict[str, Any]) -> Display | None:
         return None
     if p0 < 0 or p1 < 0 or g0 < 0 or g1 < 0:
         return None
-    server, ends = data.get("server"), data.get("ends")
-    expedite, player = data.get("expedite"), data.get("server_player")
     if server is not None and (type(server) is not int or (server != 0 and server != 1)):
         return None
-    if (ends is not None and type(ends) is not str) or (ends is not None and ends not in ENDS):
+    if ends is not None and (type(ends) is not str or ends not in ENDS):
         return None
     if expedite is not None and expedite is not True and expedite is not False:
         return None
     if player is not None and (type(player) is not str or player not in DOUBLES_PLAYERS):
         return None
     scores: tuple[tuple[int, int], ...] = ()
-    history = data.get("game_scores")
     if history:
         if type(history) is not list:
             return None

@@ -69,3 +69,22 @@ def test_cobs_decode_rejects_a_code_byte_running_past_the_end() -> None:
         cobs.CobsDecodeError, match="code byte 0x05 at offset 0 needs 4 data bytes, but only 2"
     ):
         cobs.decode(b"\x05\x11\x22")
+
+
+@given(st.binary(max_size=600), st.binary(max_size=4), st.integers(0, 700))
+def test_cobs_decode_equals_the_block_by_block_decoding_on_any_input(
+    data: bytes, noise: bytes, at: int
+) -> None:
+    """`decode` walks only the code bytes when it can; on good and damaged input alike it must say what the
+    block-by-block decoding says, error message included."""
+    encoded = cobs.encode(data)
+    for candidate in (encoded, encoded[:at] + noise + encoded[at + len(noise) :], encoded[:at], noise):
+        try:
+            expected: object = cobs._decode_blocks(candidate)
+        except cobs.CobsDecodeError as exc:
+            expected = str(exc)
+        try:
+            got: object = cobs.decode(candidate)
+        except cobs.CobsDecodeError as exc:
+            got = str(exc)
+        assert got == expected

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import zlib
 from pathlib import Path
 
+import pytest
 import uvicorn
 from websockets.asyncio.client import connect
 
@@ -19,6 +21,7 @@ from hub.ingest import Ingest
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue
 from hub.web import WebContext, create_app
+from hub.wsfeed import server_config
 from tests.conftest import free_port
 
 
@@ -63,7 +66,11 @@ async def test_subscriptions_per_client_are_limited() -> None:
         raise AssertionError("a third topic was accepted")
 
 
-async def test_a_stuck_client_is_closed_and_readers_keep_getting_every_latest_version(tmp_path: Path) -> None:
+@pytest.mark.parametrize("protocol", ["hub", "plain-asgi"])
+async def test_a_stuck_client_is_closed_and_readers_keep_getting_every_latest_version(
+    tmp_path: Path, protocol: str
+) -> None:
+    """With the hub's protocol the fan-out writes to sockets itself; under plain ASGI a task per client."""
     log = EventLog(tmp_path / "log.sqlite3")
     log.open()
     venue = Venue("T", (TableConfig("T1", "tabletennis"),), (MatchInfo("M1", "tabletennis", "T1"),))
@@ -72,9 +79,11 @@ async def test_a_stuck_client_is_closed_and_readers_keep_getting_every_latest_ve
     hall.load()
     ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]), stuck_after_s=0.5)
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(ctx), port=port, ws="websockets-sansio", log_level="error", lifespan="off")
-    )
+    if protocol == "hub":
+        config = server_config(create_app(ctx), port=port)
+    else:
+        config = uvicorn.Config(create_app(ctx), port=port, ws="websockets-sansio", lifespan="off")
+    server = uvicorn.Server(config)
     big = "x" * 60_000  # big frames fill the stuck client's socket buffers quickly
     async with asyncio.TaskGroup() as tg:
         serving = tg.create_task(server.serve())
@@ -97,17 +106,23 @@ async def test_a_stuck_client_is_closed_and_readers_keep_getting_every_latest_ve
         for ws in readers:
             await ws.send(json.dumps({"subscribe": ["venue"]}))
             assert json.loads(await ws.recv())["snapshot"] is True
+
+        async def read_to_the_end(ws) -> int:  # a reader reads as changes come, and sees versions only rise
+            latest = 0
+            while latest < 200:
+                message = json.loads(await ws.recv())
+                assert message["version"] > latest
+                latest = message["version"]
+            return latest
+
         try:
-            for version in range(1, 201):
-                fanout.publish("venue", version, {"id": "M1", "version": version, "pad": big}, key="M1")
-                await asyncio.sleep(0.005)
+            async with asyncio.timeout(10), asyncio.TaskGroup() as reading:
+                reads = [reading.create_task(read_to_the_end(ws)) for ws in readers]
+                for version in range(1, 201):
+                    fanout.publish("venue", version, {"id": "M1", "version": version, "pad": big}, key="M1")
+                    await asyncio.sleep(0.005)
+            assert [r.result() for r in reads] == [200, 200, 200]
             async with asyncio.timeout(5):
-                for ws in readers:
-                    latest = 0
-                    while latest < 200:
-                        message = json.loads(await ws.recv())
-                        assert message["version"] > latest
-                        latest = message["version"]
                 while ctx.closed_stuck < 1 or len(fanout.clients) > 3:
                     await asyncio.sleep(0.05)
             assert ctx.closed_stuck == 1
@@ -153,9 +168,7 @@ async def test_a_client_that_asks_for_batches_gets_one_array_per_tick_with_the_l
     hall.load()
     ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]))
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(ctx), port=port, ws="websockets-sansio", log_level="error", lifespan="off")
-    )
+    server = uvicorn.Server(server_config(create_app(ctx), port=port))
     async with asyncio.TaskGroup() as tg:
         serving = tg.create_task(server.serve())
         while not server.started:
@@ -177,3 +190,121 @@ async def test_a_client_that_asks_for_batches_gets_one_array_per_tick_with_the_l
         server.should_exit = True
         await serving
     await log.close()
+
+
+class RecordingLink:
+    """The fan-out's side of a socket, recorded: what a sans-I/O core is tested against."""
+
+    def __init__(self, deflate: bool = False) -> None:
+        self.writes: list[bytes] = []
+        self.unsent = 0  # what the socket has not taken: a test sets it to play a client that stopped reading
+        self.deflate = deflate
+        self.closed: tuple[int, str] | None = None
+
+    def send_frames(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def buffered(self) -> int:
+        return self.unsent
+
+    def close_stuck(self, code: int, reason: str) -> None:
+        self.closed = (code, reason)
+
+    def messages(self, write: bytes) -> list:
+        """The JSON messages in one write (unmasked server frames, compressed or not)."""
+        out, pos = [], 0
+        while pos < len(write):
+            first, n = write[pos], write[pos + 1]
+            pos += 2
+            if n == 126:
+                n, pos = int.from_bytes(write[pos : pos + 2], "big"), pos + 2
+            payload, pos = write[pos : pos + n], pos + n
+            if first & 0x40:
+                payload = zlib.decompressobj(-15).decompress(payload + b"\x00\x00\xff\xff")
+            out.append(json.loads(payload))
+        return out
+
+
+def _fanout(**kwargs) -> Fanout:
+    fanout = Fanout(**kwargs)
+    fanout.add_source(lambda topic: lambda: (0, {"snapshot": topic}))
+    return fanout
+
+
+async def test_a_topic_with_a_large_audience_gathers_its_changes_into_one_write_per_client() -> None:
+    fanout = _fanout(writes_per_s=100)  # two watchers: a window of 20 ms
+    plain, batch = RecordingLink(), RecordingLink()
+    subs = [fanout.connect(plain), fanout.connect(batch)]
+    fanout.set_batch(subs[1], True)
+    for sub in subs:
+        fanout.subscribe(sub, "venue")
+    await asyncio.sleep(0.03)  # the first change after a quiet spell goes at once; the rest wait their turn
+    for version in range(1, 6):
+        fanout.publish("venue", version, {"id": "M1", "v": version}, key="M1")
+    fanout.publish("venue", 6, {"id": "M2", "v": 6}, key="M2")
+    await asyncio.sleep(0.05)
+    changes = plain.writes[1:]
+    assert sum(len(plain.messages(w)) for w in changes) == 6  # every change, as its own frame
+    assert len(changes) <= 2  # ... in at most two writes (the first at once, the rest after the window)
+    arrays = [batch.messages(w)[0] for w in batch.writes[1:]]
+    latest = {m["data"]["id"]: m["version"] for array in arrays for m in array}
+    assert latest == {"M1": 5, "M2": 6}
+    assert all(isinstance(a, list) for a in arrays)
+
+
+async def test_a_client_that_stops_reading_costs_one_mark_then_gets_the_latest_of_each_key() -> None:
+    fanout = _fanout()
+    link = RecordingLink()
+    sub = fanout.connect(link)
+    fanout.subscribe(sub, "venue")
+    link.unsent = 1 << 20  # its socket is full
+    for version in range(1, 101):
+        fanout.publish("venue", version, {"id": f"M{version % 3}", "v": version}, key=f"M{version % 3}")
+    assert len(link.writes) == 1 and sub.backlog == 1  # only the snapshot was written; one cursor kept
+    link.unsent = 0  # it reads again
+    await asyncio.sleep(0.12)
+    delivered = [m for w in link.writes[1:] for m in link.messages(w)]
+    assert [(m["data"]["id"], m["version"]) for m in delivered] == [("M2", 98), ("M0", 99), ("M1", 100)]
+    assert sub.coalesced == 97 and sub.direct
+    fanout.publish("venue", 101, {"id": "M1", "v": 101}, key="M1")  # back on the direct path
+    assert link.messages(link.writes[-1])[0]["version"] == 101
+
+
+async def test_a_client_whose_socket_stays_full_is_closed_and_forgotten() -> None:
+    fanout = _fanout(stuck_after_s=0.2)
+    stuck, reader = RecordingLink(), RecordingLink()
+    subs = [fanout.connect(stuck), fanout.connect(reader)]
+    for sub in subs:
+        fanout.subscribe(sub, "match:M1")
+    stuck.unsent = 1 << 20
+    for version in range(1, 40):
+        fanout.publish("match:M1", version, {"v": version})
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.15)
+    assert stuck.closed is not None and stuck.closed[0] == 1013
+    assert fanout.closed_stuck == 1 and subs[0] not in fanout.clients
+    assert [reader.messages(w)[0]["version"] for w in reader.writes[1:]] == list(range(1, 40))
+
+
+async def test_large_messages_go_compressed_to_clients_that_take_them_and_plain_to_others() -> None:
+    fanout = _fanout()
+    zipped, plain = RecordingLink(deflate=True), RecordingLink()
+    for link in (zipped, plain):
+        fanout.subscribe(fanout.connect(link), "match:M1")
+    big = {"points_log": [[1, 0]] * 400}
+    fanout.publish("match:M1", 1, big)
+    fanout.publish("match:M1", 2, {"v": 2})  # small: plain for everyone
+    assert zipped.writes[1][0] == 0xC1 and plain.writes[1][0] == 0x81  # RSV1 marks a compressed message
+    assert len(zipped.writes[1]) < len(plain.writes[1]) / 5
+    assert zipped.messages(zipped.writes[1])[0]["data"] == plain.messages(plain.writes[1])[0]["data"] == big
+    assert zipped.writes[2][0] == 0x81
+
+
+async def test_a_topic_never_goes_back_a_version() -> None:
+    fanout = _fanout()
+    link = RecordingLink()
+    fanout.subscribe(fanout.connect(link), "match:M1")
+    fanout.publish("match:M1", 5, {"v": 5})
+    fanout.publish("match:M1", 4, {"v": 4})
+    assert [link.messages(w)[0]["version"] for w in link.writes[1:]] == [5]
+    assert fanout.stale == 1

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_tabletennis_fastpath import _noisy
+from test_tabletennis_properties import Plan, plans
+from test_tabletennis_properties import play as play_match
 
 from devices.observations import DeviceHello, Observation
 from devices.simulators.tabletennis import TableTennisMatchSim
-from hub.eventlog import EventLog
+from hub.eventlog import EventLog, pack
 from hub.fanout import Fanout
 from hub.hall import Hall, replay_match
 from hub.ingest import Ingest
-from hub.matches import MatchInfo, public_view
+from hub.matches import MatchInfo, MatchState, apply_event, fold_events, new_match, public_view, to_snapshot
+from hub.rules import tabletennis as tt
+from hub.sports import SPORTS
 from hub.venue import TableConfig, Venue
 
 VENUE = Venue(
@@ -77,3 +85,109 @@ async def test_a_restarted_hall_serves_exactly_what_the_live_hall_served(
             assert log.snapshots(), "snapshots were due but none was written"
     finally:
         await log.close()
+
+
+# -- replay's shortcut through runs of plain rallies ---------------------------------------------------------
+
+
+def _rows(plan: Plan, seed: int, noise: bool) -> list[tuple[int, str, float, str | None, Any]]:
+    """A match's log rows: every input of a generated match as a device report (noisy if asked), with now
+    and then an anomaly, a tick or a referee's point, and a referee confirming near the end (reports after
+    it are refused by the match, not the rules)."""
+    rng = random.Random(seed ^ 0xFEED)
+    rows: list[tuple[int, str, float, str | None, Any]] = []
+    shift = 0.0
+    inputs = list(play_match(plan, seed))
+    confirm_at = len(inputs) - rng.randrange(1, 4) if noise else None
+    for n, (at, item, _model) in enumerate(inputs):
+        if noise and rng.random() < 0.02:
+            shift += 700.0  # a long game: the expedite system comes due
+        when = at + shift
+        if n == confirm_at:
+            rows.append((len(rows) + 1, "referee.confirm", when, "ref", {}))
+        for sent in _noisy(item, rng, plan.doubles) if noise else [item]:
+            body = {"device_id": "d", "boot_epoch": 1, "seq": len(rows), "report": tt.input_to_dict(sent)}
+            rows.append((len(rows) + 1, "device.report", when, None, body))
+        if noise and rng.random() < 0.03:
+            extra = rng.choice(
+                [
+                    (
+                        "anomaly",
+                        None,
+                        {"code": "x", "severity": "info", "message_en": "e", "message_tr": "t", "data": {}},
+                    ),
+                    ("clock.tick", None, {}),
+                    ("referee.input", "ref", {"input": {"type": "point", "side": rng.randrange(2)}}),
+                ]
+            )
+            rows.append((len(rows) + 1, extra[0], when, extra[1], extra[2]))
+    return rows
+
+
+def _info(plan: Plan) -> MatchInfo:
+    players = ("A1", "A2", "B1", "B2") if plan.doubles else ("A", "B")
+    known = plan.config_knows_first_server
+    return MatchInfo(
+        "M",
+        "tabletennis",
+        "T1",
+        1,
+        players,
+        plan.best_of,
+        plan.doubles,
+        plan.first_server if known else None,
+        plan.first_receiver if known and plan.doubles else None,
+    )
+
+
+def _step_by_step(info: MatchInfo, rows: list[tuple[int, str, float, str | None, Any]]) -> MatchState:
+    state = new_match(info)
+    for offset, kind, at, actor, body in rows:
+        state = apply_event(state, kind, body, offset, at, actor).state
+    return state
+
+
+def _same(a: MatchState, b: MatchState) -> None:
+    assert a == b
+    assert pack(to_snapshot(a)) == pack(to_snapshot(b))  # the same snapshot, byte for byte
+
+
+@settings(max_examples=200, deadline=None)
+@given(plans(), st.booleans(), st.integers(0, 400))
+def test_folding_runs_of_rallies_gives_the_state_folding_row_by_row_gives(
+    drawn: tuple[Plan, int], noise: bool, cut: int
+) -> None:
+    plan, seed = drawn
+    info = _info(plan)
+    rows = _rows(plan, seed, noise)
+    folded, count = fold_events(new_match(info), rows)
+    assert count == len(rows)
+    _same(folded, _step_by_step(info, rows))
+    part, count = fold_events(new_match(info), rows, up_to=cut)  # replay up to a version
+    assert count == min(cut, len(rows))
+    _same(part, _step_by_step(info, rows[:cut]))
+
+
+def test_the_run_shortcut_is_taken_and_agrees(monkeypatch) -> None:
+    taken = 0
+    sport = SPORTS["tabletennis"]
+    assert sport.fold_reports is not None
+
+    def counting(state, rows, start, end):
+        nonlocal taken
+        state, folded = tt.fold_rallies(state, rows, start, end)
+        taken += folded
+        return state, folded
+
+    monkeypatch.setitem(SPORTS, "tabletennis", replace(sport, fold_reports=counting))
+    plan = Plan(7, False, "A", "B", True, None, None, None, False)
+    for seed in range(5):  # a noisy board: runs break off wherever a display is more than one rally
+        rows = _rows(plan, seed, noise=True)
+        folded, _ = fold_events(new_match(_info(plan)), rows)
+        _same(folded, _step_by_step(_info(plan), rows))
+    assert taken > 0
+    rows = _rows(plan, 7, noise=False)
+    taken = 0
+    folded, _ = fold_events(new_match(_info(plan)), rows)
+    _same(folded, _step_by_step(_info(plan), rows))
+    assert len(rows) * 0.7 < taken < len(rows)  # most of a legal match is plain rallies

@@ -1,0 +1,131 @@
+"""The `/ws` connection as uvicorn runs it, with a door for the fan-out to write finished frames itself.
+
+uvicorn's sans-I/O WebSocket protocol (on the websockets library's `ServerProtocol`) does the handshake,
+reads client frames, answers pings and closes; the ASGI app still decides whether to accept and reads the
+client's requests. What ASGI cannot do is let one encoded change be written to thousands of sockets
+without a task and an encode per client: `FeedProtocol` puts itself in the connection's scope under
+`LINK` so `hub.fanout` can call `send_frames` directly (see `hub.fanout.Link`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.extensions.permessage_deflate import PerMessageDeflate, ServerPerMessageDeflateFactory
+from websockets.http11 import Request
+from websockets.server import ServerProtocol
+
+from hub.fanout import DEFLATE_BITS
+
+LINK = "boardcast.link"  # the scope extension naming the connection's FeedProtocol
+
+
+class FeedProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, plus the fan-out's direct write path."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # permessage-deflate without context takeover either way: a message compressed once is valid for
+        # every client, and no connection keeps a compressor (tens of KiB each) alive between messages
+        self.conn = ServerProtocol(
+            extensions=[
+                ServerPerMessageDeflateFactory(
+                    server_no_context_takeover=True,
+                    client_no_context_takeover=True,
+                    compress_settings={"memLevel": 5},
+                )
+            ],
+            max_size=self.config.ws_max_size,
+            logger=self.conn.logger,
+        )
+        self.queue = _Inbox()  # type: ignore[assignment]  # uvicorn's asyncio.Queue, a third the size
+
+    def forget_handshake(self) -> None:
+        """Drop what only the handshake needed (request and response headers): thousands of idle phones
+        each hold a connection for hours, so a few KiB each is most of the hub's memory."""
+        self.request = None  # type: ignore[assignment]
+        self.response = None  # type: ignore[assignment]
+        scope: Any = getattr(self, "scope", None)
+        if scope is not None:
+            scope["headers"] = []
+
+    @property
+    def deflate(self) -> bool:
+        """True when this client takes messages compressed on their own with our window."""
+        return any(
+            isinstance(ext, PerMessageDeflate)
+            and ext.local_no_context_takeover
+            and ext.local_max_window_bits >= DEFLATE_BITS
+            for ext in self.conn.extensions
+        )
+
+    def handle_connect(self, event: Request) -> None:
+        """Accept the handshake as uvicorn does, and offer this connection to the app as a link."""
+        super().handle_connect(event)
+        scope: Any = getattr(self, "scope", None)
+        if scope is not None:  # None when the handshake itself was refused
+            scope["extensions"][LINK] = self
+
+    def send_frames(self, data: bytes) -> None:
+        """Write finished WebSocket frames, unless the connection is closing."""
+        if not self.close_sent and not self.transport.is_closing():
+            self.transport.write(data)
+
+    def buffered(self) -> int:
+        """Bytes written but not yet taken by the socket."""
+        return self.transport.get_write_buffer_size()
+
+    def close_stuck(self, code: int, reason: str) -> None:
+        """Close a client that stopped reading: a close frame it will likely never read, then the socket."""
+        if self.close_sent or self.transport.is_closing():
+            return
+        self.conn.send_close(code, reason)
+        self.close_sent = True
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.transport.abort()  # what it has not taken is dropped now: its memory comes back at once
+
+
+class _Inbox:
+    """The client messages uvicorn hands the app: what an `asyncio.Queue` does here, with one deque."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[Any] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        """Add a message and wake the reader."""
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def get(self) -> Any:
+        """The next message, waiting for one."""
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
+
+    def empty(self) -> bool:
+        """True when no message waits."""
+        return not self._items
+
+
+def server_config(app: Any, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for a Boardcast web app: `/ws` on `FeedProtocol`."""
+    return uvicorn.Config(
+        app,
+        ws=FeedProtocol,
+        ws_max_size=64 * 1024,
+        log_level="warning",
+        lifespan="off",
+        **options,
+    )
