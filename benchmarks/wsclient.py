@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import socket
 import sys
 import time
@@ -30,6 +31,7 @@ from collections import Counter
 import orjson
 
 KEY = b"dGhlIHNhbXBsZSBub25jZQ=="
+UPDATED_AT = re.compile(rb'"updated_at":(-?[0-9][0-9.eE+-]*)')  # null (never reported) is not timed
 BUCKETS_PER_MS = 4  # latency histogram resolution: 0.25 ms
 CONNECT_BATCH = 100
 
@@ -149,29 +151,18 @@ class Client(asyncio.Protocol):
             del buf[:pos]
 
     def _time(self, buf: bytearray | bytes, start: int, end: int, now: float) -> None:
-        if (
-            buf[start] == 0x5B
-        ):  # '[': a batch; time every change in it (parsing costs the client, not the hub)
-            self._time_batch(orjson.loads(bytes(buf[start:end])), now)
+        if buf[start] == 0x5B:  # '[': a batch; time every change in it
+            if self.fleet.mode == "updated" and buf.find(b'"snapshot":true', start, end) < 0:
+                self._time_updated(buf, start, end, now)  # each change carries one updated_at
+            else:
+                self._time_batch(orjson.loads(bytes(buf[start:end])), now)
             return
         if buf.find(b'"snapshot":true', start, end) >= 0:
             return  # a snapshot says where things stand, not when they changed
         fleet = self.fleet
         if fleet.mode == "updated":
-            i = buf.find(b'"updated_at":', start, end)
-            if i < 0:
+            if self._time_updated(buf, start, end, now) == 0:
                 fleet.unparsed += 1
-                return
-            i += 13
-            j = i
-            while buf[j] not in (44, 125):  # ',' '}'
-                j += 1
-            try:
-                at = float(buf[i:j])
-            except ValueError:
-                fleet.unparsed += 1
-                return
-            fleet.hist[int((now - at) * 1000 * BUCKETS_PER_MS)] += 1
         else:  # version
             i = buf.find(b'"data":{"id":"', start, end)
             if i < 0:
@@ -184,6 +175,15 @@ class Client(asyncio.Protocol):
             while 48 <= buf[m] <= 57:
                 m += 1
             fleet.records.append((bytes(buf[i:j]), int(buf[k:m]), now))
+
+    def _time_updated(self, buf: bytearray | bytes, start: int, end: int, now: float) -> int:
+        """Time every `"updated_at":` in buf[start:end] (one per change) without parsing the rest; how many."""
+        fleet = self.fleet
+        timed = 0
+        for match in UPDATED_AT.finditer(buf, start, end):
+            fleet.hist[int((now - float(match[1])) * 1000 * BUCKETS_PER_MS)] += 1
+            timed += 1
+        return timed
 
     def _time_batch(self, items: list, now: float) -> None:
         fleet = self.fleet

@@ -39,7 +39,7 @@ import orjson
 
 SNAPSHOT = "*"
 WRITES_PER_S = 20_000  # the fan-out's write budget: what one core sustains beside ingest and the rules
-MAX_WINDOW_S = 0.2  # however many watch, a change waits at most this long for its topic's window
+MAX_WINDOW_S = 0.16  # however many watch, a change waits at most this long for its topic's window (the wall)
 DIRECT_BELOW_S = 0.001  # a window shorter than this is no window: deliver at once
 HIGH_WATER = 16 * 1024  # bytes the kernel would not take (its own buffer is full) before a client is behind
 LOW_WATER = 4 * 1024  # ... and below which the drain timer sends it what it missed
@@ -342,6 +342,11 @@ class Fanout:
         if (t := self._topics.get(topic)) is not None:
             t.subs.discard(sub)
         sub.drop_topic(topic)
+
+    @property
+    def behind(self) -> int:
+        """Clients off the direct path: behind, paced, or waiting for the drain timer."""
+        return len(self._lagging)
 
     def subscriber_count(self, topic: str) -> int:
         """How many clients watch a topic."""
