@@ -317,6 +317,23 @@ def apply_event(
     return _apply_any(match, kind, body, offset, at, actor)
 
 
+def _kept_anomalies(
+    kept: tuple[AnomalyRecord, ...], facts: Any, anomalies: Any, offset: int, at: float
+) -> tuple[AnomalyRecord, ...]:
+    """A match's anomalies after an event: those its facts resolved marked so, its new ones added."""
+    if facts and kept:
+        kept = _resolved_by_rules(kept, facts, at)
+    if anomalies:
+        kept = (
+            kept
+            + tuple(
+                AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data, i)
+                for i, a in enumerate(anomalies)
+            )
+        )[-MAX_KEPT_ANOMALIES:]
+    return kept
+
+
 def _fold_report(match: MatchState, report: dict[str, Any], offset: int, at: float) -> MatchOutcome:
     """`_apply_any` for a device report on a match still open to reports, step for step, with only what
     that path touches (tests/hub/test_replay.py folds every kind both ways and compares)."""
@@ -334,16 +351,8 @@ def _fold_report(match: MatchState, report: dict[str, Any], offset: int, at: flo
     if status is _LIVE and rules.is_over(sport_state):
         status, finished_at = MatchStatus.FINISHED, at
     kept_anomalies = match.anomalies
-    if facts and kept_anomalies:
-        kept_anomalies = _resolved_by_rules(kept_anomalies, facts, at)
-    if anomalies:
-        kept_anomalies = (
-            kept_anomalies
-            + tuple(
-                AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data, i)
-                for i, a in enumerate(anomalies)
-            )
-        )[-MAX_KEPT_ANOMALIES:]
+    if (facts and kept_anomalies) or anomalies:
+        kept_anomalies = _kept_anomalies(kept_anomalies, facts, anomalies, offset, at)
     kept_facts = match.facts
     if facts:
         if len(facts) == 1:  # a point: the usual case
@@ -620,16 +629,8 @@ def _apply_any(
     if kind in _ACTION_KINDS:
         action = ActionRecord(offset, at, actor, str(kind), body)
         referee = RefereeRecord(result, locked_at, appeals, penalties, (*referee.actions, action))
-    if facts and kept_anomalies:
-        kept_anomalies = _resolved_by_rules(kept_anomalies, facts, at)
-    if anomalies:
-        kept_anomalies = (
-            kept_anomalies
-            + tuple(
-                AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data, i)
-                for i, a in enumerate(anomalies)
-            )
-        )[-MAX_KEPT_ANOMALIES:]
+    if (facts and kept_anomalies) or anomalies:
+        kept_anomalies = _kept_anomalies(kept_anomalies, facts, anomalies, offset, at)
     kept_facts = match.facts
     if facts:
         kept_facts += tuple([_new_fact_record(f.kind, f.data, offset, at) for f in facts])

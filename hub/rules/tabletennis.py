@@ -382,6 +382,17 @@ def _ends_changes(state: TableTennisState) -> int:
     return state.game_number - 1 + (1 if _is_last_game(state) and state.swap_at is not None else 0)
 
 
+def _cycle_pairs(cycle: Any, played: int, serves: int, deuce: int) -> tuple[Any, Any]:
+    """Who served rally `played` and who serves the next, in a game with no anchor: the cycle moves on
+    every `serves` rallies, and every rally from deuce on."""
+    if played < deuce:
+        return cycle[(played // serves) % 4], cycle[((played + 1) // serves) % 4]
+    return (
+        cycle[(min(played, deuce) // serves + max(0, played - deuce)) % 4],
+        cycle[(min(played + 1, deuce) // serves + max(0, played + 1 - deuce)) % 4],
+    )
+
+
 def _pair_at(state: TableTennisState, played: int) -> tuple[str, str] | None:
     """Server and receiver of the rally after `played` points of the current game (2.13, 2.15).
 
@@ -1320,12 +1331,7 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
         and s.expedite_anchor is None
         and (swap_at is None or not doubles)
     ):  # `_pair_at` with no anchor in the game: the cycle moved on once per change of service
-        if played < deuce:
-            pair = cycle[(played // serves) % 4]
-            after = cycle[((played + 1) // serves) % 4]
-        else:
-            pair = cycle[(min(played, deuce) // serves + max(0, played - deuce)) % 4]
-            after = cycle[(min(played + 1, deuce) // serves + max(0, played + 1 - deuce)) % 4]
+        pair, after = _cycle_pairs(cycle, played, serves, deuce)
     else:
         pair = _pair_at(s, played)  # who served this rally
         after = _pair_at(s, played + 1)  # who serves the next: what the board's indicator must show
@@ -1445,12 +1451,7 @@ def fold_rallies(
         if clock is not None and at - clock - new_paused >= clock_limit and due_game != game:
             break
         played = a + b
-        if played < deuce:
-            pair = cycle[(played // serves) % 4]
-            after = cycle[((played + 1) // serves) % 4]
-        else:
-            pair = cycle[(min(played, deuce) // serves + max(0, played - deuce)) % 4]
-            after = cycle[(min(played + 1, deuce) // serves + max(0, played + 1 - deuce)) % 4]
+        pair, after = _cycle_pairs(cycle, played, serves, deuce)
         if d.server is not None and d.server != (0 if after[0][0] == "A" else 1):
             break
         if d.ends is not None and d.ends != ends:
