@@ -308,3 +308,49 @@ async def test_a_topic_never_goes_back_a_version() -> None:
     fanout.publish("match:M1", 4, {"v": 4})
     assert [link.messages(w)[0]["version"] for w in link.writes[1:]] == [5]
     assert fanout.stale == 1
+
+
+async def test_the_hub_negotiates_deflate_without_context_takeover_and_compresses_large_messages_once(
+    tmp_path: Path,
+) -> None:
+    """A raw client offers permessage-deflate as browsers do; the snapshot of a 30-table wall comes compressed."""
+    log = EventLog(tmp_path / "log.sqlite3")
+    log.open()
+    tables = tuple(TableConfig(f"T{i}", "tabletennis") for i in range(1, 31))
+    matches = tuple(MatchInfo(f"M{i}", "tabletennis", f"T{i}") for i in range(1, 31))
+    fanout = Fanout()
+    hall = Hall(Venue("T", tables, matches), log, fanout)
+    hall.load()
+    ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]))
+    port = free_port()
+    server = uvicorn.Server(server_config(create_app(ctx), port=port))
+    async with asyncio.TaskGroup() as tg:
+        serving = tg.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            writer.write(
+                b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                b"Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n"
+            )
+            head = (await reader.readuntil(b"\r\n\r\n")).decode().lower()
+            assert " 101 " in head
+            assert "permessage-deflate" in head and "server_no_context_takeover" in head
+            request = json.dumps({"subscribe": ["venue"]}).encode()
+            writer.write(bytes([0x81, 0x80 | len(request)]) + b"\x00\x00\x00\x00" + request)
+            first, second = await reader.readexactly(2)
+            length = second
+            if length == 126:
+                length = int.from_bytes(await reader.readexactly(2), "big")
+            payload = await reader.readexactly(length)
+            assert first == 0xC1  # FIN, RSV1 (compressed), text
+            snapshot = json.loads(zlib.decompressobj(-15).decompress(payload + b"\x00\x00\xff\xff"))
+            assert snapshot["snapshot"] is True and len(snapshot["data"]["matches"]) == 30
+            assert length < len(json.dumps(snapshot)) / 4
+        finally:
+            writer.close()
+            server.should_exit = True
+            await serving
+    await log.close()
