@@ -112,6 +112,23 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
+def _row(r: EventRecord) -> tuple[Any, ...]:
+    """An event as the columns `_INSERT_EVENT` takes, its body packed."""
+    return (
+        r.id,
+        r.kind,
+        r.at,
+        r.match_id,
+        r.offset,
+        r.device_id,
+        r.boot_epoch,
+        r.seq,
+        r.actor,
+        pack(r.body),
+        r.raw,
+    )
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -324,22 +341,7 @@ class EventLog:
         conn: sqlite3.Connection, batch: list[tuple[str, Any]]
     ) -> tuple[list[EventRecord], list[bool]]:
         records = [item for kind, item in batch if kind == "event"]
-        rows = [
-            (
-                r.id,
-                r.kind,
-                r.at,
-                r.match_id,
-                r.offset,
-                r.device_id,
-                r.boot_epoch,
-                r.seq,
-                r.actor,
-                pack(r.body),
-                r.raw,
-            )
-            for r in records
-        ]
+        rows = [_row(r) for r in records]
         snapshots = [(s.match_id, s.offset, s.at, pack(s.state)) for kind, s in batch if kind == "snapshot"]
         barriers = [item for kind, item in batch if kind == "barrier"]
         # The usual batch: every row new. One executemany (one call, not one per row, while the event loop
@@ -366,22 +368,7 @@ class EventLog:
             for kind, item in batch:
                 if kind == "event":
                     r: EventRecord = item
-                    cur = conn.execute(
-                        _INSERT_EVENT,
-                        (
-                            r.id,
-                            r.kind,
-                            r.at,
-                            r.match_id,
-                            r.offset,
-                            r.device_id,
-                            r.boot_epoch,
-                            r.seq,
-                            r.actor,
-                            pack(r.body),
-                            r.raw,
-                        ),
-                    )
+                    cur = conn.execute(_INSERT_EVENT, _row(r))
                     records.append(r)
                     inserted.append(cur.rowcount == 1)
                 elif kind == "snapshot":
