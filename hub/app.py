@@ -33,7 +33,7 @@ from hub.ingest import Ingest
 from hub.limits import WebLimits
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
-from hub.wsfeed import server_config
+from hub.wsfeed import announce_started, server_config
 
 log = logging.getLogger(__name__)
 
@@ -224,9 +224,7 @@ class HubRuntime:
 
     async def _announce_ready(self) -> None:
         assert self.server is not None
-        while not self.server.started:  # noqa: ASYNC110 - uvicorn offers a flag, not an event
-            await asyncio.sleep(0.02)
-        self.ready.set()
+        await announce_started(self.server, self.ready)
 
     def stop(self) -> None:
         """Ask the web server to stop; run() then winds everything down."""

@@ -32,7 +32,7 @@ from hub.matches import from_snapshot, new_match
 from hub.public import PublicHall
 from hub.venue import Venue
 from hub.web import WebContext, create_app
-from hub.wsfeed import server_config
+from hub.wsfeed import announce_started, server_config
 
 log = logging.getLogger(__name__)
 
@@ -144,9 +144,7 @@ class EdgeRuntime:
 
     async def _announce_ready(self) -> None:
         assert self.server is not None
-        while not self.server.started:  # noqa: ASYNC110 - uvicorn offers a flag, not an event
-            await asyncio.sleep(0.02)
-        self.ready.set()
+        await announce_started(self.server, self.ready)
 
     def stop(self) -> None:
         """Ask the web server to stop."""

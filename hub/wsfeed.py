@@ -129,3 +129,10 @@ def server_config(app: Any, **options: Any) -> uvicorn.Config:
         lifespan="off",
         **options,
     )
+
+
+async def announce_started(server: uvicorn.Server, ready: asyncio.Event) -> None:
+    """Set `ready` once uvicorn serves (it offers a flag, not an event)."""
+    while not server.started:  # noqa: ASYNC110
+        await asyncio.sleep(0.02)
+    ready.set()

@@ -4,10 +4,13 @@ without holding up the others (real uvicorn server, real sockets)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import zlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -23,6 +26,44 @@ from hub.venue import TableConfig, Venue
 from hub.web import WebContext, create_app
 from hub.wsfeed import server_config
 from tests.conftest import free_port
+
+
+@contextlib.asynccontextmanager
+async def served_hall(
+    tmp_path: Path, tables: int = 1, *, protocol: str = "hub", **context: Any
+) -> AsyncIterator[tuple[int, Fanout, WebContext]]:
+    """A real hall (log, fan-out) behind a real uvicorn server: yields (port, fan-out, web context).
+
+    `protocol="hub"` serves `/ws` on the hub's own protocol (the fan-out writes to sockets itself); anything
+    else on uvicorn's stock one, as another ASGI server would (a writer task per client)."""
+    log = EventLog(tmp_path / "log.sqlite3")
+    log.open()
+    venue = Venue(
+        "T",
+        tuple(TableConfig(f"T{i}", "tabletennis") for i in range(1, tables + 1)),
+        tuple(MatchInfo(f"M{i}", "tabletennis", f"T{i}") for i in range(1, tables + 1)),
+    )
+    fanout = Fanout()
+    hall = Hall(venue, log, fanout)
+    hall.load()
+    ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]), **context)
+    port = free_port()
+    if protocol == "hub":
+        config = server_config(create_app(ctx), port=port)
+    else:
+        config = uvicorn.Config(create_app(ctx), port=port, ws="websockets-sansio", lifespan="off")
+    server = uvicorn.Server(config)
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(server.serve())
+            while not server.started:
+                await asyncio.sleep(0.01)
+            try:
+                yield port, fanout, ctx
+            finally:
+                server.should_exit = True
+    finally:
+        await log.close()
 
 
 async def test_queue_keeps_only_the_latest_version_per_topic_and_key() -> None:
@@ -71,24 +112,8 @@ async def test_a_stuck_client_is_closed_and_readers_keep_getting_every_latest_ve
     tmp_path: Path, protocol: str
 ) -> None:
     """With the hub's protocol the fan-out writes to sockets itself; under plain ASGI a task per client."""
-    log = EventLog(tmp_path / "log.sqlite3")
-    log.open()
-    venue = Venue("T", (TableConfig("T1", "tabletennis"),), (MatchInfo("M1", "tabletennis", "T1"),))
-    fanout = Fanout()
-    hall = Hall(venue, log, fanout)
-    hall.load()
-    ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]), stuck_after_s=0.5)
-    port = free_port()
-    if protocol == "hub":
-        config = server_config(create_app(ctx), port=port)
-    else:
-        config = uvicorn.Config(create_app(ctx), port=port, ws="websockets-sansio", lifespan="off")
-    server = uvicorn.Server(config)
     big = "x" * 60_000  # big frames fill the stuck client's socket buffers quickly
-    async with asyncio.TaskGroup() as tg:
-        serving = tg.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
+    async with served_hall(tmp_path, protocol=protocol, stuck_after_s=0.5) as (port, fanout, ctx):
         loop = asyncio.get_running_loop()
         stuck = socket.socket()
         stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -131,9 +156,6 @@ async def test_a_stuck_client_is_closed_and_readers_keep_getting_every_latest_ve
             for ws in readers:
                 await ws.close()
             stuck.close()
-            server.should_exit = True
-            await serving
-    await log.close()
 
 
 async def test_a_snapshot_is_built_once_per_version_however_many_clients_join() -> None:
@@ -160,36 +182,20 @@ async def test_a_snapshot_is_built_once_per_version_however_many_clients_join() 
 async def test_a_client_that_asks_for_batches_gets_one_array_per_tick_with_the_latest_of_each(
     tmp_path: Path,
 ) -> None:
-    log = EventLog(tmp_path / "log.sqlite3")
-    log.open()
-    venue = Venue("T", (TableConfig("T1", "tabletennis"),), (MatchInfo("M1", "tabletennis", "T1"),))
-    fanout = Fanout()
-    hall = Hall(venue, log, fanout)
-    hall.load()
-    ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]))
-    port = free_port()
-    server = uvicorn.Server(server_config(create_app(ctx), port=port))
-    async with asyncio.TaskGroup() as tg:
-        serving = tg.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
-        async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-            await ws.send(json.dumps({"subscribe": ["venue"], "batch": 0.3}))
-            first = json.loads(await ws.recv())
-            assert isinstance(first, list) and first[0]["snapshot"] is True
-            for version in range(1, 51):  # 50 changes of two matches within one tick
-                fanout.publish("venue", version, {"id": "M1", "v": version}, key="M1")
-                fanout.publish("venue", version, {"id": "M2", "v": version}, key="M2")
-            async with asyncio.timeout(2):
+    async with served_hall(tmp_path) as (port, fanout, _), connect(f"ws://127.0.0.1:{port}/ws") as ws:
+        await ws.send(json.dumps({"subscribe": ["venue"], "batch": 0.3}))
+        first = json.loads(await ws.recv())
+        assert isinstance(first, list) and first[0]["snapshot"] is True
+        for version in range(1, 51):  # 50 changes of two matches within one tick
+            fanout.publish("venue", version, {"id": "M1", "v": version}, key="M1")
+            fanout.publish("venue", version, {"id": "M2", "v": version}, key="M2")
+        async with asyncio.timeout(2):
+            batch = json.loads(await ws.recv())
+            while batch[-1]["version"] < 50:
                 batch = json.loads(await ws.recv())
-                while batch[-1]["version"] < 50:
-                    batch = json.loads(await ws.recv())
-            assert [(m["data"]["id"], m["version"]) for m in batch][-2:] == [("M1", 50), ("M2", 50)]
-            await ws.send(json.dumps({"batch": "often"}))
-            assert "batch must be" in json.loads(await ws.recv())["error"]  # errors are answered at once
-        server.should_exit = True
-        await serving
-    await log.close()
+        assert [(m["data"]["id"], m["version"]) for m in batch][-2:] == [("M1", 50), ("M2", 50)]
+        await ws.send(json.dumps({"batch": "often"}))
+        assert "batch must be" in json.loads(await ws.recv())["error"]  # errors are answered at once
 
 
 class RecordingLink:
@@ -314,20 +320,7 @@ async def test_the_hub_negotiates_deflate_without_context_takeover_and_compresse
     tmp_path: Path,
 ) -> None:
     """A raw client offers permessage-deflate as browsers do; the snapshot of a 30-table wall comes compressed."""
-    log = EventLog(tmp_path / "log.sqlite3")
-    log.open()
-    tables = tuple(TableConfig(f"T{i}", "tabletennis") for i in range(1, 31))
-    matches = tuple(MatchInfo(f"M{i}", "tabletennis", f"T{i}") for i in range(1, 31))
-    fanout = Fanout()
-    hall = Hall(Venue("T", tables, matches), log, fanout)
-    hall.load()
-    ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]))
-    port = free_port()
-    server = uvicorn.Server(server_config(create_app(ctx), port=port))
-    async with asyncio.TaskGroup() as tg:
-        serving = tg.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
+    async with served_hall(tmp_path, tables=30) as (port, _, _):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
             writer.write(
@@ -351,6 +344,3 @@ async def test_the_hub_negotiates_deflate_without_context_takeover_and_compresse
             assert length < len(json.dumps(snapshot)) / 4
         finally:
             writer.close()
-            server.should_exit = True
-            await serving
-    await log.close()
