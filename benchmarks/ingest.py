@@ -116,6 +116,13 @@ async def _ours(sizes: dict[str, Any], data) -> dict[str, Any]:
             if seen == total:
                 all_observed.set()
 
+        def observe_many(self, observations) -> None:
+            nonlocal seen
+            self.sink.observe_many(observations)
+            seen += len(observations)
+            if seen == total:
+                all_observed.set()
+
         def link_changed(self, change) -> None:
             self.sink.link_changed(change)
 

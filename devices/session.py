@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -33,6 +33,9 @@ class SessionSink(Protocol):
 
     def observe(self, observation: Observation) -> None:
         """Take one observation."""
+
+    def observe_many(self, observations: Sequence[Observation]) -> None:
+        """Take observations in order, as `observe` one by one would (a sink may fold them together)."""
 
     def link_changed(self, change: LinkChange) -> None:
         """Take one connection state change."""
@@ -243,6 +246,7 @@ class DeviceSession(LinkReporter):
         self._hello_this_connection = False
         self._last_orphan_resync = float("-inf")
         self._frames_ok = 0
+        self._observed: list[Observation] = []  # what this read brought, handed over by `_deliver`
         self._frame_errors = 0
         self._frames_before_hello = 0
         self._bytes_in = 0
@@ -290,6 +294,7 @@ class DeviceSession(LinkReporter):
         try:
             return await self._serve(reader)
         finally:
+            self._deliver()  # nothing observed is dropped, however the link ends
             self._writer = None
             await close_writer(writer)
 
@@ -360,6 +365,7 @@ class DeviceSession(LinkReporter):
                     await self._on_frame(item, now)
                 else:
                     self._error(item, now)
+            self._deliver()
 
     async def _on_frame(self, frame: Frame, now: float) -> None:
         if frame.type is MessageType.HELLO:
@@ -370,6 +376,7 @@ class DeviceSession(LinkReporter):
             loop_now = asyncio.get_running_loop().time()
             if loop_now - self._last_orphan_resync >= _ORPHAN_RESYNC_INTERVAL:
                 self._last_orphan_resync = loop_now
+                self._deliver()
                 await self._resync()
             return
         try:
@@ -382,6 +389,7 @@ class DeviceSession(LinkReporter):
         before = self._unwrapper.highest
         self._emit(frame, report, now)
         if before is not None and self._unwrapper.highest > before + 1:
+            self._deliver()
             await self._resync_after_gap()
 
     def _on_ack(self, body: dict[str, Any]) -> None:
@@ -462,10 +470,18 @@ class DeviceSession(LinkReporter):
             raw=frame.raw,
         )
         self._frames_ok += 1
-        self._sink.observe(observation)
+        self._observed.append(observation)
+
+    def _deliver(self) -> None:
+        """Hand the sink what has been observed, in one call: before anything else reaches the sink, before
+        the session waits on anything, and once a read's frames are all decoded."""
+        if self._observed:
+            observed, self._observed = self._observed, []
+            self._sink.observe_many(observed)
 
     def _error(self, error: FrameError, now: float) -> None:
         self._frame_errors += 1
+        self._deliver()
         self._sink.frame_error(self.url, self.device_id, error, now)
 
     async def _resync(self) -> None:

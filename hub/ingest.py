@@ -9,15 +9,16 @@ Device health (link, counters, battery) is kept here for `/api/health` and `/api
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from devices.observations import DeviceEvent, DeviceHello, Heartbeat, LinkChange, LinkState, Observation
 from hub.eventlog import EventRecord
-from hub.hall import Hall
+from hub.hall import DeviceReportRow, Hall
 from hub.health import DeviceHealth, HealthBoard
 from hub.matches import EventKind
 from hub.rules.base import Severity
-from hub.sports import report_to_dict
+from hub.sports import Sport, report_to_dict
 from hub.venue import TableConfig
 
 log = logging.getLogger(__name__)
@@ -53,68 +54,102 @@ class Ingest:
 
     def observe(self, table: TableConfig, obs: Observation, key: str | None = None) -> None:
         """Log one observation and, if it is new and carries state, fold it into the table's match."""
+        self.observe_many(table, (obs,), key)
+
+    def observe_many(
+        self, table: TableConfig, observations: Sequence[Observation], key: str | None = None
+    ) -> None:
+        """`observe` each of a device's observations in order; a run of reports for the table's match is
+        folded in one step (`Hall.record_reports`), with the same log rows and the same state as one by one."""
         key = key or table.id
         health = self.health[key]
-        health.frames += 1
-        health.last_seen = obs.received_at
         self.dirty.add(key)
-        device_key = (obs.device_id, obs.boot_epoch)
-        high = self._high_water.get(device_key)
-        report = obs.report
+        sport = self.hall.venue_sport(table)
+        report_types = sport.report_type
+        reports: list[Observation] = []  # to fold into the table's match, before anything else is logged
+        high_water = self._high_water
+        for obs in observations:
+            health.frames += 1
+            health.last_seen = obs.received_at
+            device_key = (obs.device_id, obs.boot_epoch)
+            high = high_water.get(device_key)
+            report = obs.report
 
-        if isinstance(report, DeviceHello):
-            self._on_hello(table, health, obs, report)
-        elif isinstance(report, Heartbeat) and report.battery is not None:
-            health.battery = report.battery
+            if isinstance(report, DeviceHello):
+                self._fold(table, sport, reports)
+                self._on_hello(table, health, obs, report)
+            elif isinstance(report, Heartbeat) and report.battery is not None:
+                health.battery = report.battery
 
-        if high is not None and obs.seq <= high:
-            # Resent or reordered: stored once by the log's unique key, never applied over newer state.
-            health.late += 1
-            self._log_unbound("device.late", obs, {"report": _plain(report)})
+            if high is not None and obs.seq <= high:
+                # Resent or reordered: stored once by the log's unique key, never applied over newer state.
+                health.late += 1
+                self._fold(table, sport, reports)
+                self._log_unbound("device.late", obs, {"report": _plain(report)})
+                continue
+            high_water[device_key] = obs.seq
+            if high is not None and obs.seq > high + 1:
+                health.gaps += 1
+                self._fold(table, sport, reports)
+                self._anomaly(
+                    table,
+                    obs.received_at,
+                    "device.gap",
+                    Severity.WARNING,
+                    f"Device {obs.device_id} skipped frames {high + 1}–{obs.seq - 1}; the board's next full "
+                    f"state restores the score, but what happened in between was not reported.",
+                    f"{obs.device_id} cihazından {high + 1}–{obs.seq - 1} numaralı çerçeveler gelmedi; ara "
+                    f"olaylar bilinmiyor.",
+                    {
+                        "device_id": obs.device_id,
+                        "boot_epoch": obs.boot_epoch,
+                        "expected": high + 1,
+                        "got": obs.seq,
+                    },
+                )
+
+            if isinstance(report, report_types) and not _is_link_chatter(report):
+                if not health.blocked:
+                    reports.append(obs)
+                    continue
+                # kept in the log, never applied: the referee has the anomaly that says why
+                self._fold(table, sport, reports)
+                self._log_unbound("device.refused_report", obs, {"report": report_to_dict(report)})
+                continue
+            self._fold(table, sport, reports)
+            self._log_unbound(_kind_of(report), obs, {"report": _plain(report)})
+        self._fold(table, sport, reports)
+
+    def _fold(self, table: TableConfig, sport: Sport, reports: list[Observation]) -> None:
+        """Log and fold the reports gathered for the table's match (then forget them): each goes to the match
+        the table is on when it comes, as if observed alone; a report for no match is logged unbound."""
+        if not reports:
             return
-        self._high_water[device_key] = obs.seq
-        if high is not None and obs.seq > high + 1:
-            health.gaps += 1
-            self._anomaly(
-                table,
-                obs.received_at,
-                "device.gap",
-                Severity.WARNING,
-                f"Device {obs.device_id} skipped frames {high + 1}–{obs.seq - 1}; the board's next full state "
-                f"restores the score, but what happened in between was not reported.",
-                f"{obs.device_id} cihazından {high + 1}–{obs.seq - 1} numaralı çerçeveler gelmedi; ara olaylar "
-                f"bilinmiyor.",
+        rows: list[DeviceReportRow] = [
+            (
                 {
                     "device_id": obs.device_id,
                     "boot_epoch": obs.boot_epoch,
-                    "expected": high + 1,
-                    "got": obs.seq,
-                },
-            )
-
-        sport = self.hall.venue_sport(table)
-        if isinstance(report, sport.report_type) and not _is_link_chatter(report):
-            if health.blocked:  # kept in the log, never applied: the referee has the anomaly that says why
-                self._log_unbound("device.refused_report", obs, {"report": report_to_dict(report)})
-                return
-            match_id = self.hall.current_match(table.id, sport.is_fresh_start(report))
-            if match_id is not None:
-                body = {
-                    "device_id": obs.device_id,
-                    "boot_epoch": obs.boot_epoch,
                     "seq": obs.seq,
-                    "report": report_to_dict(report),
-                }
-                self.hall.record(
-                    match_id,
-                    EventKind.DEVICE_REPORT,
-                    body,
-                    obs.received_at,
-                    device_key=(obs.device_id, obs.boot_epoch, obs.seq),
-                    raw=obs.raw,
+                    "report": report_to_dict(obs.report),
+                },
+                obs.received_at,
+                (obs.device_id, obs.boot_epoch, obs.seq),
+                obs.raw,
+            )
+            for obs in reports
+        ]
+        i = 0
+        while i < len(rows):
+            match_id = self.hall.current_match(table.id, sport.is_fresh_start(reports[i].report))
+            if match_id is None:
+                self._log_unbound(
+                    _kind_of(reports[i].report), reports[i], {"report": _plain(reports[i].report)}
                 )
-                return
-        self._log_unbound(_kind_of(report), obs, {"report": _plain(report)})
+                i += 1
+                continue
+            i += self.hall.record_reports(match_id, rows, i)  # up to where the match's status changes
+        reports.clear()
 
     def _on_hello(
         self, table: TableConfig, health: DeviceHealth, obs: Observation, hello: DeviceHello
@@ -296,6 +331,10 @@ class TableSink:
     def observe(self, observation: Observation) -> None:
         """A report from the device."""
         self._ingest.observe(self.table, observation, self.key)
+
+    def observe_many(self, observations: Sequence[Observation]) -> None:
+        """Reports from the device, in order (what one read brought)."""
+        self._ingest.observe_many(self.table, observations, self.key)
 
     def link_changed(self, change: LinkChange) -> None:
         """The device connection changed."""

@@ -384,10 +384,15 @@ def _fold_report(match: MatchState, report: dict[str, Any], offset: int, at: flo
 
 
 def fold_events(
-    match: MatchState, rows: Sequence[tuple[int, str, float, str | None, Any]], up_to: int | None = None
+    match: MatchState,
+    rows: Sequence[tuple[int, str, float, str | None, Any]],
+    up_to: int | None = None,
+    *,
+    until_status_changes: bool = False,
 ) -> tuple[MatchState, int]:
     """`apply_event` over a match's event rows `(offset, kind, at, actor, body)` in offset order, up to offset
-    `up_to`; returns the state and how many rows were folded.
+    `up_to` (or, with `until_status_changes`, up to and including the first row that changes the match's
+    status); returns the state and how many rows were folded.
 
     Replay's loop. Where the sport offers it (`Sport.fold_reports`), a run of device reports that are each
     one plain rally on a live match is folded in one step and a single state is built for the run; every
@@ -431,11 +436,14 @@ def fold_events(
                 )
                 continue
         offset, kind, at, actor, body = rows[i]
+        status = match.status
         match = apply_event(match, kind, body, offset, at, actor).state
         if match.facts:
             gathered.append((match.facts,))
             match = _with_facts(match, ())
         i += 1
+        if until_status_changes and match.status is not status:
+            end = i
     newest: list[tuple[FactRecord, ...]] = []
     wanted = MAX_KEPT_FACTS
     for part in reversed(gathered):

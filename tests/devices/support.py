@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any
 
 from devices.observations import LinkChange, LinkState, Observation, ScoreboardState
@@ -22,15 +22,23 @@ class RecordingSink:
         self.observations: list[Observation] = []
         self.links: list[LinkChange] = []
         self.errors: list[FrameError] = []
+        self.batches: list[int] = []  # how many observations each `observe_many` call brought
+        self.trail: list[object] = []  # observations and frame errors, in the order the sink got them
 
     def observe(self, observation: Observation) -> None:
-        self.observations.append(observation)
+        self.observe_many([observation])
+
+    def observe_many(self, observations: Sequence[Observation]) -> None:
+        self.observations.extend(observations)
+        self.trail.extend(observations)
+        self.batches.append(len(observations))
 
     def link_changed(self, change: LinkChange) -> None:
         self.links.append(change)
 
     def frame_error(self, url: str, device_id: str | None, error: FrameError, at: float) -> None:
         self.errors.append(error)
+        self.trail.append(error)
 
     def states(self) -> list[ScoreboardState]:
         return [o.report for o in self.observations if isinstance(o.report, ScoreboardState)]

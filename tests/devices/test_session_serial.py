@@ -232,3 +232,29 @@ def test_backoff_grows_by_the_factor_up_to_the_maximum_with_bounded_jitter() -> 
         assert all(0.8 * base <= delay <= base for delay in delays)
         assert max(delays) - min(delays) > 0.1 * base  # jitter is really there
     assert Backoff(jitter=0.0).delay(3, rng) == 2.0
+
+
+async def test_what_one_read_brings_reaches_the_sink_in_one_call_and_in_wire_order() -> None:
+    """A burst (a device catching up, a gateway that batches) is handed over together, so the hub can fold it
+    as a run; a bad frame inside it splits the burst where it stood, so nothing is reordered."""
+    with open_pty_pair() as pair:
+        sink = RecordingSink()
+        session = session_on(pair, sink)
+        hello = DeviceHello("tt-09", "tt-scoreboard", "m", "f", 1, EPOCH)
+        states = [ScoreboardState((n, 0), (0, 0), server=0) for n in range(30)]
+        burst = b"\x00" + encode_report(hello, 0)
+        burst += b"".join(encode_report(s, n + 1) for n, s in enumerate(states[:15]))
+        burst += b"\x07\x01\x02\x03\x00"  # not a frame
+        burst += b"".join(encode_report(s, n + 16) for n, s in enumerate(states[15:]))
+        async with running(session.run()):
+            await asyncio.sleep(0.2)  # the session opened the port and asked for a resync
+            os.write(pair.master_fd, burst)
+            await eventually(lambda: len(sink.states()) == 30)
+
+    assert sink.states() == states
+    assert len(sink.errors) == 1
+    error_at = sink.trail.index(sink.errors[0])
+    before = [o.report for o in sink.trail[:error_at]]
+    assert before == [hello, *states[:15]]  # the error stands where its bytes stood
+    assert max(sink.batches) >= 10  # frames of one read went over together, not one call each
+    assert len(sink.batches) < 10
