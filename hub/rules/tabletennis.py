@@ -1272,6 +1272,8 @@ def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTenni
     """
     if type(report) is Display:  # what a logged scoreboard report reads back as (`to_input` keeps it)
         outcome = _one_rally(state, report, at)
+        if outcome is None:
+            outcome = _next_game_display(state, report)
         if outcome is not None:
             return outcome
         return _apply_in_full(state, report, at)
@@ -1283,10 +1285,11 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
 
     This is `_Fold.display` for its commonest case, step for step: it returns exactly what the full fold
     returns (tests/hub/test_tabletennis_fastpath.py compares the two on every input of generated matches,
-    noisy ones included), and None as soon as any rule could have more to say than "a point": the first
-    display, a toss still to find, a decided match, a new game, a game or the match won by this point, the
-    change of ends at 5, penalty points the board has not shown, expedite, an indicator or a game history
-    that does not match, a repeated display, the expedite clock running out.
+    noisy ones included), and None as soon as any rule could have more to say than "a point" (and "a game",
+    when the point wins a game but not the match): the first display, a toss still to find, a decided match,
+    a new game, the match won by this point, the change of ends at 5, penalty points the board has not
+    shown, expedite, an indicator or a game history that does not match, a repeated display, the expedite
+    clock running out.
     """
     last = s.last_display
     if last is None or s.winner is not None or s.toss is None or s.expedite or d.expedite is True:
@@ -1308,9 +1311,16 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
     n0, n1 = new_points
     config = s.config
     target, swap_point, clock_limit, serves, deuce = _LEGACY21 if config.ruleset == "legacy21" else _ITTF
-    # `game_over`, inline: neither the score before nor after wins a game (the score after is the higher)
-    if (n0 >= target or n1 >= target) and ((max(a, b) >= target and abs(a - b) >= 2) or abs(n0 - n1) >= 2):
-        return None
+    # `game_over`, inline: the score before does not win a game; the score after (the higher) may, but not
+    # the match (then `_Fold` decides it)
+    wins_game = False
+    if n0 >= target or n1 >= target:
+        if max(a, b) >= target and abs(a - b) >= 2:
+            return None
+        if abs(n0 - n1) >= 2:
+            if games[side] + 1 >= config.games_to_win:
+                return None
+            wins_game = True
     game = games[0] + games[1] + 1
     swap_at = s.swap_at
     if swap_at is None and game == config.best_of and (n0 >= swap_point or n1 >= swap_point):
@@ -1335,12 +1345,13 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
     else:
         pair = _pair_at(s, played)  # who served this rally
         after = _pair_at(s, played + 1)  # who serves the next: what the board's indicator must show
-    if after is not None:
+    # the board's indicators are checked while a game is on; between games a board may show either way
+    if after is not None and not wins_game:
         if d.server is not None and d.server != (0 if after[0][0] == "A" else 1):  # `_side`
             return None
         if doubles and d.server_player is not None and d.server_player != after[0]:
             return None
-    if d.ends is not None:  # points alone do not move the ends: `s.ends`, inline
+    if d.ends is not None and not wins_game:  # points alone do not move the ends: `s.ends`, inline
         changes, ends = s.ends_anchor
         if (game - 1 + (1 if game == config.best_of and swap_at is not None else 0) - changes) % 2:
             ends = _other_ends(ends)
@@ -1355,7 +1366,81 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
     data: dict[str, Any] = {"side": side, "points": [n0, n1], "game": game, "server": server}
     if doubles:
         data["server_player"] = player
+    if wins_game:  # `_Fold.after_points`
+        won = _new_fact("game", {"side": side, "score": [n0, n1], "game": game})
+        return _new_outcome(state, (_new_fact("point", data), won), ())
     return _new_outcome(state, (_new_fact("point", data),), ())
+
+
+def _next_game_display(s: TableTennisState, d: Display) -> Outcome[TableTennisState] | None:
+    """The next game's first display (0-0, one game more, the game just won in its history) in singles,
+    with nothing else to say, folded directly; else None.
+
+    `_Fold.display` for that case, step for step (`new_game`, then the board checked against the new game's
+    server and ends), as `_one_rally` is for a rally; tests/hub/test_tabletennis_fastpath.py holds the two
+    to the same result. None for anything more: doubles, a decided match, expedite, penalty points to carry
+    or not yet shown, a game closed at a score that does not win it, the board's history, server or ends
+    not matching.
+    """
+    last = s.last_display
+    config = s.config
+    if (
+        last is None
+        or s.winner is not None
+        or s.toss is None
+        or s.expedite
+        or d.expedite is True
+        or config.doubles
+        or d.points != (0, 0)
+        or s.unshown != (0, 0)
+        or s.carry != (0, 0)
+        or s.final_scores is not None
+    ):
+        return None
+    games, shown = s.games, d.games
+    if shown == (games[0] + 1, games[1]):
+        closing = 0
+    elif shown == (games[0], games[1] + 1):
+        closing = 1
+    else:
+        return None
+    final = s.points
+    if not (game_over(final, config.ruleset) and final[closing] > final[1 - closing]):
+        return None  # an illegal close: `new_game` flags it
+    if max(shown) >= config.games_to_win:
+        return None  # the match is won
+    history = d.game_scores
+    if history and len(history) == shown[0] + shown[1]:
+        if history[-1] != final:
+            return None  # the board's own record of the game just closed: `_same_game` reads it
+        if (sum(1 for x, y in history if x > y), sum(1 for x, y in history if x <= y)) != shown:
+            return None  # `_check_board`: the history does not add up to the games shown
+        ours = (*s.game_scores, final)
+        if len(ours) >= len(history) and ours[: len(history)] != history:
+            return None
+    previous = s.game_order
+    state = _replace(
+        s,
+        games=shown,
+        game_scores=(*s.game_scores, final),
+        points=(0, 0),
+        swap_at=None,
+        order_anchor=None,
+        game_order=(previous[1], previous[0]) if previous else None,  # 2.13.6
+        unshown=(0, 0),
+        carry=(0, 0),
+        game_clock=None,
+        paused=0.0,
+        timeout_active=None,
+        timeout_at=None,
+        last_display=d,
+    )
+    pair = service(state)
+    if pair is not None and d.server is not None and d.server != _side(pair[0]):
+        return None
+    if d.ends is not None and d.ends != state.ends:
+        return None
+    return _new_outcome(state, (), ())
 
 
 def fold_rallies(

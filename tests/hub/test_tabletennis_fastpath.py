@@ -91,6 +91,23 @@ def test_the_shortcut_is_taken_on_noisy_boards_too() -> None:
     assert inputs // 3 < taken < inputs
 
 
+def test_a_game_won_and_the_next_games_first_display_take_shortcuts_too() -> None:
+    """Every game boundary but the match's last: the winning rally (`_one_rally`, with its "game" fact) and
+    the 0-0 display of the next game (`_next_game_display`); both held to the full fold by the tests above."""
+    plan = Plan(5, False, "A", "B", True, None, None, None, False)
+    for seed in range(6):
+        state = tt.initial(config_for(plan))
+        won = next_game = 0
+        for at, item, _model in play(plan, seed):
+            if type(item) is tt.Display:
+                rally = tt._one_rally(state, item, at)
+                won += rally is not None and [f.kind for f in rally.facts] == ["point", "game"]
+                next_game += tt._next_game_display(state, item) is not None
+            state = tt.apply(state, item, at).state
+        assert state.winner is not None
+        assert won == next_game == sum(state.games) - 1
+
+
 # -- reading a logged display -------------------------------------------------------------------------------
 
 _COUNT = st.one_of(st.integers(-2, 25), st.booleans(), st.none(), st.floats(0, 2), st.text(max_size=1))
