@@ -405,21 +405,22 @@ def fold_events(
     if end == 0:
         return match, 0
     rules = SPORTS[match.info.sport]
-    fold_reports, report_facts = rules.fold_reports, rules.report_facts
+    fold_reports = rules.fold_reports
     # `apply_event` only ever adds to a match's kept facts (and keeps the newest MAX_KEPT_FACTS), and nothing
     # it does depends on them: so the fold runs with none, gathers each step's facts here, oldest first, as
-    # built records or as a run of rallies (its state, first row, count), and builds only the newest at the end
+    # built records or as a run's facts (`Sport.fold_reports`, with its first row), and builds only the newest
+    # at the end
     gathered: list[tuple[Any, ...]] = [(match.facts,)]
     match = _with_facts(match, ())
     i = 0
     while i < end:
-        if fold_reports is not None and report_facts is not None and match.status is _LIVE:
-            sport_state, folded = fold_reports(match.sport_state, rows, i, end)
+        if fold_reports is not None and match.status is _LIVE:
+            sport_state, folded, run_facts = fold_reports(match.sport_state, rows, i, end)
             if folded:
-                gathered.append((sport_state, i, folded))
+                gathered.append((run_facts, i))
                 i += folded
                 offset, _kind, at, _actor, _body = rows[i - 1]
-                # a plain rally decides nothing and raises no anomaly: status, anomalies and the rest stand
+                # a run decides no match and raises no anomaly: status, anomalies and the rest stand
                 match = _new_match_state(
                     match.info,
                     sport_state,
@@ -452,14 +453,11 @@ def fold_events(
         if len(part) == 1:
             records = part[0][-wanted:]
         else:
-            assert report_facts is not None
-            state, first, count = part
-            take = min(count, wanted)
-            first += count - take
+            run_facts, first = part
             records = tuple(
                 [
                     _new_fact_record(f.kind, f.data, rows[first + n][0], rows[first + n][2])
-                    for n, f in enumerate(report_facts(state, take))
+                    for n, f in run_facts(wanted)
                 ]
             )
         newest.append(records)

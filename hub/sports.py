@@ -48,10 +48,16 @@ class Sport:
         default_factory=dict
     )  # name -> (state, players)
     # replay's shortcut (`hub.matches.fold_events`): fold match event rows [start, end) while each is a
-    # device report the rules can take as plain as a rally, returning (state, how many); and the facts the
-    # last n of those raised. Exactly what `apply` gives on each; a sport without it folds row by row.
-    fold_reports: Callable[[Any, Sequence[tuple[Any, ...]], int, int], tuple[Any, int]] | None = None
-    report_facts: Callable[[Any, int], list[Fact]] | None = None
+    # device report the rules can take as plainly as a rally, returning (state, how many, facts) where
+    # `facts(n)` gives the newest n facts those rows raised, each with its row from `start`. Exactly what
+    # `apply` gives on each; a sport without it folds row by row.
+    fold_reports: (
+        Callable[
+            [Any, Sequence[tuple[Any, ...]], int, int],
+            tuple[Any, int, Callable[[int], list[tuple[int, Fact]]]],
+        ]
+        | None
+    ) = None
 
     def public_state(self, state: Any) -> dict[str, Any]:
         """The sport state as spectators' screens get it (no bookkeeping the rules keep for themselves)."""
@@ -120,7 +126,6 @@ TABLE_TENNIS = Sport(
     referee_inputs=("timeout", "card", "expedite", "correction", "point", "undo"),
     forfeit_score=lambda info: (info.best_of // 2 + 1, 0),  # the games needed to win, to none
     fold_reports=tabletennis.fold_rallies,
-    report_facts=tabletennis.rally_facts,
     exports={
         "card": lambda state, players: tabletennis_export.match_card(state, players),
         "compact": lambda state, players: tabletennis_export.compact(state),

@@ -12,7 +12,7 @@ Sides are 0 and 1. Players are "A" and "B" in singles, "A1", "A2", "B1", "B2" in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -1445,16 +1445,19 @@ def _next_game_display(s: TableTennisState, d: Display) -> Outcome[TableTennisSt
 
 def fold_rallies(
     s: TableTennisState, rows: Sequence[tuple[Any, ...]], start: int, end: int
-) -> tuple[TableTennisState, int]:
+) -> tuple[TableTennisState, int, Callable[[int], list[tuple[int, Fact]]]]:
     """Fold `rows[start:end]` (match events `(offset, kind, at, actor, body)`) while each is a device report
-    of a display one plain rally after the last in a singles match; return the state and how many it folded.
+    the shortcuts of `apply` take in a singles match: a display one plain rally after the last, a rally that
+    wins a game but not the match, the next game's first display. Returns the state, how many rows it
+    folded, and the run's facts (`facts(n)`: its newest n facts, oldest first, each with the index of its
+    row from `start`).
 
     Replay's shortcut through a match: each display is read and checked exactly as `apply` reads and checks
-    it (`input_from_dict`, then `_one_rally`'s conditions), but what a plain rally cannot change is checked
-    once for the run, and one state is built at its end instead of one per rally. It stops at the first row
-    that is anything else, and the caller folds that row through `apply`. The result is the state those
-    `apply` calls would give (tests/hub/test_replay.py folds generated noisy matches both ways). Each rally's
-    fact is that rally's point record, as `rally_facts` gives it back.
+    it (`input_from_dict`, then `_one_rally`'s or `_next_game_display`'s conditions), but what a rally cannot
+    change is checked once per game, and one state is built at the run's end instead of one per row. It stops
+    at the first row that is anything else, and the caller folds that row through `apply`. The result is the
+    state and the facts those `apply` calls would give (tests/hub/test_replay.py folds generated noisy matches
+    both ways).
     """
     last = s.last_display
     config = s.config
@@ -1465,25 +1468,33 @@ def fold_rallies(
         or s.expedite
         or config.doubles
         or s.unshown != (0, 0)
+        or s.carry != (0, 0)
         or s.final_scores is not None
         or s.order_anchor is not None
         or s.expedite_anchor is not None
         or last.games != s.games
     ):
-        return s, 0
-    cycle = _CYCLES.get(s.game_order)  # type: ignore[arg-type]
+        return s, 0, _NO_FACTS
+    game_order = s.game_order
+    cycle = _CYCLES.get(game_order)  # type: ignore[arg-type]
     if cycle is None:
-        return s, 0
-    games = s.games
+        return s, 0, _NO_FACTS
     target, swap_point, clock_limit, serves, deuce = _LEGACY21 if config.ruleset == "legacy21" else _ITTF
+    games_to_win = config.games_to_win
+    changes, first_ends = s.ends_anchor
+    games = s.games
+    game_scores = s.game_scores
     game = games[0] + games[1] + 1
     swap_at = s.swap_at
     last_game = game == config.best_of
-    # `s.ends`, inline: points alone do not move the ends, so it stands for the whole run
-    changes, ends = s.ends_anchor
-    if (game - 1 + (1 if last_game and swap_at is not None else 0) - changes) % 2:
-        ends = _other_ends(ends)
+    # `s.ends`, inline: points alone do not move the ends, so it stands for the rest of the game
+    ends = (
+        _other_ends(first_ends)
+        if (game - 1 + (1 if last_game and swap_at is not None else 0) - changes) % 2
+        else first_ends
+    )
     a, b = s.points
+    over = max(a, b) >= target and abs(a - b) >= 2  # the game is won: only the next game's display may follow
     games_list = [games[0], games[1]]  # as a logged display holds them
     rallies = s.rallies
     clock = s.game_clock
@@ -1491,6 +1502,9 @@ def fold_rallies(
     timeout_at = s.timeout_at
     due_game = s.expedite_due_game
     records: list[PointRecord] = []
+    record_rows: list[int] = []  # the row of each record, from `start`
+    game_points: list[int] = []  # records that won a game
+    new_games = False
     i = start
     while i < end:
         row = i
@@ -1500,16 +1514,60 @@ def fold_rallies(
         data = body.get("report")
         if type(data) is not dict or data.get("type", "display") != "display":
             break
-        # What usually ends a run (a game won, the next game's first display), seen before the display is
-        # read: `apply` then reads that row once, not twice. Only ever a reason to stop, never to go on.
         raw = data.get("points")
+        if over:
+            # `_next_game_display`: 0-0, one game more for the side that won the last, its score in the history
+            closing = 0 if a > b else 1
+            if raw != [0, 0] or data.get("games") != [games[0] + 1 - closing, games[1] + closing]:
+                break
+            d = _display_from_dict(data)
+            if d is None or d.expedite is True or d.points != (0, 0):
+                break
+            shown = d.games
+            if max(shown) >= games_to_win:
+                break
+            final = (a, b)
+            ours = (*game_scores, final)
+            history = d.game_scores
+            if history and len(history) == shown[0] + shown[1]:
+                if history[-1] != final:
+                    break
+                if (sum(1 for x, y in history if x > y), sum(1 for x, y in history if x <= y)) != shown:
+                    break
+                if len(ours) >= len(history) and ours[: len(history)] != history:
+                    break
+            next_order = (game_order[1], game_order[0])  # 2.13.6
+            next_cycle = _CYCLES.get(next_order)
+            if next_cycle is None:
+                break
+            next_game = shown[0] + shown[1] + 1
+            next_ends = _other_ends(first_ends) if (next_game - 1 - changes) % 2 else first_ends
+            if d.server is not None and d.server != (0 if next_cycle[0][0][0] == "A" else 1):
+                break
+            if d.ends is not None and d.ends != next_ends:
+                break
+            # `new_game`, kept in locals
+            games, game_scores, game_order, cycle = shown, ours, next_order, next_cycle
+            game, ends, swap_at, last_game = next_game, next_ends, None, next_game == config.best_of
+            games_list = [games[0], games[1]]
+            a = b = 0
+            over = False
+            clock, paused, timeout_at = None, 0.0, None
+            new_games = True
+            last = d
+            i += 1
+            continue
+        # What usually ends a run (a match point, a game's first display after a rally), seen before the
+        # display is read: `apply` then reads that row once, not twice. Only ever a reason to stop.
         if raw == [a + 1, b]:
             won = a + 1 >= target and a + 1 - b >= 2
+            side = 0
         elif raw == [a, b + 1]:
             won = b + 1 >= target and b + 1 - a >= 2
+            side = 1
         else:
             break
-        if won or data.get("games") != games_list:
+        if (won and games[side] + 1 >= games_to_win) or data.get("games") != games_list:
             break
         d = _display_from_dict(data)
         if d is None or d.expedite is True or d.games != games or d.game_scores != last.game_scores:
@@ -1517,17 +1575,9 @@ def fold_rallies(
         shown = d.points
         if last.points == shown and last == d:
             break
-        if shown == (a + 1, b):
-            side = 0
-        elif shown == (a, b + 1):
-            side = 1
-        else:
+        if shown != ((a + 1, b) if side == 0 else (a, b + 1)):
             break
         n0, n1 = shown
-        if (n0 >= target or n1 >= target) and (
-            (max(a, b) >= target and abs(a - b) >= 2) or abs(n0 - n1) >= 2
-        ):
-            break
         if swap_at is None and last_game and (n0 >= swap_point or n1 >= swap_point):
             break
         new_paused = paused
@@ -1537,13 +1587,18 @@ def fold_rallies(
             break
         played = a + b
         pair, after = _cycle_pairs(cycle, played, serves, deuce)
-        if d.server is not None and d.server != (0 if after[0][0] == "A" else 1):
-            break
-        if d.ends is not None and d.ends != ends:
-            break
+        if not won:  # between games a board may show either way
+            if d.server is not None and d.server != (0 if after[0][0] == "A" else 1):
+                break
+            if d.ends is not None and d.ends != ends:
+                break
         # the rally: what `_one_rally` builds, kept in locals until the run ends
         server = 0 if pair[0][0] == "A" else 1
+        if won:
+            game_points.append(len(records))
+            over = True
         records.append(_new_point(game, shown, side, server, None, at, False))
+        record_rows.append(row - start)
         a, b = n0, n1
         rallies += 1
         if clock is None:
@@ -1552,27 +1607,70 @@ def fold_rallies(
         timeout_at = None
         last = d
         i += 1
-    if not records:
-        return s, 0
-    return _after_rally(s, (a, b), s.points_log + tuple(records), rallies, clock, paused, last), len(records)
+    folded = i - start
+    if not folded:
+        return s, 0, _NO_FACTS
+    facts = _run_facts(records, record_rows, game_points)
+    points_log = s.points_log + tuple(records) if records else s.points_log
+    if not new_games:
+        return _after_rally(s, (a, b), points_log, rallies, clock, paused, last), folded, facts
+    state = _replace(
+        s,
+        games=games,
+        game_scores=game_scores,
+        points=(a, b),
+        points_log=points_log,
+        rallies=rallies,
+        swap_at=swap_at,
+        game_order=game_order,
+        game_clock=clock,
+        paused=paused,
+        timeout_active=None,
+        timeout_at=None,
+        last_display=last,
+    )
+    return state, folded, facts
 
 
-def rally_facts(state: TableTennisState, count: int) -> list[Fact]:
-    """The facts of the last `count` rallies `fold_rallies` folded (at most as many as the points log holds),
-    oldest first: for each the very fact `apply` raised."""
-    doubles = state.config.doubles
-    facts = []
-    for r in state.points_log[len(state.points_log) - count :] if count else ():
-        data: dict[str, Any] = {
-            "side": r.side,
-            "points": [r.points[0], r.points[1]],
-            "game": r.game,
-            "server": r.server,
-        }
-        if doubles:
-            data["server_player"] = r.server_player
-        facts.append(_new_fact("point", data))
-    return facts
+def _NO_FACTS(wanted: int) -> list[tuple[int, Fact]]:
+    return []
+
+
+def _run_facts(
+    records: list[PointRecord], rows: list[int], game_points: list[int]
+) -> Callable[[int], list[tuple[int, Fact]]]:
+    """The facts `apply` raised on a run `fold_rallies` folded, built only when asked for (a match keeps its
+    newest few): a point for each rally, and a game after the rally that won one."""
+
+    def newest(wanted: int) -> list[tuple[int, Fact]]:
+        out: list[tuple[int, Fact]] = []
+        won = set(game_points)
+        k = len(records) - 1
+        while k >= 0 and len(out) < wanted:
+            r = records[k]
+            if k in won:
+                out.append(
+                    (
+                        rows[k],
+                        _new_fact(
+                            "game", {"side": r.side, "score": [r.points[0], r.points[1]], "game": r.game}
+                        ),
+                    )
+                )
+                if len(out) >= wanted:
+                    break
+            data: dict[str, Any] = {
+                "side": r.side,
+                "points": [r.points[0], r.points[1]],
+                "game": r.game,
+                "server": r.server,
+            }
+            out.append((rows[k], _new_fact("point", data)))
+            k -= 1
+        out.reverse()
+        return out
+
+    return newest
 
 
 # per ruleset: points that win a game, the score that changes ends in the last game, seconds of play before

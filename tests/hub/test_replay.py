@@ -173,11 +173,14 @@ def test_the_run_shortcut_is_taken_and_agrees(monkeypatch) -> None:
     sport = SPORTS["tabletennis"]
     assert sport.fold_reports is not None
 
+    crossed = 0  # runs that went on through a game won into the next game
+
     def counting(state, rows, start, end):
-        nonlocal taken
-        state, folded = tt.fold_rallies(state, rows, start, end)
+        nonlocal taken, crossed
+        after, folded, facts = tt.fold_rallies(state, rows, start, end)
         taken += folded
-        return state, folded
+        crossed += sum(after.games) > sum(state.games)
+        return after, folded, facts
 
     monkeypatch.setitem(SPORTS, "tabletennis", replace(sport, fold_reports=counting))
     plan = Plan(7, False, "A", "B", True, None, None, None, False)
@@ -190,4 +193,51 @@ def test_the_run_shortcut_is_taken_and_agrees(monkeypatch) -> None:
     taken = 0
     folded, _ = fold_events(new_match(_info(plan)), rows)
     _same(folded, _step_by_step(_info(plan), rows))
-    assert len(rows) * 0.7 < taken < len(rows)  # most of a legal match is plain rallies
+    # a legal match is rallies, games won and next games' first displays: all go in runs, across games, but
+    # its first display, the match point and the board's display after it
+    assert taken == len(rows) - 3
+    assert crossed > 0
+
+
+def _corruptions(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a faulty board might show instead of a display at a game's end or a game's start."""
+    flipped_server = 0 if report["server"] == 1 else 1
+    flipped_ends = "normal" if report["ends"] == "swapped" else "swapped"
+    history = report["game_scores"]
+    return [
+        {**report, "server": flipped_server},
+        {**report, "ends": flipped_ends},
+        {**report, "expedite": True},
+        {**report, "server": None, "ends": None},
+        {**report, "game_scores": [*history[:-1], [11, 0]] if history else [[11, 0]]},
+        {**report, "game_scores": []},
+        {**report, "games": [report["games"][1], report["games"][0]]},
+        {**report, "points": [report["points"][0], report["points"][1] + 1]},
+    ]
+
+
+def test_game_boundaries_folded_in_runs_check_the_board_as_row_by_row_does() -> None:
+    """Each display at a game's end (the winning rally) and at the next game's start, shown wrongly in every
+    way a board can get it wrong: the run stops or goes on exactly where row-by-row folding flags it."""
+    plan = Plan(7, False, "A", "B", True, None, None, None, False)
+    rows = _rows(plan, 7, noise=False)
+    info = _info(plan)
+    boundaries = [
+        i
+        for i in range(1, len(rows))
+        if rows[i][4]["report"]["games"] != rows[i - 1][4]["report"]["games"]
+        or rows[i][4]["report"]["games"] != rows[i + 1][4]["report"]["games"]
+    ]
+    assert len(boundaries) >= 6
+    checked = flagged = 0
+    for i in boundaries:
+        for shown in _corruptions(rows[i][4]["report"]):
+            offset, kind, at, actor, body = rows[i]
+            changed = [*rows[:i], (offset, kind, at, actor, {**body, "report": shown}), *rows[i + 1 :]]
+            for cut in (i + 1, min(len(rows), i + 4)):
+                folded, _ = fold_events(new_match(info), changed, up_to=cut)
+                expected = _step_by_step(info, changed[:cut])
+                _same(folded, expected)
+                checked += 1
+                flagged += bool(expected.anomalies)
+    assert flagged > checked // 3  # most of these are flagged by the rules: the comparison has teeth
