@@ -1501,6 +1501,12 @@ def fold_rallies(
     paused = s.paused
     timeout_at = s.timeout_at
     due_game = s.expedite_due_game
+    # the last display, read: its points and history (as a logged display holds it) stand for every rally
+    # of the run until the next game's first display; the Display itself is read once, from the run's last
+    # rally (`last_data`), not once per row
+    last_points = last.points
+    last_history = [[x, y] for x, y in last.game_scores]
+    last_data: dict[str, Any] | None = None
     records: list[PointRecord] = []
     record_rows: list[int] = []  # the row of each record, from `start`
     game_points: list[int] = []  # records that won a game
@@ -1554,7 +1560,8 @@ def fold_rallies(
             over = False
             clock, paused, timeout_at = None, 0.0, None
             new_games = True
-            last = d
+            last, last_data, last_points = d, None, d.points
+            last_history = [[x, y] for x, y in d.game_scores]
             i += 1
             continue
         # What usually ends a run (a match point, a game's first display after a rally), seen before the
@@ -1567,16 +1574,40 @@ def fold_rallies(
             side = 1
         else:
             break
-        if (won and games[side] + 1 >= games_to_win) or data.get("games") != games_list:
+        if won and games[side] + 1 >= games_to_win:
             break
-        d = _display_from_dict(data)
-        if d is None or d.expedite is True or d.games != games or d.game_scores != last.game_scores:
+        # the display, checked field by field as `_display_from_dict` checks it, against the last one: the
+        # points one rally on, the same games and history, an indicator that is absent or one a board may show
+        shown_games = data.get("games")
+        if (
+            shown_games != games_list
+            or type(raw[0]) is not int
+            or type(raw[1]) is not int
+            or type(shown_games[0]) is not int
+            or type(shown_games[1]) is not int
+        ):
             break
-        shown = d.points
-        if last.points == shown and last == d:
+        history = data.get("game_scores")
+        if last_history:
+            if history != last_history or not all(type(x) is int and type(y) is int for x, y in history):
+                break
+        elif history:
             break
-        if shown != ((a + 1, b) if side == 0 else (a, b + 1)):
+        server = data.get("server")
+        if server is not None and (type(server) is not int or (server != 0 and server != 1)):
             break
+        shown_ends = data.get("ends")
+        if shown_ends is not None and (type(shown_ends) is not str or shown_ends not in ENDS):
+            break
+        expedite = data.get("expedite")
+        if expedite is not None and expedite is not False:
+            break  # True starts the expedite system; anything else is not a display
+        player = data.get("server_player")
+        if player is not None and (type(player) is not str or player not in DOUBLES_PLAYERS):
+            break
+        shown = (raw[0], raw[1])
+        if last_points == shown:
+            break  # the same score again: `apply` says whether it is the same display
         n0, n1 = shown
         if swap_at is None and last_game and (n0 >= swap_point or n1 >= swap_point):
             break
@@ -1588,9 +1619,9 @@ def fold_rallies(
         played = a + b
         pair, after = _cycle_pairs(cycle, played, serves, deuce)
         if not won:  # between games a board may show either way
-            if d.server is not None and d.server != (0 if after[0][0] == "A" else 1):
+            if server is not None and server != (0 if after[0][0] == "A" else 1):
                 break
-            if d.ends is not None and d.ends != ends:
+            if shown_ends is not None and shown_ends != ends:
                 break
         # the rally: what `_one_rally` builds, kept in locals until the run ends
         server = 0 if pair[0][0] == "A" else 1
@@ -1605,11 +1636,13 @@ def fold_rallies(
             clock = at
         paused = new_paused
         timeout_at = None
-        last = d
+        last_data, last_points = data, shown
         i += 1
     folded = i - start
     if not folded:
         return s, 0, _NO_FACTS
+    if last_data is not None:
+        last = _display_from_dict(last_data)  # checked above: a Display
     facts = _run_facts(records, record_rows, game_points)
     points_log = s.points_log + tuple(records) if records else s.points_log
     if not new_games:
@@ -1933,19 +1966,19 @@ def _required_side(data: dict[str, Any]) -> int:
 _BOOLS = (True, False)
 _SIDES = (0, 1)
 _SERVERS = (0, 1, *DOUBLES_PLAYERS)
-_HOLDS_BOOL = {
-    id(t): any(isinstance(a, bool) for a in t) for t in (_BOOLS, _SIDES, _SERVERS, ENDS, DOUBLES_PLAYERS)
-}
+# the exact types each of the module's value sets holds: a value is one of them only with one of these types
+# (True is not side 1, nor 1.0; the inline reading, `_display_from_dict`, checks types the same way)
+_TYPES_OF = {id(t): frozenset(type(a) for a in t) for t in (_BOOLS, _SIDES, _SERVERS, ENDS, DOUBLES_PLAYERS)}
 
 
 def _optional(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> Any:
     value = data.get(key)
     if value is None:
         return None
-    holds_bool = _HOLDS_BOOL.get(id(allowed))  # the module's own tuples: they live as long as it does
-    if holds_bool is None:
-        holds_bool = any(isinstance(a, bool) for a in allowed)
-    if isinstance(value, bool) != holds_bool or value not in allowed:
+    types = _TYPES_OF.get(id(allowed))  # the module's own tuples: they live as long as it does
+    if types is None:
+        types = frozenset(type(a) for a in allowed)
+    if type(value) not in types or value not in allowed:
         raise ValueError(f"{key} must be one of {', '.join(map(str, allowed))} or null, got {value!r}")
     return value
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_tabletennis_fastpath import _noisy
@@ -241,3 +242,47 @@ def test_game_boundaries_folded_in_runs_check_the_board_as_row_by_row_does() -> 
                 checked += 1
                 flagged += bool(expected.anomalies)
     assert flagged > checked // 3  # most of these are flagged by the rules: the comparison has teeth
+
+
+_ODD = st.sampled_from([True, False, None, 1.0, 0.0, -1, "1", (1, 0), [], [1], {}, 99])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 90),
+    st.sampled_from(
+        ["points", "games", "server", "game_scores", "ends", "expedite", "server_player", "type"]
+    ),
+    _ODD,
+    st.integers(0, 1),
+)
+def test_a_logged_display_with_an_odd_field_folds_in_a_run_as_row_by_row(
+    index: int, field: str, odd: Any, element: int
+) -> None:
+    """Reading a run checks each field as `input_from_dict` does: a bool where an int belongs, a float, a
+    tuple, a key of the wrong type, anywhere in a run, gives what folding row by row gives."""
+    plan = Plan(5, False, "A", "B", True, None, None, None, False)
+    rows = _rows(plan, 3, noise=False)
+    index = min(index, len(rows) - 1)
+    offset, kind, at, actor, body = rows[index]
+    report = dict(body["report"])
+    if field in ("points", "games") and isinstance(odd, bool | float):
+        pair = list(report[field])
+        pair[element] = odd if isinstance(odd, float) else bool(pair[element])  # equal in value, not in type
+        report[field] = pair
+    elif field == "game_scores" and report["game_scores"] and isinstance(odd, bool | float):
+        history = [list(g) for g in report["game_scores"]]
+        history[-1][element] = float(history[-1][element]) if isinstance(odd, float) else odd
+        report["game_scores"] = history
+    else:
+        report[field] = odd
+    changed = [*rows[:index], (offset, kind, at, actor, {**body, "report": report}), *rows[index + 1 :]]
+    try:
+        expected = _step_by_step(_info(plan), changed)
+    except ValueError as exc:  # not a display the rules can read: replay stops there the same way
+        with pytest.raises(ValueError) as raised:
+            fold_events(new_match(_info(plan)), changed)
+        assert str(raised.value) == str(exc)
+        return
+    folded, _ = fold_events(new_match(_info(plan)), changed)
+    _same(folded, expected)

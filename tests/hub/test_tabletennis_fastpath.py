@@ -118,7 +118,7 @@ _DISPLAY = st.fixed_dictionaries(
         "type": st.sampled_from(["display", "tick", "point"]),
         "points": _TWO,
         "games": _TWO,
-        "server": st.sampled_from([0, 1, 2, None, True, False, "A"]),
+        "server": st.sampled_from([0, 1, 2, None, True, False, "A", 1.0, 0.0]),
         "game_scores": st.one_of(st.lists(_TWO, max_size=3), st.none(), st.tuples(_TWO)),
         "ends": st.sampled_from(["normal", "swapped", "left", None, 0, True]),
         "expedite": st.sampled_from([True, False, None, 0, 1]),
