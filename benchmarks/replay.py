@@ -33,7 +33,7 @@ NAME = "replay"
 FULL = {"events": 1_000_000, "tables": 200, "best_of": 7, "limit_s": 40.0}
 SMOKE = {"events": 5_000, "tables": 10, "best_of": 7, "limit_s": 20.0}
 TEMPLATES = 400
-FORMAT = 1
+FORMAT = 2  # bodies as the hub writes them: JSON objects since the fourth session
 
 
 def _build(path: Path, events: int, tables: int, best_of: int) -> int:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import orjson
 
 from hub.rules.base import slot_constructor
 
@@ -111,13 +112,36 @@ new_event_record = slot_constructor(EventRecord)
 
 
 def pack(value: Any) -> bytes:
-    """Encode a body for storage."""
+    """Encode a body (or a snapshot) for storage: a JSON object where it reads back equal, else msgpack.
+
+    Bodies are dicts of plain data, and orjson reads them back in half the time msgpack takes (replay reads
+    every body of the log). What JSON cannot hold exactly (bytes, integer keys, a non-finite float, which
+    orjson would write as null) goes as msgpack, as every body did before; `unpack` reads both.
+    """
+    if type(value) is dict:
+        try:
+            data = orjson.dumps(value, option=_JSON_PLAIN_ONLY)
+        except TypeError:
+            pass
+        else:
+            if b"null" not in data or orjson.loads(data) == value:  # a null might have been a NaN
+                return data
     return msgpack.packb(value, use_bin_type=True)
 
 
 def unpack(data: bytes) -> Any:
-    """Decode a stored body."""
+    """Decode a stored body: a JSON object starts with "{", which as msgpack is a one-byte integer (123)."""
+    if data[0] == _JSON_OBJECT and len(data) > 1:
+        return orjson.loads(data)
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+_JSON_OBJECT = ord("{")
+# what orjson would turn into something else (a datetime into text, a str subclass into str) raises instead:
+# such a body goes as msgpack, which keeps it or refuses it as it always did
+_JSON_PLAIN_ONLY = (
+    orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
 
 
 def _row(r: EventRecord) -> tuple[Any, ...]:
@@ -251,9 +275,17 @@ class EventLog:
             'ORDER BY "offset"',
             (match_id, after_offset),
         ).fetchall()
-        loads = msgpack.unpackb
+        json_loads, msgpack_loads = orjson.loads, msgpack.unpackb
         return [
-            (offset, kind, at, actor, loads(body, raw=False, strict_map_key=False))  # `unpack`
+            (  # `unpack`, inline
+                offset,
+                kind,
+                at,
+                actor,
+                json_loads(body)
+                if body[0] == _JSON_OBJECT and len(body) > 1
+                else msgpack_loads(body, raw=False, strict_map_key=False),
+            )
             for offset, kind, at, actor, body in rows
         ]
 
@@ -449,7 +481,6 @@ def _make_record_from_row() -> Callable[[tuple], EventRecord]:
     s_id, s_kind, s_at, s_match, s_offset = (set_[n] for n in ("id", "kind", "at", "match_id", "offset"))
     s_device, s_epoch, s_seq, s_actor = (set_[n] for n in ("device_id", "boot_epoch", "seq", "actor"))
     s_body, s_raw = set_["body"], set_["raw"]
-    loads = msgpack.unpackb
 
     def record(row: tuple) -> EventRecord:
         r = new(cls)
@@ -462,7 +493,7 @@ def _make_record_from_row() -> Callable[[tuple], EventRecord]:
         s_epoch(r, row[6])
         s_seq(r, row[7])
         s_actor(r, row[8])
-        s_body(r, loads(row[9], raw=False, strict_map_key=False))  # `unpack`
+        s_body(r, unpack(row[9]))
         s_raw(r, row[10])
         return r
 

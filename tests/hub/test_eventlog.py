@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import sqlite3
 from pathlib import Path
 
+import msgpack
 import pytest
 
-from hub.eventlog import EventLog, EventLogError, EventRecord, Snapshot
+from hub.eventlog import (
+    _INSERT_EVENT,
+    _ROWS_PER_INSERT,
+    EventLog,
+    EventLogError,
+    EventRecord,
+    Snapshot,
+    pack,
+    unpack,
+)
 
 
 def device_record(log: EventLog, seq: int, body: dict | None = None) -> EventRecord:
@@ -139,6 +150,96 @@ def test_a_batch_holding_duplicates_says_which_rows_were_stored(tmp_path: Path) 
         assert barriers == []
         assert [e.seq for e in log.events()] == [1, 2, 3, 4]
         assert log.snapshots()["M1"].state == {"version": 4}
+    finally:
+        conn.close()
+        if log._reader is not None:
+            log._reader.close()
+
+
+async def test_a_batch_larger_than_one_insert_statement_is_stored_whole(tmp_path: Path) -> None:
+    # the writer inserts up to _ROWS_PER_INSERT rows per statement: a bigger batch goes as several, in order
+    log = EventLog(tmp_path / "log.sqlite3", batch_max=5000)
+    log.open()
+    conn = log._writer_conn
+    try:
+        count = _ROWS_PER_INSERT * 2 + 17
+        batch = [("event", device_record(log, s, {"n": s})) for s in range(count)]
+        records, inserted, _ = EventLog._commit(conn, batch)
+        assert inserted == [True] * count
+        stored = log.events(limit=count + 10)
+        assert [(e.id, e.seq, e.body) for e in stored] == [(r.id, r.seq, {"n": r.seq}) for r in records]
+    finally:
+        conn.close()
+        if log._reader is not None:
+            log._reader.close()
+
+
+BODIES = [
+    {"report": {"type": "display", "points": [3, 5], "server": None, "ends": "normal"}, "seq": 9},
+    {"text": "null and NaN are words here", "n": None},
+    {"nan": float("nan")},  # JSON would write null: kept as msgpack
+    {"inf": float("-inf"), "list": [1.5, -0.0]},
+    {"raw": b"\x00\xff"},  # bytes: msgpack
+    {1: "integer key"},  # msgpack
+    {"nested": {"ü": ["ş", {"deep": [True, False, None]}]}},
+    {},
+]
+
+
+def _same_body(a: object, b: object) -> bool:
+    """Equal, with NaN equal to NaN (as stored bytes would be)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
+        return math.isnan(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same_body(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_body(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_a_body_reads_back_exactly_as_it_was_given(body: dict) -> None:
+    stored = pack(body)
+    assert _same_body(unpack(stored), body)
+    plain = not any(isinstance(v, bytes) for v in body.values()) and all(isinstance(k, str) for k in body)
+    finite = "nan" not in body and "inf" not in body
+    assert (stored[:1] == b"{") == (plain and finite)  # JSON where it is exact, msgpack where it is not
+
+
+async def test_a_log_of_msgpack_bodies_reads_as_before(tmp_path: Path) -> None:
+    # logs written before bodies went JSON hold msgpack: both kinds read back the same, row by row and per match
+    log = EventLog(tmp_path / "log.sqlite3")
+    log.open()
+    conn = log._writer_conn
+    rows = []
+    for body in BODIES[:2] + BODIES[6:]:
+        for encoded in (pack(body), msgpack.packb(body, use_bin_type=True)):
+            rows.append(
+                (
+                    len(rows) + 1,
+                    "device.report",
+                    1.0,
+                    "M1",
+                    len(rows) + 1,
+                    None,
+                    None,
+                    None,
+                    None,
+                    encoded,
+                    None,
+                )
+            )
+    conn.executemany(_INSERT_EVENT, rows)
+    assert {bytes(r[9][:1]) for r in rows} == {
+        b"{",
+        b"\x82",
+        b"\x81",
+        b"\x80",
+    }  # both formats are in the file
+    try:
+        bodies = [e.body for e in log.events()]
+        assert bodies[0::2] == bodies[1::2]
+        assert [row[4] for row in log.match_tail("M1")] == bodies
     finally:
         conn.close()
         if log._reader is not None:
