@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from devices.observations import DeviceEvent, LinkChange, LinkState, Observation, Report
+from devices.slots import slot_constructor
 from devices.transports.base import ByteReader, ByteWriter, Opener
 from devices.transports.serial import DeviceUnavailable, open_serial, parse_serial_url
 from devices.wire.codec import PROTOCOL_VERSION, Frame, FrameError, FrameErrorKind, MessageType, WireCodec
 from devices.wire.messages import BodyError, Command, EventKind, decode_hello, decode_report
 from devices.wire.sequence import SeqUnwrapper
+
+_new_observation = slot_constructor(Observation)  # one per frame: set slot by slot
 
 _READ_SIZE = 4096
 _ORPHAN_RESYNC_INTERVAL = 1.0  # at most one resync a second for frames that come before any HELLO
@@ -461,13 +464,9 @@ class DeviceSession(LinkReporter):
 
     def _emit(self, frame: Frame, report: Report, now: float) -> None:
         assert self._identity is not None
-        observation = Observation(
-            device_id=self._identity.device_id,
-            boot_epoch=self._identity.boot_epoch,
-            seq=self._unwrapper.unwrap(frame.seq),
-            received_at=now,
-            report=report,
-            raw=frame.raw,
+        identity = self._identity
+        observation = _new_observation(  # Observation(device_id, boot_epoch, seq, received_at, report, raw)
+            identity.device_id, identity.boot_epoch, self._unwrapper.unwrap(frame.seq), now, report, frame.raw
         )
         self._frames_ok += 1
         self._observed.append(observation)

@@ -74,30 +74,6 @@ class Sport:
         return self.winner(state) is not None
 
 
-# what a table-tennis wall tile shows (web-display/wall.js, console.js); the rally log stays on the match page
-_TT_TILE = (
-    "best_of",
-    "doubles",
-    "points",
-    "games",
-    "game",
-    "game_scores",
-    "server",
-    "receiver",
-    "expedite",
-    "timeouts",
-    "timeout_active",
-    "cards",
-    "penalty_points",
-    "winner",
-)
-
-
-def _tt_tile(state: Any) -> dict[str, Any]:
-    full = tabletennis.to_dict(state)
-    return {key: full[key] for key in _TT_TILE}
-
-
 def _tt_fresh_start(report: Any) -> bool:
     return (
         isinstance(report, ScoreboardState)
@@ -122,7 +98,7 @@ TABLE_TENNIS = Sport(
         info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
     ),
     tick=tabletennis.Tick,
-    tile=_tt_tile,
+    tile=tabletennis.tile,
     referee_inputs=("timeout", "card", "expedite", "correction", "point", "undo"),
     forfeit_score=lambda info: (info.best_of // 2 + 1, 0),  # the games needed to win, to none
     fold_reports=tabletennis.fold_rallies,

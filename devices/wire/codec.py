@@ -15,6 +15,7 @@ from typing import Any
 
 import msgpack
 
+from devices.slots import slot_constructor
 from devices.wire import cobs
 from devices.wire.crc import crc16_ccitt_false
 
@@ -141,25 +142,8 @@ def decode_frame(raw: bytes) -> Frame | FrameError:
 _TYPES = {t.value: t for t in MessageType}
 
 
-def _make_new_frame() -> Any:
-    """`Frame(type, seq, body, version, raw)`, setting the slots directly: one per frame received."""
-    new, cls = object.__new__, Frame
-    set_type, set_seq, set_body = Frame.type.__set__, Frame.seq.__set__, Frame.body.__set__  # type: ignore[attr-defined]
-    set_version, set_raw = Frame.version.__set__, Frame.raw.__set__  # type: ignore[attr-defined]
-
-    def make(type: MessageType, seq: int, body: Any, version: int, raw: bytes) -> Frame:
-        frame = new(cls)
-        set_type(frame, type)
-        set_seq(frame, seq)
-        set_body(frame, body)
-        set_version(frame, version)
-        set_raw(frame, raw)
-        return frame
-
-    return make
-
-
-_new_frame = _make_new_frame()
+# `Frame(type, seq, body, version, raw)`, every field given, set slot by slot: one per frame received
+_new_frame = slot_constructor(Frame)
 
 
 class WireCodec:

@@ -25,6 +25,7 @@ from devices.observations import (
     Report,
     ScoreboardState,
 )
+from devices.slots import slot_constructor
 from devices.wire.codec import Frame, MessageType, encode_frame
 
 
@@ -208,30 +209,8 @@ def _checked_scoreboard_state(body: Any) -> ScoreboardState:
 _ENDS = {e.value: e.value for e in Ends}
 
 
-def _make_new_scoreboard_state() -> Any:
-    """`ScoreboardState(...)` with every field given, setting the slots directly: one per scoreboard frame."""
-    new, cls = object.__new__, ScoreboardState
-    order = ("points", "games", "server", "game_scores", "ends", "expedite", "server_player")
-    if getattr(ScoreboardState, "__slots__", ()) != order:  # the class changed: take its own constructor
-        return ScoreboardState
-    setters = [getattr(ScoreboardState, name).__set__ for name in order]
-    s_points, s_games, s_server, s_scores, s_ends, s_expedite, s_player = setters
-
-    def make(points, games, server, game_scores, ends, expedite, server_player):  # type: ignore[no-untyped-def]
-        state = new(cls)
-        s_points(state, points)
-        s_games(state, games)
-        s_server(state, server)
-        s_scores(state, game_scores)
-        s_ends(state, ends)
-        s_expedite(state, expedite)
-        s_player(state, server_player)
-        return state
-
-    return make
-
-
-_new_scoreboard_state = _make_new_scoreboard_state()
+# `ScoreboardState(...)` with every field given, set slot by slot: one per scoreboard frame
+_new_scoreboard_state = slot_constructor(ScoreboardState)
 
 
 def _plain_scoreboard_state(body: Any) -> ScoreboardState | None:

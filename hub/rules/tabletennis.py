@@ -2059,6 +2059,47 @@ def to_dict(state: TableTennisState) -> dict[str, Any]:
     }
 
 
+# what a venue wall tile shows (web-display/wall.js, console.js): the score, not its history
+TILE_KEYS = (
+    "best_of",
+    "doubles",
+    "points",
+    "games",
+    "game",
+    "game_scores",
+    "server",
+    "receiver",
+    "expedite",
+    "timeouts",
+    "timeout_active",
+    "cards",
+    "penalty_points",
+    "winner",
+)
+
+
+def tile(state: TableTennisState) -> dict[str, Any]:
+    """`to_dict` cut to `TILE_KEYS`, built without the rest (the rally log grows with every point, and the
+    wall takes a tile of every match on every change)."""
+    pair = service(state)
+    return {
+        "best_of": state.best_of,
+        "doubles": state.config.doubles,
+        "points": list(state.points),
+        "games": list(state.games),
+        "game": state.game_number,
+        "game_scores": [list(g) for g in state.game_scores],
+        "server": _side(pair[0]) if pair else None,
+        "receiver": _side(pair[1]) if pair else None,
+        "expedite": state.expedite,
+        "timeouts": list(state.timeouts),
+        "timeout_active": state.timeout_active,
+        "cards": [list(c) for c in state.cards],
+        "penalty_points": list(state.penalty_points),
+        "winner": state.winner,
+    }
+
+
 def from_dict(data: dict[str, Any]) -> TableTennisState:
     """The inverse of `to_dict` (older skeleton snapshots read with defaults)."""
     c = data.get("config") or {"best_of": data["best_of"]}

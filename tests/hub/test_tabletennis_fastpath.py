@@ -166,3 +166,16 @@ def test_a_scoreboard_report_is_written_as_its_display_is(
 ) -> None:
     report = ScoreboardState(points, games, server, game_scores, ends, expedite, server_player)
     assert tt.input_to_dict(report) == tt.input_to_dict(tt.Display.of(report))
+
+
+@settings(max_examples=60, deadline=None)
+@given(plans())
+def test_a_wall_tile_is_the_full_state_cut_to_its_keys(drawn: tuple[Plan, int]) -> None:
+    plan, seed = drawn
+    rng = random.Random(seed)
+    state = tt.initial(config_for(plan))
+    for at, item, _model in play(plan, seed):
+        for sent in _noisy(item, rng, plan.doubles):
+            state = tt.apply(state, sent, at).state
+            full = tt.to_dict(state)
+            assert tt.tile(state) == {key: full[key] for key in tt.TILE_KEYS}
