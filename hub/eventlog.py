@@ -354,6 +354,14 @@ class EventLog:
         self._queue.put(("event", record))
         return future
 
+    def append_many(self, records: list[EventRecord]) -> None:
+        """Queue records in one hand-over to the writer, without a future each: for a caller that learns of
+        their commit from its listener (the hall folding a run of device reports)."""
+        if self._failure is not None:
+            raise EventLogError(f"{self.path}: the event log writer stopped: {self._failure}")
+        assert self._loop is not None, "EventLog.start() first"
+        self._queue.put(("events", records))
+
     async def flush(self) -> None:
         """Wait until everything appended so far is committed."""
         assert self._loop is not None, "EventLog.start() first"
@@ -382,7 +390,10 @@ class EventLog:
             item = self._queue.get()
             batch: list[tuple[str, Any]] = []
             while item is not None:
-                batch.append(item)
+                if item[0] == "events":
+                    batch.extend([("event", record) for record in item[1]])
+                else:
+                    batch.append(item)
                 if len(batch) >= self.batch_max:
                     break
                 try:

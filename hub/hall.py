@@ -224,9 +224,10 @@ class Hall(PublicHall):
         rows = [(first + n, kind, r[1], None, r[0]) for n, r in enumerate(reports[start:end])]
         state, folded = fold_events(current, rows, until_status_changes=True)
         eventlog = self.log
+        records = []
         for n in range(folded):
             body, at, (device_id, boot_epoch, seq), raw = reports[start + n]
-            eventlog.append(
+            records.append(
                 new_event_record(
                     eventlog.next_id(),
                     kind,
@@ -241,6 +242,7 @@ class Hall(PublicHall):
                     raw,
                 )
             )
+        eventlog.append_many(records)  # the hall hears of their commit from its listener
         self.working[match_id] = state
         pending = self._uncommitted.get(match_id)
         if pending is None:

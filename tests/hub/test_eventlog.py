@@ -75,6 +75,24 @@ async def test_many_appends_are_grouped_into_few_commits(tmp_path: Path) -> None
         await log.close()
 
 
+async def test_records_handed_over_together_commit_in_order_among_single_appends(tmp_path: Path) -> None:
+    log = await open_log(tmp_path / "log.sqlite3")
+    heard: list[tuple[int, bool]] = []
+    log.add_listener(
+        lambda records, inserted: heard.extend(zip([r.seq for r in records], inserted, strict=True))
+    )
+    try:
+        single = log.append(device_record(log, 1))
+        log.append_many([device_record(log, seq) for seq in (2, 3, 4)])
+        log.append_many([device_record(log, 3), device_record(log, 5)])  # 3 again: stored once
+        last = log.append(device_record(log, 6))
+        assert await asyncio.gather(single, last) == [True, True]
+        assert [e.seq for e in log.events()] == [1, 2, 3, 4, 5, 6]
+        assert heard == [(1, True), (2, True), (3, True), (4, True), (3, False), (5, True), (6, True)]
+    finally:
+        await log.close()
+
+
 async def test_listeners_hear_commits_in_order(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "log.sqlite3")
     log.open()
