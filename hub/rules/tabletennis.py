@@ -682,23 +682,8 @@ class _Fold:
             self.fact("game", side=closing_side, score=list(final), game=s.game_number, legal=False)
         games = list(s.games)
         games[closing_side] += 1
-        previous = s.game_order
         carry = s.carry
-        self.s = _replace(
-            s,
-            games=(games[0], games[1]),
-            game_scores=(*s.game_scores, final),
-            points=(0, 0),
-            swap_at=None,
-            order_anchor=None,
-            game_order=(previous[1], previous[0]) if previous else None,  # 2.13.6
-            unshown=(0, 0),
-            carry=(0, 0),
-            game_clock=None,
-            paused=0.0,
-            timeout_active=None,
-            timeout_at=None,
-        )
+        self.s = _next_game(s, (games[0], games[1]))
         if self.s.winner is None and max(self.s.games) >= self.s.games_to_win:
             self.s = _replace(self.s, winner=closing_side, final_scores=self.s.game_scores)
             self.fact("match", side=closing_side, games=list(self.s.games))
@@ -1372,6 +1357,42 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
     return _new_outcome(state, (_new_fact("point", data),), ())
 
 
+def _next_game(s: TableTennisState, games: tuple[int, int], **more: Any) -> TableTennisState:
+    """The state once the game is closed at its score and the next one begins, `games` won (`new_game`)."""
+    previous = s.game_order
+    return _replace(  # type: ignore[no-any-return]
+        s,
+        games=games,
+        game_scores=(*s.game_scores, s.points),
+        points=(0, 0),
+        swap_at=None,
+        order_anchor=None,
+        game_order=(previous[1], previous[0]) if previous else None,  # 2.13.6
+        unshown=(0, 0),
+        carry=(0, 0),
+        game_clock=None,
+        paused=0.0,
+        timeout_active=None,
+        timeout_at=None,
+        **more,
+    )
+
+
+def _settled_singles(s: TableTennisState) -> bool:
+    """A singles match the shortcuts may fold into: a display seen, the toss known, no winner yet, no
+    expedite, no penalty points waiting to be shown or carried."""
+    return (
+        s.last_display is not None
+        and s.winner is None
+        and s.toss is not None
+        and not s.expedite
+        and not s.config.doubles
+        and s.unshown == (0, 0)
+        and s.carry == (0, 0)
+        and s.final_scores is None
+    )
+
+
 def _next_game_display(s: TableTennisState, d: Display) -> Outcome[TableTennisState] | None:
     """The next game's first display (0-0, one game more, the game just won in its history) in singles,
     with nothing else to say, folded directly; else None.
@@ -1382,20 +1403,8 @@ def _next_game_display(s: TableTennisState, d: Display) -> Outcome[TableTennisSt
     or not yet shown, a game closed at a score that does not win it, the board's history, server or ends
     not matching.
     """
-    last = s.last_display
     config = s.config
-    if (
-        last is None
-        or s.winner is not None
-        or s.toss is None
-        or s.expedite
-        or d.expedite is True
-        or config.doubles
-        or d.points != (0, 0)
-        or s.unshown != (0, 0)
-        or s.carry != (0, 0)
-        or s.final_scores is not None
-    ):
+    if not _settled_singles(s) or d.expedite is True or d.points != (0, 0):
         return None
     games, shown = s.games, d.games
     if shown == (games[0] + 1, games[1]):
@@ -1418,23 +1427,7 @@ def _next_game_display(s: TableTennisState, d: Display) -> Outcome[TableTennisSt
         ours = (*s.game_scores, final)
         if len(ours) >= len(history) and ours[: len(history)] != history:
             return None
-    previous = s.game_order
-    state = _replace(
-        s,
-        games=shown,
-        game_scores=(*s.game_scores, final),
-        points=(0, 0),
-        swap_at=None,
-        order_anchor=None,
-        game_order=(previous[1], previous[0]) if previous else None,  # 2.13.6
-        unshown=(0, 0),
-        carry=(0, 0),
-        game_clock=None,
-        paused=0.0,
-        timeout_active=None,
-        timeout_at=None,
-        last_display=d,
-    )
+    state = _next_game(s, shown, last_display=d)
     pair = service(state)
     if pair is not None and d.server is not None and d.server != _side(pair[0]):
         return None
@@ -1462,17 +1455,10 @@ def fold_rallies(
     last = s.last_display
     config = s.config
     if (
-        last is None
-        or s.winner is not None
-        or s.toss is None
-        or s.expedite
-        or config.doubles
-        or s.unshown != (0, 0)
-        or s.carry != (0, 0)
-        or s.final_scores is not None
+        not _settled_singles(s)
         or s.order_anchor is not None
         or s.expedite_anchor is not None
-        or last.games != s.games
+        or last.games != s.games  # type: ignore[union-attr]
     ):
         return s, 0, _NO_FACTS
     game_order = s.game_order
@@ -2003,29 +1989,16 @@ def to_dict(state: TableTennisState) -> dict[str, Any]:
     pair = service(state)
     doubles = state.config.doubles
     return {
-        "best_of": state.best_of,
-        "doubles": doubles,
+        **_tile(state, pair),
         "ruleset": state.config.ruleset,
-        "points": list(state.points),
-        "games": list(state.games),
-        "game": state.game_number,
-        "game_scores": [list(g) for g in state.game_scores],
-        "server": _side(pair[0]) if pair else None,
-        "receiver": _side(pair[1]) if pair else None,
         "server_player": pair[0] if pair and doubles else None,
         "receiver_player": pair[1] if pair and doubles else None,
         "ends": state.ends,
-        "expedite": state.expedite,
         "expedite_since": (
             None
             if state.expedite_since is None
             else {"game": state.expedite_since[0], "points": list(state.expedite_since[1])}
         ),
-        "timeouts": list(state.timeouts),
-        "timeout_active": state.timeout_active,
-        "cards": [list(c) for c in state.cards],
-        "penalty_points": list(state.penalty_points),
-        "winner": state.winner,
         "rallies": state.rallies,
         "points_log": [
             {
@@ -2081,7 +2054,10 @@ TILE_KEYS = (
 def tile(state: TableTennisState) -> dict[str, Any]:
     """`to_dict` cut to `TILE_KEYS`, built without the rest (the rally log grows with every point, and the
     wall takes a tile of every match on every change)."""
-    pair = service(state)
+    return _tile(state, service(state))
+
+
+def _tile(state: TableTennisState, pair: tuple[str, str] | None) -> dict[str, Any]:
     return {
         "best_of": state.best_of,
         "doubles": state.config.doubles,
