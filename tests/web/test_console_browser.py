@@ -35,6 +35,15 @@ def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoProcess]:
     demo.stop()
 
 
+@pytest.fixture
+def fresh_hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoProcess]:
+    """The same demo, started for one test: at this speed both rounds are over in well under a minute, so a
+    test that needs live matches must not wait behind the module's other tests."""
+    demo = start_demo(tmp_path_factory.mktemp("wall-demo") / "data", speed=60, tables=4, bg_tables=2)
+    yield demo
+    demo.stop()
+
+
 def screenshot(page: Page, name: str, tmp: Path) -> None:
     """Keep a screenshot beside the test's files, and in BOARDCAST_SCREENSHOTS when it is set."""
     page.screenshot(path=str(tmp / name), full_page=True)
@@ -213,10 +222,10 @@ def test_a_spectator_cannot_reach_a_referee_action(
 
 def test_the_wall_updates_live_grouped_by_sport_and_filters_by_sport_and_table(
     browser: Browser,  # noqa: F811
-    hall: DemoProcess,
+    fresh_hall: DemoProcess,
     tmp_path: Path,
 ) -> None:
-    page = open_page(browser, hall.url, "tr-TR")
+    page = open_page(browser, fresh_hall.url, "tr-TR")
     expect(page.locator(".tile")).to_have_count(12)
     expect(page.locator(".group-head")).to_have_text(["Masa tenisi", "Tavla"])
     live = page.locator('.tile[data-status="live"]').first
