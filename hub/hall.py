@@ -212,16 +212,16 @@ class Hall(PublicHall):
         current = self.working.get(match_id)
         if current is None:
             raise UnknownMatch(match_id)
+        if len(reports) - start == 1 or current.status is MatchStatus.SCHEDULED or current.status in CLOSED:
+            # one report (a scoreboard reporting a rally live), or one the table may move on after: the
+            # one-event path, without the run's setup
+            body, at, device_key, raw = reports[start]
+            self.record(match_id, EventKind.DEVICE_REPORT, body, at, device_key=device_key, raw=raw)
+            return 1
         first = current.version + 1
         kind = EventKind.DEVICE_REPORT.value
-        # While the match is open, the table's next report comes here too (`current_match`); a scheduled or
-        # closed match takes one, and the next is bound afresh (a new match's first display moves the table on)
-        end = (
-            len(reports)
-            if current.status is not MatchStatus.SCHEDULED and current.status not in CLOSED
-            else start + 1
-        )
-        rows = [(first + n, kind, r[1], None, r[0]) for n, r in enumerate(reports[start:end])]
+        # the match is open: the table's next reports come here too (`current_match`), until its status changes
+        rows = [(first + n, kind, r[1], None, r[0]) for n, r in enumerate(reports[start:])]
         state, folded = fold_events(current, rows, until_status_changes=True)
         eventlog = self.log
         records = []
@@ -248,8 +248,6 @@ class Hall(PublicHall):
         if pending is None:
             pending = self._uncommitted[match_id] = deque()
         pending.append(state)  # the run's last state: the commit of its last row makes it official
-        if current.status is MatchStatus.SCHEDULED and state.status is not MatchStatus.SCHEDULED:
-            self._lock_round_before(current.info, rows[folded - 1][2])  # the run stopped at its first row
         return folded
 
     def _lock_round_before(self, started: MatchInfo, at: float) -> None:

@@ -904,15 +904,17 @@ def _public_result(r: ResultRecord | None) -> dict[str, Any] | None:
 
 def public_view(match: MatchState) -> dict[str, Any]:
     """The full public view of one match for its own screen."""
-    return {
-        **summary(match),
-        "state": match.info.rules.public_state(match.sport_state),  # the whole state; the wall's tile is less
+    return {  # `summary`'s keys in its order, with the whole state and result where it has the tile's
+        **_identity(match),
+        "state": match.info.rules.public_state(match.sport_state),
+        "open_anomalies": sum(1 for a in match.anomalies if a.state in _WAITING),
+        "result": result_to_dict(match.result),
+        "locked": match.locked,
         "started_at": match.started_at,
         "finished_at": match.finished_at,
         "confirmed_at": match.confirmed_at,
         "facts": [{"kind": f.kind, "data": f.data, "offset": f.offset, "at": f.at} for f in match.facts],
         "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
-        "result": result_to_dict(match.result),
         # the decision and its reasoning are shown to the players (seed 000 §10)
         "appeals": [appeal_to_dict(a) for a in match.appeals],
         "penalties": [{"side": p.side, "penalty": p.penalty, "at": p.at} for p in match.penalties],

@@ -20,7 +20,17 @@ from hub.eventlog import EventLog, pack
 from hub.fanout import Fanout
 from hub.hall import Hall, replay_match
 from hub.ingest import Ingest
-from hub.matches import MatchInfo, MatchState, apply_event, fold_events, new_match, public_view, to_snapshot
+from hub.matches import (
+    MatchInfo,
+    MatchState,
+    apply_event,
+    fold_events,
+    new_match,
+    public_view,
+    result_to_dict,
+    summary,
+    to_snapshot,
+)
 from hub.rules import tabletennis as tt
 from hub.sports import SPORTS
 from hub.venue import TableConfig, Venue
@@ -286,3 +296,18 @@ def test_a_logged_display_with_an_odd_field_folds_in_a_run_as_row_by_row(
         return
     folded, _ = fold_events(new_match(_info(plan)), changed)
     _same(folded, expected)
+
+
+def test_a_match_view_is_its_wall_summary_with_the_whole_state_and_result() -> None:
+    plan = Plan(5, False, "A", "B", True, None, None, None, False)
+    rows = _rows(plan, 11, noise=True)
+    state = new_match(_info(plan))
+    for offset, kind, at, actor, body in rows:
+        state = apply_event(state, kind, body, offset, at, actor).state
+        view, tile = public_view(state), summary(state)
+        assert list(view)[: len(tile)] == list(tile)  # the wall's keys first, in the wall's order
+        assert {k: v for k, v in view.items() if k in tile and k not in ("state", "result")} == {
+            k: v for k, v in tile.items() if k not in ("state", "result")
+        }
+        assert view["state"] == SPORTS["tabletennis"].public_state(state.sport_state)
+        assert view["result"] == result_to_dict(state.result)
