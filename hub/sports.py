@@ -98,6 +98,7 @@ TABLE_TENNIS = Sport(
         info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
     ),
     tick=tabletennis.Tick,
+    view=tabletennis.view,
     tile=tabletennis.tile,
     referee_inputs=("timeout", "card", "expedite", "correction", "point", "undo"),
     forfeit_score=lambda info: (info.best_of // 2 + 1, 0),  # the games needed to win, to none

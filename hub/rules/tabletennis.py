@@ -1985,7 +1985,14 @@ def _anchor(value: Any) -> tuple[int, int, str, str] | None:
 
 
 def to_dict(state: TableTennisState) -> dict[str, Any]:
-    """The state as plain JSON data: the keys the hub and screens read, then what resuming needs."""
+    """The state as plain JSON data: the keys the hub and screens read (`view`), then what resuming needs."""
+    return {**view(state), **_bookkeeping(state)}
+
+
+def view(state: TableTennisState) -> dict[str, Any]:
+    """What spectators' screens and the API get: the score, the game history, indicators, the rally log; not
+    the bookkeeping the rules keep to resume (sent with every change to a match's page, it was a third of
+    the view)."""
     pair = service(state)
     doubles = state.config.doubles
     return {
@@ -2012,6 +2019,11 @@ def to_dict(state: TableTennisState) -> dict[str, Any]:
             }
             for p in state.points_log
         ],
+    }
+
+
+def _bookkeeping(state: TableTennisState) -> dict[str, Any]:
+    return {
         "config": _config_to_dict(state.config),
         "toss": None if state.toss is None else list(state.toss),
         "game_order": None if state.game_order is None else list(state.game_order),

@@ -179,3 +179,18 @@ def test_a_wall_tile_is_the_full_state_cut_to_its_keys(drawn: tuple[Plan, int]) 
             state = tt.apply(state, sent, at).state
             full = tt.to_dict(state)
             assert tt.tile(state) == {key: full[key] for key in tt.TILE_KEYS}
+
+
+@settings(max_examples=30, deadline=None)
+@given(plans())
+def test_the_public_view_is_the_full_state_without_the_rules_bookkeeping(drawn: tuple[Plan, int]) -> None:
+    plan, seed = drawn
+    state = tt.initial(config_for(plan))
+    for at, item, _model in play(plan, seed):
+        state = tt.apply(state, item, at).state
+        full, shown = tt.to_dict(state), tt.view(state)
+        assert list(full)[: len(shown)] == list(shown)
+        assert {k: full[k] for k in shown} == shown
+        assert {"points_log", "rallies", "ends", "game_scores"} <= set(shown)
+        assert not {"config", "toss", "last_display", "unshown", "game_clock"} & set(shown)
+        assert tt.from_dict(full) == state  # what resuming needs is all in the full one
