@@ -19,6 +19,7 @@ from unittest import mock
 import orjson
 
 import hub.app
+from benchmarks.wsclient import BUCKETS_PER_MS
 from devices.observations import DeviceFamily, DeviceHello, Observation, ScoreboardState
 from devices.simulators.tabletennis import TableTennisMatchSim
 from hub.app import HubRuntime
@@ -30,7 +31,6 @@ ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"  # loopback only
 SERVER_CPU = 0
 CLIENT_CPU = 1
-BUCKETS_PER_MS = 4  # as in benchmarks.wsclient
 
 
 @dataclass

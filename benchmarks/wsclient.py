@@ -32,7 +32,7 @@ import orjson
 
 KEY = b"dGhlIHNhbXBsZSBub25jZQ=="
 UPDATED_AT = re.compile(rb'"updated_at":(-?[0-9][0-9.eE+-]*)')  # null (never reported) is not timed
-BUCKETS_PER_MS = 4  # latency histogram resolution: 0.25 ms
+BUCKETS_PER_MS = 20  # latency histogram resolution: 0.05 ms (0.25 ms made one step 10 % of a 2.5 ms p99)
 CONNECT_BATCH = 100
 
 
