@@ -26,10 +26,10 @@ from benchmarks.common import sizes as pick_sizes
 from devices.observations import DeviceFamily, DeviceHello
 from devices.session import Backoff, DeviceSession
 from devices.wire.messages import encode_report
-from hub.app import settle_heap
 from hub.eventlog import _INSERT_EVENT, _SCHEMA, EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
+from hub.heap import collect_on_a_clock, settle
 from hub.ingest import Ingest
 
 NAME = "ingest"
@@ -89,7 +89,7 @@ async def _ours(
     hall = Hall(venue, log, fanout)
     log.open()
     hall.load()
-    settle_heap()  # as `HubRuntime.open` does
+    settle()  # as `HubRuntime.open` does
     ingest = Ingest(hall)
     log.start()
     watcher = fanout.connect()
@@ -160,6 +160,7 @@ async def _ours(
     ]
     await asyncio.sleep(0)
     drainer = asyncio.get_running_loop().create_task(drain())
+    collector = asyncio.get_running_loop().create_task(collect_on_a_clock())  # as `HubRuntime.run` does
     started = time.perf_counter()
     tasks = [asyncio.get_running_loop().create_task(s.run()) for s in sessions]
     async with asyncio.timeout(120):
@@ -171,6 +172,8 @@ async def _ours(
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     drainer.cancel()
+    collector.cancel()
+    await asyncio.gather(drainer, collector, return_exceptions=True)
     anomalies = sum(len(m.anomalies) for m in hall.committed.values())
     finished = sum(1 for m in hall.committed.values() if m.status.value == "finished")
     result = {

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import socket
 import time
@@ -29,6 +28,7 @@ from hub.auth import Authenticator
 from hub.eventlog import EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
+from hub.heap import HeapStats, collect_on_a_clock, settle
 from hub.ingest import Ingest
 from hub.limits import WebLimits
 from hub.venue import TableConfig, Venue, device_protocol
@@ -43,21 +43,7 @@ LOG_FILE = "events.sqlite3"
 HEALTH_EVERY_S = 1.0
 SEND_BUFFER = 64 * 1024
 TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
-GC_OLDEST_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
 RELEASE_EVERY_S = 0.2  # how late, at most, a delayed chess broadcast goes out after its delay
-
-
-def settle_heap() -> None:
-    """Once the hall is loaded: leave what was loaded out of garbage collection, and collect the oldest
-    generation a tenth as often.
-
-    The hub's garbage is nearly all freed by reference counts (states, frames, rows: no cycles). A full
-    collection walks every live object, ~110 ms over a loaded hall: measured, 19 % of the ingest benchmark
-    freeing nothing, and a pause every spectator sees."""
-    gc.collect()
-    gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, GC_OLDEST_EVERY)
 
 
 class HubRuntime:
@@ -78,6 +64,7 @@ class HubRuntime:
         self.host, self.port = host, port
         self.log = EventLog(self.data_dir / LOG_FILE)
         self.web_limits = WebLimits()  # per-address limits of the web edge (hub/limits.py)
+        self.heap = HeapStats()  # the clocked garbage collector's counts, on /api/health
         self.fanout = Fanout()
         self.hall = Hall(venue, self.log, self.fanout)
         self.auth = Authenticator(venue.referees)
@@ -108,7 +95,7 @@ class HubRuntime:
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         self.log.open()
         self.hall.load()
-        settle_heap()
+        settle()  # what was loaded lives as long as the hub: no collection walks it again
         self.ingest = Ingest(self.hall)
         self.gateways = self._gateways()
         for gateway in self.gateways.values():
@@ -179,6 +166,7 @@ class HubRuntime:
             gateways=list(self.gateways.values()),
             bus_health=self.bus.health_dict if self.bus is not None else None,
             limits=self.web_limits,
+            heap=self.heap,
         )
         self.server = uvicorn.Server(server_config(create_app(ctx), host=self.host, port=self.port))
         try:
@@ -191,6 +179,7 @@ class HubRuntime:
                 ]
                 workers.append(tg.create_task(self._publish_health(), name="device health"))
                 workers.append(tg.create_task(self._tick(), name="rules clock"))
+                workers.append(tg.create_task(collect_on_a_clock(self.heap), name="garbage collector"))
                 if self.bus is not None:  # never awaited by the hall: Redis being away holds nothing up
                     workers.append(tg.create_task(self.bus.run(), name="bus publisher"))
                 if self.venue.broadcast_delay_s > 0:

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import functools
 import queue
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import msgspec
 import orjson
 
 from hub.rules.base import slot_constructor
@@ -124,9 +126,25 @@ def pack(value: Any) -> bytes:
         except TypeError:
             pass
         else:
-            if b"null" not in data or orjson.loads(data) == value:  # a null might have been a NaN
+            if b"null" not in data or _no_non_finite_float(value) or orjson.loads(data) == value:
                 return data
     return msgpack.packb(value, use_bin_type=True)
+
+
+# a msgpack float 64 whose exponent is all ones: an infinity or a NaN (msgspec writes every float so)
+_NON_FINITE_DOUBLE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
+
+
+def _no_non_finite_float(value: Any) -> bool:
+    """True if value surely holds no NaN or infinity, which orjson would write as null like None.
+
+    Nearly every body holds a None, and reading its JSON back to compare took 4 µs of the 5 a body cost. The
+    msgpack encoding is written in C in under 1 µs and names each float's bytes; a match of the pattern
+    anywhere (in a string, too) only means "not sure", and the caller then compares the round trip."""
+    try:
+        return _NON_FINITE_DOUBLE.search(msgspec.msgpack.encode(value)) is None
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def unpack(data: bytes) -> Any:

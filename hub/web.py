@@ -12,7 +12,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from hub import __version__, chess_feed
 from hub.auth import Authenticator
 from hub.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
 from hub.hall import Hall, UnknownMatch
+from hub.heap import HeapStats
 from hub.ingest import Ingest
 from hub.limits import CLOSE_POLICY, Guard, RateLimiter, WebLimits
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
@@ -66,6 +67,7 @@ class WebContext:
     limits: WebLimits = field(default_factory=WebLimits)
     refused: Counter[str] = field(default_factory=Counter)  # requests and feeds refused, by limit
     bus_health: Callable[[], dict[str, Any]] | None = None  # the Redis link, when the hub publishes to one
+    heap: HeapStats | None = None  # the hub's clocked garbage collector (hub/heap.py)
 
     @property
     def closed_stuck(self) -> int:
@@ -130,6 +132,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
                 "clients_closed_stuck": ctx.closed_stuck,
                 "refused": dict(ctx.refused),
                 **({"bus": ctx.bus_health()} if ctx.bus_health is not None else {}),
+                **({"heap": asdict(ctx.heap)} if ctx.heap is not None else {}),
             }
         )
 
