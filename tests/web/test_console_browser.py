@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from hub.referee import SYSTEM_ACTOR
 from tests.conftest import DemoProcess, get_json, start_demo
-from tests.web.test_wall_browser import browser  # noqa: F401  (the shared Chromium fixture)
+from tests.web.test_wall_browser import browser, shows_within  # noqa: F401  (the shared Chromium fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -143,8 +143,10 @@ def test_a_confirmed_result_is_official_on_the_spectator_pages_within_a_second(
 
     console.locator(f'#to-confirm li[data-match="{match_id}"] button[data-action=confirm]').click()
     clicked = time.monotonic()
-    expect(spectator.locator("#provenance")).to_have_text("Official result", timeout=1_000)
-    expect(wall.locator(f"#match-{match_id} .provenance")).to_have_text("Official result", timeout=1_000)
+    shows_within(spectator, "#provenance", "Official result", 1.0)
+    shows_within(
+        wall, f"#match-{match_id} .provenance", "Official result", 1.0 - (time.monotonic() - clicked)
+    )
     assert time.monotonic() - clicked < 1.0
     expect(console.locator(f'#to-confirm li[data-match="{match_id}"]')).to_have_count(0)
     row = console.locator(f'#audit-body tr[data-kind="referee.confirm"][data-match="{match_id}"]')
@@ -168,7 +170,7 @@ def test_a_forfeit_from_the_console_writes_the_match_length_and_shows_official(
     console.locator("#action-submit").click()
     expect(console.locator("#action-dialog")).to_be_hidden()
     tile = wall.locator(f"#match-{match_id}")
-    expect(tile.locator(".provenance")).to_have_text("Official result", timeout=1_000)
+    shows_within(wall, f"#match-{match_id} .provenance", "Official result", 1.0)
     expect(tile.locator(".referee-result")).to_have_text("Referee's result: 5–0 (forfeit)")
     expect(tile).to_have_attribute("data-status", "forfeit")
     # a second forfeit is refused by the hub, and the console says why

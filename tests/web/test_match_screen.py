@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import DemoProcess, get_json, start_demo
-from tests.web.test_wall_browser import browser  # noqa: F401  (the shared Chromium fixture)
+from tests.web.test_wall_browser import browser, shows_within  # noqa: F401  (the shared Chromium fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -117,7 +117,7 @@ def test_a_confirmed_result_turns_official_within_a_second(browser: Browser, tmp
         )
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200
-        expect(page.locator("#provenance")).to_have_text("Official result", timeout=1_000)
+        shows_within(page, "#provenance", "Official result", 1.0)
         expect(page.locator("#provenance")).to_have_class("provenance official")
         expect(page.locator("#board")).to_have_attribute("data-official", "true")
         final = get_json(demo.url + f"api/matches/{MATCH}")
