@@ -395,7 +395,7 @@ class Fanout:
             return
         t.outbox.append((key, item))
         if t.timer is None:
-            loop = _running_loop()
+            loop = running_loop()
             if loop is None:  # no loop (a plain function using the fan-out): nothing to wait for
                 self._flush(t)
                 return
@@ -410,7 +410,7 @@ class Fanout:
             t.timer.cancel()
             t.timer = None
         items, t.outbox = t.outbox, []
-        if (loop := _running_loop()) is not None:
+        if (loop := running_loop()) is not None:
             t.last_flush = loop.time()
         if items:
             self._deliver(items[0][1].topic, t, items)
@@ -454,13 +454,13 @@ class Fanout:
 
     def _fell_behind(self, sub: Subscriber) -> None:
         sub.direct = False
-        loop = _running_loop()
+        loop = running_loop()
         sub.stuck_since = loop.time() if loop is not None else 0.0
         self._lag(sub)
 
     def _lag(self, sub: Subscriber) -> None:
         self._lagging.add(sub)
-        if self._drain_timer is None and (loop := _running_loop()) is not None:
+        if self._drain_timer is None and (loop := running_loop()) is not None:
             self._drain_timer = loop.call_later(DRAIN_EVERY_S, self._drain)
 
     def _drain(self) -> None:
@@ -497,7 +497,8 @@ class Fanout:
             self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_EVERY_S, self._drain)
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop, or None outside one."""
     try:
         return asyncio.get_running_loop()
     except RuntimeError:

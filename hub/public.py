@@ -9,13 +9,20 @@ from.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from hub.fanout import Fanout, SnapshotSource
+from hub.fanout import Fanout, SnapshotSource, running_loop
 from hub.matches import MatchInfo, MatchState, public_view, summary
 from hub.teams import team_match_view
 from hub.venue import Venue
+
+# A match's screens get its state at most this often: a change sooner after the last goes out when the
+# interval is up, as the match's latest state. Live play is seconds between points; changes closer than this
+# come from a table catching up (a burst of reports after an outage), where every view built and encoded for
+# an intermediate score was work no screen needed (half of each report's cost when they came one per read).
+SCREENS_EVERY_S = 0.1
 
 
 class UnknownMatch(KeyError):
@@ -38,6 +45,8 @@ class PublicHall:
         self.venue_version = 0
         # called with (state, venue_version) whenever a state becomes public: the bus to spectator edges
         self.public_listeners: list[Callable[[MatchState, int], None]] = []
+        self._sent_at: dict[str, float] = {}  # match id -> loop time its screens were last sent to
+        self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         fanout.add_source(self._snapshot_source)
 
     # -- reads ----------------------------------------------------------------------------------------------
@@ -89,11 +98,38 @@ class PublicHall:
     # -- publishing -----------------------------------------------------------------------------------------
 
     def _publish_public(self, state: MatchState) -> None:
-        """Make a state what spectators see, and send it to the match, venue and team topics."""
+        """Make a state what spectators see (reads and the bus at once), and send it to the match, venue and
+        team topics, at most every `SCREENS_EVERY_S` per match."""
         info = state.info
         self.public[info.id] = state
         for listener in self.public_listeners:
             listener(state, self.venue_version)
+        match_id = info.id
+        if match_id in self._due:  # already waiting for its interval to end: it will go out as this state
+            self._due[match_id] = state
+            return
+        loop = running_loop()
+        if loop is None:  # no event loop (a plain function using the hall): nothing to wait for
+            self._to_screens(state)
+            return
+        now = loop.time()
+        due = self._sent_at.get(match_id, float("-inf")) + SCREENS_EVERY_S
+        if now >= due:
+            self._sent_at[match_id] = now
+            self._to_screens(state)
+        else:
+            self._due[match_id] = state
+            loop.call_at(due, self._send_due, match_id)
+
+    def _send_due(self, match_id: str) -> None:
+        state = self._due.pop(match_id, None)
+        if state is not None:
+            self._sent_at[match_id] = asyncio.get_running_loop().time()
+            self._to_screens(state)
+
+    def _to_screens(self, state: MatchState) -> None:
+        """Send a state to the match, venue and team topics."""
+        info = state.info
         # views are built only for topics someone watches: the fan-out calls these when it has a watcher
         self.fanout.publish(f"match:{info.id}", state.version, lambda: self.spectator_view(state))
         self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
