@@ -3,7 +3,7 @@
 Nearly all the hub's garbage (frames, reports, log rows, states) is freed by reference counts: it has no
 cycles. CPython's cyclic collector still runs every 700 container allocations and walks every young object
 still alive, which under a burst of reports is every row waiting for its commit (tens of milliseconds) and
-every state the hall keeps. Measured on the ingest benchmark: 1,100 collections a run, 12–15 % of its time,
+every state the hall keeps. Measured on the ingest benchmark: 1,100 collections a run, 9–12 % of its time,
 freeing nothing; raising the allocation threshold does not help, since each collection then walks more.
 
 So while a hub runs, the young generations are collected once a second (what is walked then is what lived
