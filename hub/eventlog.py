@@ -1,10 +1,11 @@
-"""The durable, append-only event log: SQLite in WAL mode, one writer thread, group commit.
+"""The durable, append-only event log: SQLite in WAL mode, group commit, written by a process of its own.
 
 The log is the source of truth. Every device report, derived anomaly and referee action that the hub
-accepts is a row here before anyone else hears of it: `append` hands a record to the writer thread, which
-commits whatever has queued up in one transaction (`synchronous=FULL`, so a commit survives power loss),
-then reports the batch back to the event loop in commit order. Callers learn that an event is stored only
-from that report.
+accepts is a row here before anyone else hears of it: `append` queues a record for the log's feeding thread,
+which hands whatever has queued up to the writer process (`hub.logwriter`) as one transaction
+(`synchronous=FULL`, so a commit survives power loss), then reports the batch back to the event loop in
+commit order. Callers learn that an event is stored only from that report. The file's schema and body
+encoding are `hub.logstore`'s; the hub reads the file through a connection of its own.
 
 Device rows carry `(device_id, boot_epoch, seq)` under a UNIQUE index and are inserted with `OR IGNORE`, so
 a frame resent by a device is stored once however often it arrives. Match rows carry `(match_id, offset)`,
@@ -14,10 +15,7 @@ a per-match counter that replay folds in order.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import queue
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -26,57 +24,34 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-import msgspec
 import orjson
 
+from hub.logstore import (
+    _INSERT_EVENT,
+    _JSON_OBJECT,
+    _ROWS_PER_INSERT,
+    _SCHEMA,
+    SCHEMA_VERSION,
+    EventLogError,
+    connect,
+    pack,
+    unpack,
+)
+from hub.logwriter import WriterProcess
 from hub.rules.base import slot_constructor
 
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS events (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    at REAL NOT NULL,
-    match_id TEXT,
-    "offset" INTEGER,
-    device_id TEXT,
-    boot_epoch INTEGER,
-    seq INTEGER,
-    actor TEXT,
-    body BLOB NOT NULL,
-    raw BLOB
-);
-CREATE UNIQUE INDEX IF NOT EXISTS events_device_key ON events (device_id, boot_epoch, seq)
-    WHERE device_id IS NOT NULL AND seq IS NOT NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS events_match_offset ON events (match_id, "offset")
-    WHERE match_id IS NOT NULL AND "offset" IS NOT NULL;
-CREATE TABLE IF NOT EXISTS snapshots (
-    match_id TEXT NOT NULL,
-    "offset" INTEGER NOT NULL,
-    at REAL NOT NULL,
-    state BLOB NOT NULL,
-    PRIMARY KEY (match_id, "offset")
-);
-"""
-
-_INSERT_EVENT = (
-    'INSERT OR IGNORE INTO events (id, kind, at, match_id, "offset", device_id, boot_epoch, seq, actor, body, raw)'
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_EVENT_COLUMNS = 11
-# Rows per INSERT statement at most (11,000 parameters: SQLite has allowed 32,766 since 3.32). A batch goes
-# as a few statements of up to this many rows, not row by row: the sqlite3 module lets go of the GIL around
-# each `sqlite3_step` and the writer must win it back after each (up to the 5 ms switch interval while the
-# event loop is busy), so `executemany`, one step per row, starved the writer: 109 µs a row in the ingest
-# benchmark against 23 µs for the same rows without a busy event loop.
-_ROWS_PER_INSERT = 1000
-_INSERT_SNAPSHOT = 'INSERT OR REPLACE INTO snapshots (match_id, "offset", at, state) VALUES (?, ?, ?, ?)'
-
-
-class EventLogError(RuntimeError):
-    """The log cannot be opened or trusted; the message says which file and what to do."""
+__all__ = [
+    "_INSERT_EVENT",
+    "_ROWS_PER_INSERT",
+    "_SCHEMA",
+    "EventLog",
+    "EventLogError",
+    "EventRecord",
+    "Snapshot",
+    "new_event_record",
+    "pack",
+    "unpack",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,57 +88,8 @@ CommitListener = Callable[[list[EventRecord], list[bool]], None]
 new_event_record = slot_constructor(EventRecord)
 
 
-def pack(value: Any) -> bytes:
-    """Encode a body (or a snapshot) for storage: a JSON object where it reads back equal, else msgpack.
-
-    Bodies are dicts of plain data, and orjson reads them back in half the time msgpack takes (replay reads
-    every body of the log). What JSON cannot hold exactly (bytes, integer keys, a non-finite float, which
-    orjson would write as null) goes as msgpack, as every body did before; `unpack` reads both.
-    """
-    if type(value) is dict:
-        try:
-            data = orjson.dumps(value, option=_JSON_PLAIN_ONLY)
-        except TypeError:
-            pass
-        else:
-            if b"null" not in data or _no_non_finite_float(value) or orjson.loads(data) == value:
-                return data
-    return msgpack.packb(value, use_bin_type=True)
-
-
-# a msgpack float 64 whose exponent is all ones: an infinity or a NaN (msgspec writes every float so)
-_NON_FINITE_DOUBLE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
-
-
-def _no_non_finite_float(value: Any) -> bool:
-    """True if value surely holds no NaN or infinity, which orjson would write as null like None.
-
-    Nearly every body holds a None, and reading its JSON back to compare took 4 µs of the 5 a body cost. The
-    msgpack encoding is written in C in under 1 µs and names each float's bytes; a match of the pattern
-    anywhere (in a string, too) only means "not sure", and the caller then compares the round trip."""
-    try:
-        return _NON_FINITE_DOUBLE.search(msgspec.msgpack.encode(value)) is None
-    except (TypeError, ValueError, OverflowError):
-        return False
-
-
-def unpack(data: bytes) -> Any:
-    """Decode a stored body: a JSON object starts with "{", which as msgpack is a one-byte integer (123)."""
-    if data[0] == _JSON_OBJECT and len(data) > 1:
-        return orjson.loads(data)
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
-
-
-_JSON_OBJECT = ord("{")
-# what orjson would turn into something else (a datetime into text, a str subclass into str) raises instead:
-# such a body goes as msgpack, which keeps it or refuses it as it always did
-_JSON_PLAIN_ONLY = (
-    orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-)
-
-
 def _row(r: EventRecord) -> tuple[Any, ...]:
-    """An event as the columns `_INSERT_EVENT` takes, its body packed."""
+    """An event as the columns `_INSERT_EVENT` takes, its body as it is (the writer process packs it)."""
     return (
         r.id,
         r.kind,
@@ -174,58 +100,9 @@ def _row(r: EventRecord) -> tuple[Any, ...]:
         r.boot_epoch,
         r.seq,
         r.actor,
-        pack(r.body),
+        r.body,
         r.raw,
     )
-
-
-@functools.lru_cache(maxsize=64)
-def _insert_sql(rows: int, sql: str = _INSERT_EVENT, columns: int = _EVENT_COLUMNS) -> str:
-    """`sql`, an INSERT of one row of `columns` values, for `rows` rows in one statement."""
-    one = "(" + ", ".join("?" * columns) + ")"
-    head, _, _ = sql.partition(" VALUES ")
-    return head + " VALUES " + ", ".join([one] * rows)
-
-
-def _insert_rows(
-    conn: sqlite3.Connection,
-    rows: list[tuple[Any, ...]],
-    sql: str = _INSERT_EVENT,
-    columns: int = _EVENT_COLUMNS,
-) -> None:
-    """Insert rows with as few statements as `_ROWS_PER_INSERT` allows (one GIL hand-over each)."""
-    for start in range(0, len(rows), _ROWS_PER_INSERT):
-        chunk = rows[start : start + _ROWS_PER_INSERT]
-        conn.execute(_insert_sql(len(chunk), sql, columns), [value for row in chunk for value in row])
-
-
-def _bind_null(value: None) -> None:
-    """None as sqlite3 binds it (NULL); registered so it is found at the first lookup."""
-    return value
-
-
-# sqlite3 binds int, float and str as they are, but hands every bytes and None parameter to its adapter
-# registry; with nothing registered it then looks up `__adapt__` and `__conform__` (two failed attribute
-# lookups, each raising and clearing an AttributeError) before binding the value unchanged. A row has two to
-# five such values; measured, ~2 µs a row, all of it holding the GIL the event loop needs. Identity adapters
-# are found at the first lookup and change nothing that is stored (the tests read every column back).
-sqlite3.register_adapter(bytes, bytes)
-sqlite3.register_adapter(type(None), _bind_null)
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA busy_timeout=5000")
-    if conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) < _ROWS_PER_INSERT * _EVENT_COLUMNS:
-        conn.close()
-        raise EventLogError(
-            f"SQLite {sqlite3.sqlite_version} takes too few parameters per statement for the event log "
-            f"(needs {_ROWS_PER_INSERT * _EVENT_COLUMNS}; SQLite 3.32 or newer has 32,766). "
-            f"/ SQLite sürümü çok eski: 3.32 veya daha yenisi gerekli."
-        )
-    return conn
 
 
 class EventLog:
@@ -238,6 +115,7 @@ class EventLog:
         self._listeners: list[CommitListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._writer: WriterProcess | None = None
         self._reader: sqlite3.Connection | None = None
         self._next_id = 1
         self._pending: dict[int, asyncio.Future[bool]] = {}
@@ -250,8 +128,9 @@ class EventLog:
     def open(self) -> None:
         """Create or check the file; refuse one that is damaged or from an unknown schema."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn: sqlite3.Connection | None = None
         try:
-            conn = _connect(self.path)
+            conn = connect(self.path)
             check = conn.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 raise EventLogError(
@@ -272,8 +151,10 @@ class EventLog:
                 f"{self.path}: not a readable Boardcast event log ({exc}). Restore it from a backup or start "
                 f"with another --data directory. / Olay kaydı okunamıyor."
             ) from exc
-        self._writer_conn = conn
-        self._reader = _connect(self.path)
+        finally:
+            if conn is not None:
+                conn.close()
+        self._reader = connect(self.path)
 
     def snapshots(self) -> dict[str, Snapshot]:
         """The latest snapshot of each match."""
@@ -360,8 +241,10 @@ class EventLog:
         self._listeners.append(listener)
 
     def start(self) -> None:
-        """Start the writer thread; appends must come from this event loop afterwards."""
+        """Start the writer (its process starts with the first batch); appends must come from this event loop
+        afterwards."""
         self._loop = asyncio.get_running_loop()
+        self._writer = WriterProcess(self.path)
         self._thread = threading.Thread(target=self._write_loop, name="boardcast-eventlog", daemon=True)
         self._thread.start()
 
@@ -415,8 +298,13 @@ class EventLog:
             self._reader.close()
             self._reader = None
 
+    @property
+    def writer(self) -> WriterProcess | None:
+        """The writer process's hub end, once started: its pid, how often it started, how each one ended."""
+        return self._writer
+
     def _write_loop(self) -> None:
-        conn = self._writer_conn
+        assert self._writer is not None
         stop = False
         while not stop:
             item = self._queue.get()
@@ -437,61 +325,27 @@ class EventLog:
             if not batch:
                 continue
             try:
-                records, inserted, barriers = self._commit(conn, batch)
+                records, inserted, barriers = self._commit(self._writer, batch)
             except BaseException as exc:  # disk full, I/O error: stop accepting rather than pretend
                 self._failure = exc
                 assert self._loop is not None
                 self._loop.call_soon_threadsafe(self._fail_pending, exc)
                 break
+            assert self._loop is not None
             self._loop.call_soon_threadsafe(self._committed, records, inserted, barriers)
-        conn.close()
+        self._writer.close()
 
     @staticmethod
     def _commit(
-        conn: sqlite3.Connection, batch: list[tuple[str, Any]]
-    ) -> tuple[list[EventRecord], list[bool]]:
-        records = [item for kind, item in batch if kind == "event"]
-        rows = [_row(r) for r in records]
-        snapshots = [(s.match_id, s.offset, s.at, pack(s.state)) for kind, s in batch if kind == "snapshot"]
+        writer: WriterProcess, batch: list[tuple[str, Any]]
+    ) -> tuple[list[EventRecord], list[bool], list[asyncio.Future[bool]]]:
+        """Commit one batch of queued items through the writer; the records, whether each is stored, and
+        the barriers it passed."""
+        records: list[EventRecord] = [item for kind, item in batch if kind == "event"]
+        snapshots = [(s.match_id, s.offset, s.at, s.state) for kind, s in batch if kind == "snapshot"]
         barriers = [item for kind, item in batch if kind == "barrier"]
-        # The usual batch: every row new. A few multi-row statements (`_insert_rows`) and one count of changed
-        # rows prove it; a batch holding a duplicate is rolled
-        # back and written row by row, so each record still learns whether it was stored.
-        conn.execute("BEGIN")
-        try:
-            before = conn.total_changes
-            _insert_rows(conn, rows)
-            if conn.total_changes - before == len(rows):
-                _insert_rows(conn, snapshots, _INSERT_SNAPSHOT, 4)
-                conn.execute("COMMIT")
-                return records, [True] * len(rows), barriers
-            conn.execute("ROLLBACK")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-            raise
-        records = []
-        inserted: list[bool] = []
-        barriers = []
-        conn.execute("BEGIN")
-        try:
-            for kind, item in batch:
-                if kind == "event":
-                    r: EventRecord = item
-                    cur = conn.execute(_INSERT_EVENT, _row(r))
-                    records.append(r)
-                    inserted.append(cur.rowcount == 1)
-                elif kind == "snapshot":
-                    s: Snapshot = item
-                    conn.execute(_INSERT_SNAPSHOT, (s.match_id, s.offset, s.at, pack(s.state)))
-                else:
-                    barriers.append(item)
-            conn.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-            raise
-        return records, inserted, barriers
+        inserted = writer.commit([_row(r) for r in records], snapshots)
+        return records, [True] * len(records) if inserted is None else inserted, barriers
 
     def _committed(
         self, records: list[EventRecord], inserted: list[bool], barriers: list[asyncio.Future[bool]]

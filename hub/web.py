@@ -36,6 +36,7 @@ from hub.hall import Hall, UnknownMatch
 from hub.heap import HeapStats
 from hub.ingest import Ingest
 from hub.limits import CLOSE_POLICY, Guard, RateLimiter, WebLimits
+from hub.logwriter import WriterProcess
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
 from hub.referee import ActionForbidden, ActionInvalid, check_unlocked, prepare
 from hub.wsfeed import LINK
@@ -103,6 +104,13 @@ def _invalid(message: str, fields: Any = ()) -> Response:
     return _error(400, message, field=field)
 
 
+def _writer_health(writer: WriterProcess | None) -> dict[str, Any]:
+    """The event log's writer process: its pid, how often it started (more than once: it was killed)."""
+    if writer is None:
+        return {}
+    return {"writer": {"pid": writer.pid, "starts": writer.starts, "exits": writer.exits[-5:]}}
+
+
 def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
     """The ASGI app for one hub."""
 
@@ -120,6 +128,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
                     "events_committed": ctx.hall.log.committed_events,
                     "last_id": ctx.hall.log.last_id,
                     "replayed_on_start": ctx.hall.replayed_events,
+                    **_writer_health(ctx.hall.log.writer),
                 },
                 "devices": {
                     "total": len(ctx.ingest.health),

@@ -41,6 +41,15 @@ players = ["Ayşe", "Elif"]
 """
 
 
+def running(pid: int) -> bool:
+    """A process exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
 async def wait_json(url: str, predicate, within: float = 20.0):
     deadline = time.monotonic() + within
     last = None
@@ -154,3 +163,44 @@ async def test_the_readme_demo_command_serves_live_tables(tmp_path: Path) -> Non
         output = proc.communicate(timeout=15)[0]
     assert proc.returncode == 0, output
     assert "Referee token / Hakem anahtarı:" in output
+
+
+async def test_the_log_writer_killed_while_serving_is_started_again_and_ctrl_c_stops_both(
+    tmp_path: Path,
+) -> None:
+    pty = open_pty_pair()
+    venue = tmp_path / "hall.toml"
+    venue.write_text(VENUE.format(missing=tmp_path / "absent", pty=pty.slave_path), encoding="utf-8")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub", "serve", "--venue", str(venue), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal gives it: Ctrl-C reaches every process
+    )
+    board = TableTennisScoreboard("tt-2", seed=5, speed=50)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        async with asyncio.TaskGroup() as tg:
+            playing = tg.create_task(board.run_on_fd(pty.master_fd))
+            before = await wait_json(url + "api/matches/M2", lambda m: m["version"] >= 3)
+            health = await wait_json(url + "api/health", lambda h: h["log"].get("writer", {}).get("pid"))
+            writer = health["log"]["writer"]["pid"]
+            os.kill(writer, signal.SIGKILL)
+            # the hall keeps taking the board's rallies: each committed by a writer started again
+            await wait_json(url + "api/matches/M2", lambda m: m["version"] >= before["version"] + 5)
+            health = get_json(url + "api/health")
+            assert health["log"]["writer"]["starts"] == 2
+            assert health["log"]["writer"]["exits"] == [-signal.SIGKILL]
+            second = health["log"]["writer"]["pid"]
+            assert second != writer
+            playing.cancel()
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        output = proc.communicate(timeout=15)[0]
+        pty.close()
+    assert proc.returncode == 0, output
+    assert "Stopped" in output
+    assert not running(second), "the writer process outlived the hub"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +103,10 @@ class Command:
 
 def decode_report(frame: Frame, family: str | None = None) -> Report:
     """Turn a device frame into a report; STATE needs the device family from its HELLO."""
+    if frame.type is _STATE:  # nearly every frame: one lookup, not the cases below one by one
+        decode_state = _STATE_DECODERS.get(family)  # type: ignore[arg-type]
+        if decode_state is not None:
+            return decode_state(frame.body)
     match frame.type:
         case MessageType.HELLO:
             return decode_hello(frame.body)
@@ -526,3 +531,12 @@ def _pair(value: Any, name: str) -> tuple[int, int]:
     ):
         raise BodyError(f"{name} must be two non-negative integers, got {value!r}")
     return (value[0], value[1])
+
+
+_STATE = MessageType.STATE
+# `decode_report`'s STATE cases, by family
+_STATE_DECODERS: dict[str, Callable[[Any], Report]] = {
+    DeviceFamily.TT_SCOREBOARD.value: decode_scoreboard_state,
+    DeviceFamily.BACKGAMMON_BOARD.value: decode_backgammon_state,
+    DeviceFamily.CHESS_CLOCK.value: decode_chess_clock_state,
+}

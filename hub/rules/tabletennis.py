@@ -2007,19 +2007,45 @@ def view(state: TableTennisState) -> dict[str, Any]:
             else {"game": state.expedite_since[0], "points": list(state.expedite_since[1])}
         ),
         "rallies": state.rallies,
-        "points_log": [
-            {
-                "game": p.game,
-                "points": list(p.points),
-                "side": p.side,
-                "server": p.server,
-                "server_player": p.server_player,
-                "at": p.at,
-                **({"penalty": True} if p.penalty else {}),
-            }
-            for p in state.points_log
-        ],
+        "points_log": _points_log_view(state.points_log),
     }
+
+
+def _point_view(p: PointRecord) -> dict[str, Any]:
+    return {
+        "game": p.game,
+        "points": list(p.points),
+        "side": p.side,
+        "server": p.server,
+        "server_player": p.server_player,
+        "at": p.at,
+        **({"penalty": True} if p.penalty else {}),
+    }
+
+
+# The rally log as `view` shows it, per match: the log last shown and its points' dicts. A match's log grows
+# a point at a time, and its page gets the whole view at every change (and a snapshot the whole state), so
+# each point's dict is built once, not once per view: ~90 dicts per view late in a match. Keyed by the log's
+# first point (kept alive by the entry, so its id stays its own); a hall's live matches fit, the oldest
+# entry goes first. Only ever a shortcut: an entry is used where its log equals the start of the one shown.
+_POINTS_LOGS_KEPT = 256
+_points_logs: dict[int, tuple[tuple[PointRecord, ...], list[dict[str, Any]]]] = {}
+
+
+def _points_log_view(log: tuple[PointRecord, ...]) -> list[dict[str, Any]]:
+    """The rally log as a new list of dicts (shared with earlier views of the match: never changed)."""
+    if not log:
+        return []
+    key = id(log[0])
+    kept = _points_logs.pop(key, None)
+    if kept is not None and len(kept[0]) <= len(log) and log[: len(kept[0])] == kept[0]:
+        dicts = kept[1] + [_point_view(p) for p in log[len(kept[0]) :]]
+    else:
+        dicts = [_point_view(p) for p in log]
+    _points_logs[key] = (log, dicts)
+    if len(_points_logs) > _POINTS_LOGS_KEPT:
+        del _points_logs[next(iter(_points_logs))]
+    return dicts.copy()
 
 
 def _bookkeeping(state: TableTennisState) -> dict[str, Any]:

@@ -20,6 +20,8 @@ from hub.eventlog import (
     pack,
     unpack,
 )
+from hub.logstore import connect
+from hub.logwriter import WriterProcess
 
 
 def device_record(log: EventLog, seq: int, body: dict | None = None) -> EventRecord:
@@ -152,9 +154,9 @@ def test_a_batch_holding_duplicates_says_which_rows_were_stored(tmp_path: Path) 
     # the writer inserts a batch at once and falls back to row by row only when a row was a duplicate
     log = EventLog(tmp_path / "log.sqlite3")
     log.open()
-    conn = log._writer_conn
+    writer = WriterProcess(log.path)
     try:
-        assert EventLog._commit(conn, [("event", device_record(log, s)) for s in (1, 2)])[1] == [True, True]
+        assert EventLog._commit(writer, [("event", device_record(log, s)) for s in (1, 2)])[1] == [True, True]
         batch = [
             ("event", device_record(log, 3)),
             ("event", device_record(log, 2)),  # stored by the batch before
@@ -162,14 +164,15 @@ def test_a_batch_holding_duplicates_says_which_rows_were_stored(tmp_path: Path) 
             ("event", device_record(log, 4)),
             ("event", device_record(log, 4)),  # twice in this batch
         ]
-        records, inserted, barriers = EventLog._commit(conn, batch)
+        records, inserted, barriers = EventLog._commit(writer, batch)
         assert [r.seq for r in records] == [3, 2, 4, 4]
         assert inserted == [True, False, True, False]
         assert barriers == []
         assert [e.seq for e in log.events()] == [1, 2, 3, 4]
         assert log.snapshots()["M1"].state == {"version": 4}
+        assert writer.starts == 1
     finally:
-        conn.close()
+        writer.close()
         if log._reader is not None:
             log._reader.close()
 
@@ -178,16 +181,16 @@ async def test_a_batch_larger_than_one_insert_statement_is_stored_whole(tmp_path
     # the writer inserts up to _ROWS_PER_INSERT rows per statement: a bigger batch goes as several, in order
     log = EventLog(tmp_path / "log.sqlite3", batch_max=5000)
     log.open()
-    conn = log._writer_conn
+    writer = WriterProcess(log.path)
     try:
         count = _ROWS_PER_INSERT * 2 + 17
         batch = [("event", device_record(log, s, {"n": s})) for s in range(count)]
-        records, inserted, _ = EventLog._commit(conn, batch)
+        records, inserted, _ = EventLog._commit(writer, batch)
         assert inserted == [True] * count
         stored = log.events(limit=count + 10)
         assert [(e.id, e.seq, e.body) for e in stored] == [(r.id, r.seq, {"n": r.seq}) for r in records]
     finally:
-        conn.close()
+        writer.close()
         if log._reader is not None:
             log._reader.close()
 
@@ -234,7 +237,7 @@ async def test_a_log_of_msgpack_bodies_reads_as_before(tmp_path: Path) -> None:
     # logs written before bodies went JSON hold msgpack: both kinds read back the same, row by row and per match
     log = EventLog(tmp_path / "log.sqlite3")
     log.open()
-    conn = log._writer_conn
+    conn = connect(log.path)
     rows = []
     for body in BODIES[:2] + BODIES[6:8]:
         for encoded in (pack(body), msgpack.packb(body, use_bin_type=True)):

@@ -146,8 +146,7 @@ def _check_log(
             head, _ = replay_match(info, log, snapshot=snapshot)
             heads[info.id] = f"{head.version} {crashhub.digest(head, venue)}"
     finally:
-        log._reader.close()  # opened only to read: no writer thread was started
-        log._writer_conn.close()
+        log._reader.close()  # opened only to read: no writer was started
     return heads
 
 
@@ -221,13 +220,14 @@ def _torn(tmp_path: Path, cut: float) -> Path:
     db.close()
     log = EventLog(path)
     log.open()
-    log._writer_conn.executemany(
+    log._reader.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executemany(
         "INSERT INTO events (id, kind, at, device_id, boot_epoch, seq, body) VALUES (?, 'x', 0, 'd', 1, ?, ?)",
         [(i, i, b"\x80" + b"p" * 300) for i in range(1, 2000)],
     )
-    log._writer_conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    log._writer_conn.close()
-    log._reader.close()
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
     raw = path.read_bytes()
     path.write_bytes(raw[: int(len(raw) * cut)])
     return data
