@@ -255,13 +255,19 @@ class Hall(PublicHall):
         in_round = self._in_round.get((started.sport, started.round - 1))
         if not in_round:
             return
+        # a lock is for good: the next match of round n to start looks only at the round's matches still
+        # playing (each start used to walk the whole round, 200 matches, 4 % of an ingest run; then each
+        # start asked every match still playing twice, 3 %)
+        playing = []
         for match_id in in_round:
-            lock = referee.lock_event(self.working[match_id], started)
+            state = self.working[match_id]
+            if state.status in referee.UNDECIDED:  # no result to lock yet (`lock_event` would say None)
+                playing.append(match_id)
+                continue
+            lock = referee.lock_event(state, started)
             if lock is not None:
                 self.record(match_id, lock.kind, lock.body, at, actor=referee.SYSTEM_ACTOR)
-        # a lock is for good: the next match of round n to start looks only at the round's unlocked matches
-        # (each start used to walk the whole round, 200 matches, 4 % of an ingest run)
-        in_round[:] = [m for m in in_round if not self.working[m].locked]
+        in_round[:] = playing
 
     def tick(self, at: float) -> int:
         """Let rules that watch the clock (expedite due, a chess board settling, a flag falling) see time

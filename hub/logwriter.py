@@ -111,7 +111,7 @@ class WriterProcess:
                 status, value = reply
                 if status == "ok":
                     return value  # type: ignore[no-any-return]
-                raise EventLogError(f"{self.path}: could not commit: {value}")
+                raise EventLogError(f"{self.path}: could not commit: {value} / Olay kaydı yazılamadı.")
             self._reap(proc)
         raise EventLogError(
             f"{self.path}: the event log writer process stopped {MAX_STARTS_PER_BATCH + 1} times before a batch "
@@ -152,7 +152,10 @@ class WriterProcess:
         if ready is None or ready[0] != "ready":
             proc.wait()
             reason = ready[1] if ready is not None else f"it exited with status {proc.returncode}"
-            raise EventLogError(f"{self.path}: the event log writer process could not start: {reason}")
+            raise EventLogError(
+                f"{self.path}: the event log writer process could not start: {reason} "
+                f"/ Olay kaydı yazıcı süreci başlatılamadı."
+            )
         if self.starts > 1:
             log.warning("event log writer process started again (pid %s)", proc.pid)
         self._proc = proc

@@ -305,14 +305,14 @@ def check_unlocked(match: MatchState) -> None:
         )
 
 
-_UNDECIDED = (MatchStatus.SCHEDULED, MatchStatus.LIVE)
+UNDECIDED = (MatchStatus.SCHEDULED, MatchStatus.LIVE)  # statuses with no result to lock
 
 
 def lock_event(match: MatchState, started: MatchInfo) -> RefereeEvent | None:
     """The lock a match gets when `started`, of the next round, begins; None if it has no result yet or is
     already locked (a match still playing is locked when a later next-round match starts)."""
     # the status first: each start of a round asks this of the round before's matches
-    if match.status in _UNDECIDED or match.locked:
+    if match.status in UNDECIDED or match.locked:
         return None
     return RefereeEvent(EventKind.LOCK, {"round": match.info.round, "because": started.id})
 

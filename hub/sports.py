@@ -177,10 +177,18 @@ CHESS = Sport(
 )
 
 SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS, BACKGAMMON, CHESS)}
+# each sport's own report classes (not their subclasses): the sport that encodes it, first one named first
+_REPORT_TO_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {}
+for _sport in SPORTS.values():
+    for _cls in _sport.report_type:
+        _REPORT_TO_DICT.setdefault(_cls, _sport.input_to_dict)
 
 
 def report_to_dict(report: Any) -> dict[str, Any]:
     """A device report as plain data for the log body, in the encoding of the sport that reads it."""
+    encode = _REPORT_TO_DICT.get(type(report))  # one per device report logged: a lookup, not a search
+    if encode is not None:
+        return encode(report)
     for sport in SPORTS.values():
         if isinstance(report, sport.report_type):
             return sport.input_to_dict(report)

@@ -33,7 +33,7 @@ def encode(data: bytes | bytearray | memoryview) -> bytes:
 
 def decode(data: bytes | bytearray | memoryview) -> bytes:
     """Decode one COBS-encoded block (without its 0x00 delimiter); raise CobsDecodeError if malformed."""
-    encoded = bytes(data)
+    encoded = data if type(data) is bytes else bytes(data)
     if 0 not in encoded:
         # The usual frame, every block shorter than 254 bytes: each code byte stands where a 0x00 was (the
         # first stands before the data), so the data is the encoding with its code bytes zeroed, less the
@@ -48,7 +48,9 @@ def decode(data: bytes | bytearray | memoryview) -> bytes:
             out[index] = 0
             index += code
         else:
-            return bytes(out[1:])
+            if size:
+                del out[0]  # a bytearray drops its first byte in place (no copy, unlike `out[1:]`)
+            return bytes(out)
     return _decode_blocks(encoded)
 
 

@@ -1575,7 +1575,8 @@ def fold_rallies(
             break
         history = data.get("game_scores")
         if last_history:
-            if history != last_history or not all(type(x) is int and type(y) is int for x, y in history):
+            # equal, and integers (11.0 and True compare equal to 11 and 1)
+            if history != last_history or not _int_pairs(history):
                 break
         elif history:
             break
@@ -1649,6 +1650,14 @@ def fold_rallies(
         last_display=last,
     )
     return state, folded, facts
+
+
+def _int_pairs(pairs: list[Any]) -> bool:
+    """Every pair holds two ints (a loop: `all` over a generator costs more for the few a history has)."""
+    for x, y in pairs:  # noqa: SIM110 - measured: the loop, not `all` over a generator
+        if type(x) is not int or type(y) is not int:
+            return False
+    return True
 
 
 def _NO_FACTS(wanted: int) -> list[tuple[int, Fact]]:
