@@ -3,7 +3,7 @@
 Ours: one real `DeviceSession` per table reading Boardcast Wire bytes (HELLO, then the scoreboard display
 after every rally of legal best-of-5 matches, several rounds per table) from an in-memory stream, so the
 real `WireCodec`, message decoding, seq unwrapping, `Ingest`/`TableSink`, `Hall` (the table-tennis rules),
-`EventLog` (WAL, synchronous=FULL, one writer thread, group commit) and `Fanout` (one in-process subscriber
+`EventLog` (WAL, synchronous=FULL, group commit, its writer process) and `Fanout` (one in-process subscriber
 on the venue and every match, drained as a client's writer would) all run. The clock stops when every
 frame has been observed and `EventLog.flush()` says all of it is committed. Each device's frames are all
 waiting when the run starts, so a read takes up to 4 KiB of them (~80 frames: a burst, as after an outage).
@@ -246,7 +246,7 @@ async def run(smoke: bool) -> Result:
             "one_frame_per_read_s": round(single["seconds"], 2),
         },
         notes=[
-            "not pinned: log writer thread and event loop may use both CPUs, as in production",
+            "not pinned: the log writer process and the event loop may use both CPUs, as in production",
             "ours: each device's frames are all waiting, so a read brings up to 4 KiB of them (a burst: devices "
             "catching up after an outage, a gateway that batches); one_frame_per_read: the same frames, one "
             "per read, as a scoreboard reporting each rally live sends them",

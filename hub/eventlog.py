@@ -106,7 +106,8 @@ def _row(r: EventRecord) -> tuple[Any, ...]:
 
 
 class EventLog:
-    """The log file and its writer thread; `append` from the event loop, commits reported back in order."""
+    """The log file, its feeding thread and writer process; `append` from the event loop, commits reported back
+    in order."""
 
     def __init__(self, path: Path | str, *, batch_max: int = 1000) -> None:
         self.path = Path(path)
