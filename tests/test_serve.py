@@ -41,6 +41,20 @@ players = ["Ayşe", "Elif"]
 """
 
 
+def serve_venue(tmp_path: Path, missing: Path, pty: str, port: int, **popen: object) -> subprocess.Popen[str]:
+    """`boardcast serve` on `VENUE` (T1 on a port that may be missing, T2 on a pseudo-terminal)."""
+    venue = tmp_path / "hall.toml"
+    venue.write_text(VENUE.format(missing=missing, pty=pty), encoding="utf-8")
+    return subprocess.Popen(
+        [sys.executable, "-m", "hub", "serve", "--venue", str(venue), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **popen,  # type: ignore[call-overload]
+    )
+
+
 def running(pid: int) -> bool:
     """A process exists and is not a zombie."""
     try:
@@ -67,16 +81,8 @@ async def wait_json(url: str, predicate, within: float = 20.0):
 async def test_a_missing_port_is_reported_and_retried_while_the_other_table_runs(tmp_path: Path) -> None:
     pty = open_pty_pair()
     missing = tmp_path / "ttyUSB-unplugged"
-    venue = tmp_path / "hall.toml"
-    venue.write_text(VENUE.format(missing=missing, pty=pty.slave_path), encoding="utf-8")
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hub", "serve", "--venue", str(venue), "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    proc = serve_venue(tmp_path, missing, pty.slave_path, port)
     board = TableTennisScoreboard("tt-2", seed=3, speed=50)
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -169,17 +175,9 @@ async def test_the_log_writer_killed_while_serving_is_started_again_and_ctrl_c_s
     tmp_path: Path,
 ) -> None:
     pty = open_pty_pair()
-    venue = tmp_path / "hall.toml"
-    venue.write_text(VENUE.format(missing=tmp_path / "absent", pty=pty.slave_path), encoding="utf-8")
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hub", "serve", "--venue", str(venue), "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal gives it: Ctrl-C reaches every process
-    )
+    # its own process group, as a terminal gives it: Ctrl-C reaches every process in it
+    proc = serve_venue(tmp_path, tmp_path / "absent", pty.slave_path, port, start_new_session=True)
     board = TableTennisScoreboard("tt-2", seed=5, speed=50)
     url = f"http://127.0.0.1:{port}/"
     try:

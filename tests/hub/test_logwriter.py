@@ -19,24 +19,15 @@ import pytest
 
 from hub.eventlog import EventLog, EventLogError, EventRecord
 from hub.logwriter import WriterProcess, encode_batch
+from tests.hub import test_eventlog as eventlog_tests
 
 
 def device_record(log: EventLog, seq: int, body: dict | None = None) -> EventRecord:
-    return EventRecord(
-        id=log.next_id(),
-        kind="device.heartbeat",
-        at=1.0,
-        body=body or {"seq": seq},
-        device_id="d1",
-        boot_epoch=7,
-        seq=seq,
-    )
+    return eventlog_tests.device_record(log, seq, body or {"seq": seq})
 
 
 async def open_log(path: Path) -> EventLog:
-    log = EventLog(path)
-    log.open()
-    log.start()
+    log = await eventlog_tests.open_log(path)
     await log.flush()  # the first batch starts the process
     return log
 
