@@ -132,7 +132,7 @@ class WriterProcess:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        proc.stdout.close()
+        self._close_pipes(proc)
 
     def _start(self) -> subprocess.Popen[bytes]:
         root = str(Path(__file__).resolve().parent.parent)  # where `hub` is, installed or not
@@ -151,6 +151,7 @@ class WriterProcess:
         ready = _receive(proc.stdout)
         if ready is None or ready[0] != "ready":
             proc.wait()
+            self._close_pipes(proc)
             reason = ready[1] if ready is not None else f"it exited with status {proc.returncode}"
             raise EventLogError(
                 f"{self.path}: the event log writer process could not start: {reason} "
@@ -161,15 +162,19 @@ class WriterProcess:
         self._proc = proc
         return proc
 
+    @staticmethod
+    def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
+        for stream in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()  # type: ignore[union-attr]
+
     def _reap(self, proc: subprocess.Popen[bytes]) -> None:
         """Forget a process that stopped answering, with its exit status."""
         self._proc = None
         proc.kill()  # already gone, as a rule; if not, it must not write after its successor
         status = proc.wait()
         self.exits.append(status)
-        for stream in (proc.stdin, proc.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
+        self._close_pipes(proc)
         log.error("event log writer process %s stopped (status %s) under a batch", proc.pid, status)
 
 

@@ -180,6 +180,8 @@ def test_the_writer_ends_when_the_hub_is_killed(tmp_path: Path) -> None:
     finally:
         hub.kill()
         hub.wait()
+        if hub.stdout is not None:
+            hub.stdout.close()
 
 
 async def test_a_batch_the_writer_cannot_store_stops_the_log_with_the_reason(tmp_path: Path) -> None:
