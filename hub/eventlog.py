@@ -27,9 +27,7 @@ import msgpack
 import orjson
 
 from hub.logstore import (
-    _INSERT_EVENT,
     _JSON_OBJECT,
-    _ROWS_PER_INSERT,
     _SCHEMA,
     SCHEMA_VERSION,
     EventLogError,
@@ -41,9 +39,6 @@ from hub.logwriter import WriterProcess
 from hub.rules.base import slot_constructor
 
 __all__ = [
-    "_INSERT_EVENT",
-    "_ROWS_PER_INSERT",
-    "_SCHEMA",
     "EventLog",
     "EventLogError",
     "EventRecord",

@@ -11,8 +11,6 @@ import msgpack
 import pytest
 
 from hub.eventlog import (
-    _INSERT_EVENT,
-    _ROWS_PER_INSERT,
     EventLog,
     EventLogError,
     EventRecord,
@@ -20,7 +18,7 @@ from hub.eventlog import (
     pack,
     unpack,
 )
-from hub.logstore import connect
+from hub.logstore import _INSERT_EVENT, _ROWS_PER_INSERT, connect
 from hub.logwriter import WriterProcess
 
 
