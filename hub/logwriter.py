@@ -72,13 +72,17 @@ def encode_batch(rows: list[tuple[Any, ...]], snapshots: list[tuple[Any, ...]]) 
     try:
         return marshal.dumps((False, rows, snapshots))
     except ValueError:  # a value of a type marshal refuses (a subclass, an object) or nested too deep
-        return marshal.dumps(
-            (
-                True,
-                [(*row[:9], pack(row[9]), row[10]) for row in rows],
-                [(*snap[:3], pack(snap[3])) for snap in snapshots],
-            )
-        )
+        return marshal.dumps((True, *_packed(rows, snapshots)))
+
+
+def _packed(
+    rows: list[tuple[Any, ...]], snapshots: list[tuple[Any, ...]]
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Event rows and snapshot rows with their bodies packed for storage."""
+    return (
+        [(*row[:9], pack(row[9]), row[10]) for row in rows],
+        [(*snap[:3], pack(snap[3])) for snap in snapshots],
+    )
 
 
 class WriterProcess:
@@ -209,8 +213,7 @@ def _commit_batch(conn: sqlite3.Connection, batch: tuple[bool, list[Any], list[A
     packed, rows, snapshots = batch
     try:
         if not packed:
-            rows = [(*row[:9], pack(row[9]), row[10]) for row in rows]
-            snapshots = [(*snap[:3], pack(snap[3])) for snap in snapshots]
+            rows, snapshots = _packed(rows, snapshots)
         return ("ok", commit(conn, rows, snapshots))
     except Exception as exc:  # disk full, I/O error, a body it cannot store: the hub stops taking events
         return ("error", f"{type(exc).__name__}: {exc}")
