@@ -20,7 +20,7 @@ from devices.slots import slot_constructor
 from devices.transports.base import ByteReader, ByteWriter, Opener
 from devices.transports.serial import DeviceUnavailable, open_serial, parse_serial_url
 from devices.wire.codec import PROTOCOL_VERSION, Frame, FrameError, FrameErrorKind, MessageType, WireCodec
-from devices.wire.messages import BodyError, Command, EventKind, decode_hello, decode_report
+from devices.wire.messages import BodyError, Command, EventKind, decode_hello, decode_report, state_reader
 from devices.wire.sequence import SeqUnwrapper
 
 _new_observation = slot_constructor(Observation)  # one per frame: set slot by slot
@@ -246,6 +246,7 @@ class DeviceSession(LinkReporter):
         self._tx_seq = 0
         self._unwrapper = SeqUnwrapper()
         self._identity: _Identity | None = None  # the last device that said HELLO on any connection
+        self._codec: WireCodec | None = None  # this connection's
         self._hello_this_connection = False
         self._last_orphan_resync = float("-inf")
         self._frames_ok = 0
@@ -350,7 +351,7 @@ class DeviceSession(LinkReporter):
         return writer is not None and await write_drained(writer, frame)
 
     async def _serve(self, reader: ByteReader) -> tuple[LinkReason, bool]:
-        codec = WireCodec()
+        codec = self._codec = WireCodec()
         self._hello_this_connection = False
         self._last_orphan_resync = float("-inf")
         heard_device = False
@@ -362,7 +363,7 @@ class DeviceSession(LinkReporter):
             now = self._clock()
             self._bytes_in += len(data)
             self._last_seen = now
-            for item in codec.feed(data):
+            for item in codec.frames(data):
                 if isinstance(item, Frame):
                     heard_device = True
                     await self._on_frame(item, now)
@@ -459,6 +460,8 @@ class DeviceSession(LinkReporter):
         ):
             self._unwrapper.reset()
             self._identity = identity
+        if self._codec is not None:  # its STATE bodies, read straight into reports from now on
+            self._codec.state_reader = state_reader(self._identity.family)
         self._hello_this_connection = True
         self._emit(frame, hello, now)
 

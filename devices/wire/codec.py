@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import struct
 from binascii import crc_hqx
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,13 +59,22 @@ class FrameErrorKind(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One intact frame; raw is the COBS bytes with the trailing 0x00, exactly as received."""
+    """One intact frame; raw is the COBS bytes with the trailing 0x00, exactly as received.
+
+    `report` is set (and `body` is None) when a `StateReader` read a STATE body straight into its report;
+    `devices.wire.messages.decode_report` returns it as it is."""
 
     type: MessageType
     seq: int
     body: Any
     version: int = PROTOCOL_VERSION
     raw: bytes = b""
+    report: Any = None
+
+
+# Reads a STATE body (its msgpack bytes) straight into a report, or answers None when it is not sure the
+# body is one it reads exactly as the general path would; the frame is then decoded the general way.
+StateReader = Callable[[bytes], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +99,11 @@ def encode_frame(type: MessageType, seq: int, body: Any, version: int = PROTOCOL
     return cobs.encode(payload) + DELIMITER
 
 
-def decode_frame(raw: bytes) -> Frame | FrameError:
-    """Decode one delimited frame (COBS bytes with or without the trailing 0x00); never raises."""
+def decode_frame(raw: bytes, state_reader: StateReader | None = None) -> Frame | FrameError:
+    """Decode one delimited frame (COBS bytes with or without the trailing 0x00); never raises.
+
+    With a `state_reader` (a session sets its device family's), a STATE body it reads becomes the frame's
+    `report` without being decoded twice; everything else about the frame is checked as always."""
     # The intact frame, checked in as few steps as it takes; anything wrong is read again by
     # `_checked_frame`, which names what. The CRC over the payload with its own CRC (big-endian) is 0
     # exactly when that CRC is right (CRC-16/CCITT-FALSE reflects nothing and XORs nothing at the end).
@@ -104,11 +117,15 @@ def decode_frame(raw: bytes) -> Frame | FrameError:
     message_type = _TYPES.get(type_code)
     if version != PROTOCOL_VERSION or message_type is None:
         return _checked_frame(raw)
+    if state_reader is not None and message_type is _STATE:
+        report = state_reader(payload[_HEADER.size : -_CRC.size])
+        if report is not None:
+            return _new_frame(message_type, seq, None, version, raw, report)
     try:
         body = msgpack.unpackb(payload[_HEADER.size : -_CRC.size], raw=False)
     except (ValueError, msgpack.UnpackException):
         return _checked_frame(raw)
-    return _new_frame(message_type, seq, body, version, raw)
+    return _new_frame(message_type, seq, body, version, raw, None)
 
 
 def _checked_frame(raw: bytes) -> Frame | FrameError:
@@ -159,20 +176,22 @@ def _checked_frame(raw: bytes) -> Frame | FrameError:
             f"Body of {message_type.name} frame seq {seq} is not one msgpack value: {exc}.",
             raw,
         )
-    return _new_frame(message_type, seq, body, version, raw)
+    return _new_frame(message_type, seq, body, version, raw, None)
 
 
 _TYPES = {t.value: t for t in MessageType}
+_STATE = MessageType.STATE
 
 
-# `Frame(type, seq, body, version, raw)`, every field given, set slot by slot: one per frame received
+# `Frame(type, seq, body, version, raw, report)`, every field given, set slot by slot: one per frame received
 _new_frame = slot_constructor(Frame)
 
 
 class WireCodec:
     """Boardcast Wire: bytes in any chunking in, frames and frame errors out. No I/O, no clock."""
 
-    def __init__(self) -> None:
+    def __init__(self, state_reader: StateReader | None = None) -> None:
+        self.state_reader = state_reader  # STATE bodies read straight into reports (see `decode_frame`)
         self._buffer = bytearray()
         self._discarding = False  # inside a run longer than MAX_ENCODED, dropping bytes until the next 0x00
         self.frames_ok = 0
@@ -180,29 +199,32 @@ class WireCodec:
 
     def feed(self, data: bytes) -> list[Frame | FrameError]:
         """Take any chunk of bytes; return every frame or frame error completed by it, in order."""
-        results: list[Frame | FrameError] = []
+        return list(self.frames(data))
+
+    def frames(self, data: bytes) -> Iterator[Frame | FrameError]:
+        """`feed`, one frame at a time: each is decoded when asked for, so a `state_reader` set on seeing one
+        frame (a HELLO) reads the frames after it in the same chunk."""
         start = 0
         size = len(data)
         while start < size:
             end = data.find(0, start)
             if end == -1:
-                self._accumulate(data[start:], results)
+                yield from self._accumulate(data[start:])
                 break
             if not self._buffer and not self._discarding and 0 < end - start <= MAX_ENCODED:
                 # a whole frame inside this chunk (the usual case): decoded from a slice, not the buffer
                 raw = data[start : end + 1]
-                self._count(decode_frame(raw if type(raw) is bytes else bytes(raw)), results)
                 start = end + 1
+                yield self._count(decode_frame(raw if type(raw) is bytes else bytes(raw), self.state_reader))
                 continue
-            self._accumulate(data[start:end], results)
+            yield from self._accumulate(data[start:end])
+            start = end + 1  # an empty run (consecutive 0x00) is idle fill and skipped silently
             if self._discarding:
                 self._discarding = False
             elif self._buffer:
                 raw = bytes(self._buffer) + DELIMITER
                 self._buffer.clear()
-                self._count(decode_frame(raw), results)
-            start = end + 1  # an empty run (consecutive 0x00) is idle fill and skipped silently
-        return results
+                yield self._count(decode_frame(raw, self.state_reader))
 
     def encode(self, type: MessageType, seq: int, body: Any, version: int = PROTOCOL_VERSION) -> bytes:
         """Encode one frame, delimiter included."""
@@ -213,27 +235,26 @@ class WireCodec:
         self._buffer.clear()
         self._discarding = False
 
-    def _accumulate(self, chunk: bytes, results: list[Frame | FrameError]) -> None:
+    def _accumulate(self, chunk: bytes) -> Iterator[FrameError]:
         if self._discarding or not chunk:
             return
         self._buffer += chunk
         if len(self._buffer) > MAX_ENCODED:
             kept = bytes(self._buffer[:_RAW_KEPT_WHEN_TOO_LONG])
-            self._count(
+            self._buffer.clear()
+            self._discarding = True
+            yield self._count(
                 FrameError(
                     FrameErrorKind.TOO_LONG,
                     f"No frame delimiter within {MAX_ENCODED} bytes (frames are at most {MAX_FRAME} "
                     f"bytes decoded); bytes are dropped up to the next 0x00; raw keeps {len(kept)}.",
                     kept,
-                ),
-                results,
+                )
             )
-            self._buffer.clear()
-            self._discarding = True
 
-    def _count(self, item: Frame | FrameError, results: list[Frame | FrameError]) -> None:
-        if isinstance(item, Frame):
+    def _count(self, item: Frame | FrameError) -> Frame | FrameError:
+        if type(item) is Frame:
             self.frames_ok += 1
         else:
             self.frame_errors += 1
-        results.append(item)
+        return item

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from devices.observations import (
     DICE_SOURCES,
     DOUBLES_PLAYERS,
@@ -27,7 +29,7 @@ from devices.observations import (
     ScoreboardState,
 )
 from devices.slots import slot_constructor
-from devices.wire.codec import Frame, MessageType, encode_frame
+from devices.wire.codec import Frame, MessageType, StateReader, decode_frame, encode_frame
 
 
 class BodyError(ValueError):
@@ -104,6 +106,11 @@ class Command:
 def decode_report(frame: Frame, family: str | None = None) -> Report:
     """Turn a device frame into a report; STATE needs the device family from its HELLO."""
     if frame.type is _STATE:  # nearly every frame: one lookup, not the cases below one by one
+        if frame.report is not None:
+            if type(frame.report) is _STATE_REPORTS.get(family):  # type: ignore[arg-type]
+                return frame.report  # type: ignore[no-any-return]
+            frame = decode_frame(frame.raw)  # read for another family (a HELLO changed it): read it again
+            assert isinstance(frame, Frame)  # it was intact a moment ago
         decode_state = _STATE_DECODERS.get(family)  # type: ignore[arg-type]
         if decode_state is not None:
             return decode_state(frame.body)
@@ -212,6 +219,49 @@ def _checked_scoreboard_state(body: Any) -> ScoreboardState:
 
 
 _ENDS = {e.value: e.value for e in Ends}
+
+
+class _ScoreboardBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The STATE body a scoreboard usually sends, as msgspec reads it from msgpack in one C call."""
+
+    points: tuple[int, int]
+    games: tuple[int, int]
+    server: int | None = None
+    game_scores: list[tuple[int, int]] = []
+    ends: str | None = None
+    expedite: bool | None = None
+    server_player: str | None = None
+
+
+_read_scoreboard_body = msgspec.msgpack.Decoder(_ScoreboardBody).decode
+
+
+def read_scoreboard_state(body: bytes) -> ScoreboardState | None:
+    """A scoreboard STATE body's msgpack bytes read straight into its state (a `StateReader`); None for
+    anything it is not sure of, which the general path (`msgpack` then `decode_scoreboard_state`) reads.
+
+    The types come from msgspec, which reads an integer, a boolean, a string, an array and a map exactly as
+    `msgpack.unpackb` does, refuses a boolean or a float where an integer belongs as the general path does,
+    and takes the last of a repeated key as a dict does. Anything the general path might read differently
+    is left to it: a key that is not a field (it might hold what `msgpack` refuses), a bytes key, a value of
+    another type. The ranges are checked here as `_plain_scoreboard_state` checks them."""
+    try:
+        s = _read_scoreboard_body(body)
+    except msgspec.DecodeError:  # ValidationError too
+        return None
+    (p0, p1), (g0, g1) = s.points, s.games
+    if p0 < 0 or p1 < 0 or g0 < 0 or g1 < 0 or (s.server is not None and s.server != 0 and s.server != 1):
+        return None
+    for a, b in s.game_scores:
+        if a < 0 or b < 0:
+            return None
+    ends = s.ends
+    if ends is not None and (ends := _ENDS.get(ends)) is None:
+        return None
+    player = s.server_player
+    if player is not None and player not in DOUBLES_PLAYERS:
+        return None
+    return _new_scoreboard_state(s.points, s.games, s.server, tuple(s.game_scores), ends, s.expedite, player)
 
 
 # `ScoreboardState(...)` with every field given, set slot by slot: one per scoreboard frame
@@ -540,3 +590,11 @@ _STATE_DECODERS: dict[str, Callable[[Any], Report]] = {
     DeviceFamily.BACKGAMMON_BOARD.value: decode_backgammon_state,
     DeviceFamily.CHESS_CLOCK.value: decode_chess_clock_state,
 }
+# families whose STATE bodies a `StateReader` reads from the frame's bytes, and the report it makes
+_STATE_READERS: dict[str, StateReader] = {DeviceFamily.TT_SCOREBOARD.value: read_scoreboard_state}
+_STATE_REPORTS: dict[str, type] = {DeviceFamily.TT_SCOREBOARD.value: ScoreboardState}
+
+
+def state_reader(family: str | None) -> StateReader | None:
+    """The `StateReader` for a device family's STATE bodies (for `WireCodec.state_reader`), if it has one."""
+    return _STATE_READERS.get(family) if family is not None else None
