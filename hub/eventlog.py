@@ -33,6 +33,7 @@ from hub.logstore import (
     EventLogError,
     connect,
     pack,
+    pack_snapshot,
     unpack,
 )
 from hub.logwriter import WriterProcess
@@ -338,7 +339,9 @@ class EventLog:
         """Commit one batch of queued items through the writer; the records, whether each is stored, and
         the barriers it passed."""
         records: list[EventRecord] = [item for kind, item in batch if kind == "event"]
-        snapshots = [(s.match_id, s.offset, s.at, s.state) for kind, s in batch if kind == "snapshot"]
+        snapshots = [
+            (s.match_id, s.offset, s.at, pack_snapshot(s.state)) for kind, s in batch if kind == "snapshot"
+        ]
         barriers = [item for kind, item in batch if kind == "barrier"]
         inserted = writer.commit([_row(r) for r in records], snapshots)
         return records, [True] * len(records) if inserted is None else inserted, barriers

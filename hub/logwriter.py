@@ -11,9 +11,10 @@ batch it reads in one transaction (`hub.logstore.commit`). Messages both ways ar
 length and a `marshal`led value, over the process's stdin and stdout:
 
 - the process says `("ready", pid)` once the file is open, or `("error", message)` and exits;
-- the hub sends `(packed, rows, snapshots)`: event rows and snapshot rows, their bodies as given (the process
-  packs them) or, when `packed`, already packed (`marshal` carries plain data of exact types only, so a body
-  holding anything else, an enum member, say, is packed by the hub);
+- the hub sends `(packed, rows, snapshots)`: event rows, their bodies as given (the process packs them) or,
+  when `packed`, already packed (`marshal` carries plain data of exact types only, so a body holding anything
+  else, an enum member, say, is packed by the hub); and snapshot rows, their states always packed by the hub
+  (`hub.logstore.pack_snapshot`: one C call, cheaper than `marshal` carrying a match's whole state);
 - the process answers `("ok", inserted)` (`hub.logstore.commit`'s answer) or `("error", message)`, having
   rolled the batch back.
 
@@ -68,21 +69,17 @@ def _receive(stream: IO[bytes]) -> Any:
 
 
 def encode_batch(rows: list[tuple[Any, ...]], snapshots: list[tuple[Any, ...]]) -> bytes:
-    """A batch as the process reads it: bodies as they are where `marshal` carries them exactly, else packed."""
+    """A batch as the process reads it: bodies as they are where `marshal` carries them exactly, else packed
+    (snapshot states come packed)."""
     try:
         return marshal.dumps((False, rows, snapshots))
     except ValueError:  # a value of a type marshal refuses (a subclass, an object) or nested too deep
-        return marshal.dumps((True, *_packed(rows, snapshots)))
+        return marshal.dumps((True, _packed(rows), snapshots))
 
 
-def _packed(
-    rows: list[tuple[Any, ...]], snapshots: list[tuple[Any, ...]]
-) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """Event rows and snapshot rows with their bodies packed for storage."""
-    return (
-        [(*row[:9], pack(row[9]), row[10]) for row in rows],
-        [(*snap[:3], pack(snap[3])) for snap in snapshots],
-    )
+def _packed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Event rows with their bodies packed for storage."""
+    return [(*row[:9], pack(row[9]), row[10]) for row in rows]
 
 
 class WriterProcess:
@@ -100,8 +97,9 @@ class WriterProcess:
         return self._proc.pid if self._proc is not None else None
 
     def commit(self, rows: list[tuple[Any, ...]], snapshots: list[tuple[Any, ...]]) -> list[bool] | None:
-        """Commit a batch (rows in `hub.logstore`'s column order, bodies unpacked); `hub.logstore.commit`'s
-        answer. Raises EventLogError if the batch cannot be committed."""
+        """Commit a batch (rows in `hub.logstore`'s column order, bodies unpacked; snapshot rows with their
+        states packed); `hub.logstore.commit`'s answer. Raises EventLogError if the batch cannot be
+        committed."""
         message = encode_batch(rows, snapshots)
         for _ in range(MAX_STARTS_PER_BATCH + 1):
             proc = self._proc or self._start()
@@ -145,7 +143,9 @@ class WriterProcess:
             "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
         }
         proc = subprocess.Popen(
-            [sys.executable, "-m", "hub.logwriter", str(self.path)],
+            # -P: the working directory is not searched first, so a `hub` folder there (another checkout)
+            # never stands in for this hub's own writer
+            [sys.executable, "-P", "-m", "hub.logwriter", str(self.path)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -213,7 +213,7 @@ def _commit_batch(conn: sqlite3.Connection, batch: tuple[bool, list[Any], list[A
     packed, rows, snapshots = batch
     try:
         if not packed:
-            rows, snapshots = _packed(rows, snapshots)
+            rows = _packed(rows)
         return ("ok", commit(conn, rows, snapshots))
     except Exception as exc:  # disk full, I/O error, a body it cannot store: the hub stops taking events
         return ("error", f"{type(exc).__name__}: {exc}")

@@ -18,7 +18,7 @@ from hub.eventlog import (
     pack,
     unpack,
 )
-from hub.logstore import _INSERT_EVENT, _ROWS_PER_INSERT, connect
+from hub.logstore import _INSERT_EVENT, _ROWS_PER_INSERT, connect, pack_snapshot
 from hub.logwriter import WriterProcess
 
 
@@ -229,6 +229,34 @@ def test_a_body_reads_back_exactly_as_it_was_given(body: dict) -> None:
     plain = not any(isinstance(v, bytes) for v in body.values()) and all(isinstance(k, str) for k in body)
     finite = not any(word in repr(body) for word in ("nan", "inf"))
     assert (stored[:1] == b"{") == (plain and finite)  # JSON where it is exact, msgpack where it is not
+
+
+@pytest.mark.parametrize("state", BODIES)
+def test_a_snapshot_reads_back_exactly_as_it_was_given(state: dict) -> None:
+    stored = pack_snapshot(state)
+    assert _same_body(unpack(stored), state)
+    assert stored[:1] != b"{"  # msgpack, in one call
+
+
+@pytest.mark.parametrize("state", [{"odd": object()}, {"big": 2**70}])
+def test_a_snapshot_msgspec_will_not_encode_goes_to_pack_and_fails_as_it_does(state: dict) -> None:
+    with pytest.raises(Exception) as packed:
+        pack(state)
+    with pytest.raises(type(packed.value)):
+        pack_snapshot(state)  # the log then stops and says why, as before
+
+
+async def test_snapshots_of_a_finished_match_restore_it_from_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "log.sqlite3"
+    log = await open_log(path)
+    state = {"v": 3, "nan": float("nan"), "raw": b"\x00", 7: [1.5, None], "log": [{"at": 1.25, "p": [1, 2]}]}
+    log.put_snapshot(Snapshot("m1", 3, 1.0, state))
+    await log.close()
+    log = await open_log(path)
+    try:
+        assert _same_body(log.snapshots()["m1"].state, state)
+    finally:
+        await log.close()
 
 
 async def test_a_log_of_msgpack_bodies_reads_as_before(tmp_path: Path) -> None:
