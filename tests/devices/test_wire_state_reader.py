@@ -47,7 +47,9 @@ def assert_same_or_declined(body: bytes) -> ScoreboardState | None:
     return read
 
 
-@given(_STATE_BODY, st.dictionaries(st.sampled_from(["x", "score", "token"]), st.integers(-99, 99), max_size=2))
+@given(
+    _STATE_BODY, st.dictionaries(st.sampled_from(["x", "score", "token"]), st.integers(-99, 99), max_size=2)
+)
 def test_whatever_the_reader_reads_the_general_path_reads_the_same(body: dict[str, Any], extra) -> None:
     assert_same_or_declined(msgpack.packb(body, use_bin_type=True))
     assert_same_or_declined(msgpack.packb({**body, **extra}, use_bin_type=True))
