@@ -117,6 +117,7 @@ async def spectate(
                 "silent_ready": silent_ready,
                 "p50_ms": percentile_ms(hist, 0.50),
                 "p99_ms": percentile_ms(hist, 0.99),
+                "hist": hist,
                 "max_ms": percentile_ms(hist, 1.0),
                 "timed_frames": sum(hist.values()),
                 "frames_per_s": frames / window_s,
