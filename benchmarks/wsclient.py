@@ -26,7 +26,7 @@ import socket
 import sys
 import time
 import zlib
-from collections import Counter, defaultdict
+from collections import Counter
 
 import orjson
 
@@ -59,7 +59,6 @@ class Fleet:
         self.frames = 0
         self.frames_total = 0
         self.hist: Counter[int] = Counter()
-        self.by_second: defaultdict[int, Counter[int]] = defaultdict(Counter)  # second of the window -> hist
         self.records: list[tuple[bytes, int, float]] = []
         self.closed = 0
         self.close_codes: Counter[int] = Counter()
@@ -181,11 +180,8 @@ class Client(asyncio.Protocol):
         """Time every `"updated_at":` in buf[start:end] (one per change) without parsing the rest; how many."""
         fleet = self.fleet
         timed = 0
-        second = fleet.by_second[int(now - fleet.t0)]
         for match in UPDATED_AT.finditer(buf, start, end):
-            bucket = int((now - float(match[1])) * 1000 * BUCKETS_PER_MS)
-            fleet.hist[bucket] += 1
-            second[bucket] += 1
+            fleet.hist[int((now - float(match[1])) * 1000 * BUCKETS_PER_MS)] += 1
             timed += 1
         return timed
 
@@ -200,9 +196,7 @@ class Client(asyncio.Protocol):
                 if not isinstance(at, int | float):
                     fleet.unparsed += 1
                     continue
-                bucket = int((now - at) * 1000 * BUCKETS_PER_MS)
-                fleet.hist[bucket] += 1
-                fleet.by_second[int(now - fleet.t0)][bucket] += 1
+                fleet.hist[int((now - at) * 1000 * BUCKETS_PER_MS)] += 1
             else:
                 fleet.records.append((str(data.get("id", "")).encode(), int(data.get("version", 0)), now))
 
@@ -290,7 +284,6 @@ async def main() -> None:
     }
     if fleet.mode == "updated":
         result["hist"] = {str(k): v for k, v in fleet.hist.items()}
-        result["by_second"] = {str(s): {str(k): v for k, v in h.items()} for s, h in fleet.by_second.items()}
     elif fleet.mode == "version":
         _say({"records": len(fleet.records), "closed": fleet.closed})
         sent = orjson.loads(await reader.readline())["map"]
