@@ -353,12 +353,27 @@ def _run_demo(args: argparse.Namespace) -> int:
         f"  Confirm / Onay: curl -X POST -H 'Authorization: Bearer {demo.token}' {url}api/matches/ID/confirm",
         f"  Data / Veri: {where}  (run again to resume / tekrar çalıştırınca devam eder)",
     ]
-    boards_running = [lambda b=b, p=p: b.run_on_fd(p.master_fd) for b, p in boards]
+    boards_running = [lambda b=b, p=p: _simulated(p.slave_path, b.run_on_fd(p.master_fd)) for b, p in boards]
     try:
         return _run(runtime, banner, *boards_running)
     finally:
         for pty in demo.ptys:
             pty.close()
+
+
+async def _simulated(port: str, board: Awaitable[None]) -> None:
+    """Run one simulated board; if it fails, say so and let it stop, as a real board that breaks does: its
+    link goes quiet and the hub keeps serving the rest of the hall."""
+    try:
+        await board
+    except Exception as exc:  # a simulator's own error, never the hub's
+        logging.getLogger(__name__).exception("simulated board on %s failed", port)
+        with contextlib.suppress(OSError):
+            print(
+                f"Simulated board on {port} stopped: {exc} / {port} üzerindeki simülasyon tahtası durdu: {exc}",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Awaitable[None]]) -> int:

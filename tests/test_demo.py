@@ -239,3 +239,17 @@ async def test_the_demo_feeds_the_referee_topic_and_exports_a_finished_match(tmp
         assert shown == games or (shown == games[:-1] and tuple(state["points"]) == games[-1])
     finally:
         demo.stop()
+
+
+async def test_a_simulated_board_that_fails_stops_alone_and_says_why(capsys) -> None:
+    """A simulator's own error (once: a resumed doubles board's next toss) must not stop the demo's hub."""
+    from hub.cli import _simulated
+
+    async def broken() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("first server 'B1' must play for side 0")
+
+    await _simulated("/dev/pts/9", broken())  # returns: the hub's task group is not torn down
+    err = capsys.readouterr().err
+    assert "Simulated board on /dev/pts/9 stopped: first server 'B1' must play for side 0" in err
+    assert "simülasyon tahtası durdu" in err

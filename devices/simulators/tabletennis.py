@@ -143,7 +143,9 @@ class TableTennisScoreboard(SimulatedWireDevice):
                     self._seed + match_number,
                     self.best_of,
                     (self._seed + match_number) % 2,
-                    options=self.options,
+                    # the players named to serve and receive first were the first match's (a resumed
+                    # match's toss); each later match has a toss of its own
+                    options=replace(self.options, first_server_player=None, first_receiver_player=None),
                 )
                 self.history.append(self._sim.state)
                 await self._send(self._sim.state)

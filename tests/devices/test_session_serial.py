@@ -12,6 +12,7 @@ from devices.observations import DeviceHello, Heartbeat, LinkState, ScoreboardSt
 from devices.session import Backoff, DeviceSession
 from devices.simulators.pty import PtyPair, open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
+from devices.simulators.tabletennis_match import MatchOptions
 from devices.wire.codec import Frame, FrameErrorKind, WireCodec, decode_frame
 from devices.wire.messages import Command, encode_report, report_to_body
 from tests.devices.support import EPOCH, FAST, RecordingSink, eventually, running
@@ -258,3 +259,19 @@ async def test_what_one_read_brings_reaches_the_sink_in_one_call_and_in_wire_ord
     assert before == [hello, *states[:15]]  # the error stands where its bytes stood
     assert max(sink.batches) >= 10  # frames of one read went over together, not one call each
     assert len(sink.batches) < 10
+
+
+async def test_a_board_resumed_with_its_toss_plays_its_next_matches_with_tosses_of_their_own() -> None:
+    """The demo resumes a doubles board with the toss its match had (B1 served first); the next match has
+    its own toss (side 0 serves first with seed 5), which the first match's players must not decide."""
+    options = MatchOptions(doubles=True, first_server_player="B1", first_receiver_player="A1")
+    with open_pty_pair() as pair:
+        board = TableTennisScoreboard(
+            "tt-09", seed=5, speed=2000, best_of=3, matches=2, options=options, first_server=1
+        )
+        sink = RecordingSink()
+        async with running(board.run_on_fd(pair.master_fd), session_on(pair, sink).run()):
+            await asyncio.wait_for(board.done.wait(), 20)
+    starts = [i for i, s in enumerate(board.history) if s.points == (0, 0) and s.games == (0, 0)]
+    assert len(starts) == 2  # both matches played
+    assert board.history[starts[1]].server == 0 and board.history[starts[1]].server_player == "A1"
