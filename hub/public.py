@@ -47,6 +47,7 @@ class PublicHall:
         self.public_listeners: list[Callable[[MatchState, int], None]] = []
         self._sent_at: dict[str, float] = {}  # match id -> loop time its screens were last sent to
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
+        self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
         fanout.add_source(self._snapshot_source)
 
     # -- reads ----------------------------------------------------------------------------------------------
@@ -130,6 +131,7 @@ class PublicHall:
     def _to_screens(self, state: MatchState) -> None:
         """Send a state to the match, venue and team topics."""
         info = state.info
+        self._shown[info.id] = state
         # views are built only for topics someone watches: the fan-out calls these when it has a watcher
         self.fanout.publish(f"match:{info.id}", state.version, lambda: self.spectator_view(state))
         self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
@@ -148,8 +150,14 @@ class PublicHall:
             return lambda: (self.venue_version, self.team_view(team_id))
         if topic.startswith("match:") and topic[6:] in self.public:
             match_id = topic[6:]
-            return lambda: (self.public[match_id].version, self.spectator_view(self.public[match_id]))
+            return lambda: self._match_snapshot(match_id)
         return None
+
+    def _match_snapshot(self, match_id: str) -> tuple[int, dict[str, Any]]:
+        # What the topic was last sent, not a state still waiting for its interval: that one follows as a
+        # change, and a client must never get a version its snapshot already held.
+        state = self._shown.get(match_id) or self.public[match_id]
+        return state.version, self.spectator_view(state)
 
 
 class _Once:

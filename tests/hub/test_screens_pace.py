@@ -43,3 +43,34 @@ async def test_a_burst_reaches_the_screens_as_its_first_and_latest_state(tmp_pat
         assert versions(watcher.take_now(), "match:M1") == [hall.public_match("M1").version]  # quiet: at once
     finally:
         await hall.log.close()
+
+
+async def test_a_client_joining_within_the_interval_gets_each_version_once(tmp_path: Path) -> None:
+    """The snapshot is what the screens were last sent, so the state waiting for the interval to end reaches
+    the new client once, as the next change, not a second time after a snapshot that already held it."""
+    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
+    try:
+        sink = ingest.sink_for(hall.venue.tables[0])
+        early = hall.fanout.connect()
+        hall.fanout.subscribe(early, "match:M1")
+        early.take_now()
+        await asyncio.sleep(SCREENS_EVERY_S)
+
+        sink.observe(obs(0, HELLO))
+        for seq in range(1, 4):
+            sink.observe(state(seq, (seq - 1, 0)))
+            await hall.log.flush()
+        sent = versions(early.take_now(), "match:M1")
+        latest = hall.public_match("M1").version
+        assert len(sent) == 1 and sent[0] < latest  # the latest waits for the interval to end
+
+        late = hall.fanout.connect()
+        hall.fanout.subscribe(late, "match:M1")
+        (snapshot,) = map(json.loads, late.take_now())
+        assert snapshot["snapshot"] and snapshot["version"] == sent[0]
+
+        await asyncio.sleep(SCREENS_EVERY_S * 1.5)
+        assert versions(late.take_now(), "match:M1") == [latest]
+        assert versions(early.take_now(), "match:M1") == [latest]
+    finally:
+        await hall.log.close()
