@@ -87,6 +87,22 @@ def _fmt(value: Any, unit: str = "") -> str:
     return str(value)
 
 
+def interpreter() -> str:
+    """The Python running the benchmarks (and, as `sys.executable`, the hub processes they start): figures
+    depend on its build. A CPython whose libpython is a shared library and not built with
+    `--enable-optimizations` (pyenv's default) ran ingest 25-30 % slower here than the distribution's."""
+    linked = "unknown"
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        pass
+    else:
+        shared = sorted({line.split()[-1] for line in maps.splitlines() if "libpython" in line})
+        linked = f"libpython shared ({shared[0]})" if shared else "libpython linked into the executable"
+    version = ".".join(map(str, sys.version_info[:3]))
+    return f"interpreter: {sys.implementation.name} {version}, {os.path.realpath(sys.executable)}, {linked}"
+
+
 def table(results: list[dict[str, Any]]) -> str:
     """The results as one Markdown table, then each benchmark's sizes and details."""
     rows = [("benchmark", "ours", "baseline", "ratio", "target", "result")]
@@ -149,8 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"running {name}{' (smoke)' if args.smoke else ''} …", file=sys.stderr, flush=True)
         results.append(_spawn(name, args.smoke))
     print(table(results))
+    print(interpreter())
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+        args.json.write_text(json.dumps({"interpreter": interpreter(), "results": results}, indent=2))
     return 1 if any("crashed" in r for r in results) else 0
 
 

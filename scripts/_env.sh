@@ -1,6 +1,10 @@
 # Shared by scripts/demo.sh and scripts/test.sh: a project virtualenv and the system packages tests need.
 
-PYTHON=${PYTHON:-python3}
+# The interpreter: $PYTHON if set; else the distribution's own CPython. Debian's and Ubuntu's python3 is built
+# with profile-guided and link-time optimisation and libpython linked into the executable; a source build
+# without --enable-optimizations (pyenv's default: a shared libpython, no PGO) ran the hub's ingest path 25-30 %
+# slower on the same machine (README, Performance). `python3` from PATH only where neither is there.
+PYTHON_CHOSEN=${PYTHON:-}
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
@@ -12,10 +16,34 @@ apt_install() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
+new_enough() {
+  "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
+}
+
+choose_python() {
+  if [ -n "$PYTHON_CHOSEN" ]; then
+    PYTHON=$PYTHON_CHOSEN
+    return
+  fi
+  if ! new_enough /usr/bin/python3 && command -v apt-get >/dev/null; then
+    echo "== installing the distribution's Python (Debian packages 'python3', 'python3-venv')"
+    apt_install python3 python3-venv || true
+  fi
+  if new_enough /usr/bin/python3; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
+}
+
 ensure_venv() {
-  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  choose_python
+  if ! new_enough "$PYTHON"; then
     echo "boardcast: Python 3.11 or newer is needed; $PYTHON is $("$PYTHON" --version 2>&1) / Python 3.11+ gerekli" >&2
     exit 2
+  fi
+  local wanted
+  wanted=$("$PYTHON" -c 'import os, sys; print(os.path.realpath(sys.executable))')
+  if [ -x .venv/bin/python ] &&
+    [ "$(.venv/bin/python -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null)" != "$wanted" ]; then
+    echo "== .venv was made with another Python; making it again with $wanted / .venv yeniden kuruluyor"
+    rm -rf .venv
   fi
   if [ ! -x .venv/bin/python ]; then
     if ! "$PYTHON" -m venv .venv 2>/dev/null; then

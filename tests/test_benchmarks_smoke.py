@@ -5,6 +5,7 @@ No timing is asserted: figures on a shared CI machine say nothing; the harness w
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -37,4 +38,8 @@ def test_smoke_run_prints_a_row_per_benchmark(tmp_path: Path) -> None:
         assert result in ("pass", "FAIL"), f"{name}: {result}"
         assert target, name
         assert f"{name} (" in proc.stdout, f"{name}: sizes line missing"
-    assert out.exists()
+    saved = json.loads(out.read_text())
+    assert {r["name"] for r in saved["results"]} == set(BENCHMARKS)
+    # figures depend on the interpreter's build, so the run says which it was
+    assert f"interpreter: cpython {sys.version_info[0]}.{sys.version_info[1]}." in proc.stdout
+    assert saved["interpreter"] in proc.stdout and "libpython" in saved["interpreter"]
