@@ -121,9 +121,12 @@ class RssSampler:
 
 
 @contextlib.contextmanager
-def scratch(prefix: str) -> Iterator[Path]:
-    """A temporary directory on the same disk as the project's default data directory."""
-    with tempfile.TemporaryDirectory(prefix=f"boardcast-bench-{prefix}-") as d:
+def scratch(prefix: str, *, in_memory: bool = False) -> Iterator[Path]:
+    """A temporary directory on the same disk as the project's default data directory; with `in_memory`, on
+    tmpfs (`/dev/shm`, where there is one), where a commit's flush never waits for a disk."""
+    memory = Path("/dev/shm")
+    where = str(memory) if in_memory and memory.is_dir() else None
+    with tempfile.TemporaryDirectory(prefix=f"boardcast-bench-{prefix}-", dir=where) as d:
         yield Path(d)
 
 
@@ -197,10 +200,11 @@ class ClientFleet:
         replies = await self._collect(within + 15)
         return sum(r["ready"] for r in replies), sum(r["failed"] for r in replies)
 
-    async def window(self, t0: float, t1: float) -> None:
-        """Tell every client when to measure."""
+    async def window(self, t0: float, t1: float, phases: list[float] | None = None) -> None:
+        """Tell every client when to measure; with `phases` (boundaries from t0 to t1), a histogram per phase
+        (each result's "hists") instead of one ("hist")."""
         for proc in self.procs:
-            await self._send(proc, {"t0": t0, "t1": t1})
+            await self._send(proc, {"t0": t0, "t1": t1, "phases": phases})
 
     async def results(self, within: float) -> list[dict[str, Any]]:
         """Each process's result line."""

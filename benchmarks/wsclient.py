@@ -19,6 +19,7 @@ subscribes and then never reads again (a tiny receive buffer so it blocks at onc
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import os
 import re
@@ -59,6 +60,9 @@ class Fleet:
         self.frames = 0
         self.frames_total = 0
         self.hist: Counter[int] = Counter()
+        # with phases: boundaries t0 = b0 < b1 < … < bn = t1, and a histogram for each [b(k), b(k+1))
+        self.phases: list[float] = []
+        self.hists: list[Counter[int]] = []
         self.records: list[tuple[bytes, int, float]] = []
         self.closed = 0
         self.close_codes: Counter[int] = Counter()
@@ -107,6 +111,8 @@ class Client(asyncio.Protocol):
         now = time.time()
         fleet = self.fleet
         inside = fleet.t0 <= now < fleet.t1
+        if inside and fleet.phases:  # a read's frames all go to the phase it came in
+            fleet.hist = fleet.hists[bisect.bisect_right(fleet.phases, now) - 1]
         pos, size = 0, len(buf)
         while size - pos >= 2:
             b0, b1 = buf[pos], buf[pos + 1] & 0x7F
@@ -273,6 +279,9 @@ async def main() -> None:
     _say({"ready": len(clients), "failed": failed})
     window = orjson.loads(await reader.readline())
     fleet.t0, fleet.t1 = window["t0"], window["t1"]
+    if window.get("phases"):
+        fleet.phases = [float(b) for b in window["phases"]]
+        fleet.hists = [Counter() for _ in fleet.phases[1:]]
     await asyncio.sleep(max(0.0, fleet.t1 - time.time()) + 0.05)
     result = {
         "clients": len(clients),
@@ -282,7 +291,9 @@ async def main() -> None:
         "close_codes": {str(k): v for k, v in fleet.close_codes.items()},
         "unparsed": fleet.unparsed,
     }
-    if fleet.mode == "updated":
+    if fleet.mode == "updated" and fleet.phases:
+        result["hists"] = [{str(k): v for k, v in hist.items()} for hist in fleet.hists]
+    elif fleet.mode == "updated":
         result["hist"] = {str(k): v for k, v in fleet.hist.items()}
     elif fleet.mode == "version":
         _say({"records": len(fleet.records), "closed": fleet.closed})
