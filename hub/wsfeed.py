@@ -10,6 +10,7 @@ without a task and an encode per client: `FeedProtocol` puts itself in the conne
 from __future__ import annotations
 
 import asyncio
+import random
 from collections import deque
 from typing import Any
 
@@ -22,6 +23,15 @@ from websockets.server import ServerProtocol
 from hub.fanout import DEFLATE_BITS
 
 LINK = "boardcast.link"  # the scope extension naming the connection's FeedProtocol
+PING_SPREAD = 0.2  # each keepalive ping waits the interval ± this share of it
+
+
+def keepalive_delay(interval: float, last_rtt: float, draw: float) -> float:
+    """Seconds to the next keepalive ping: the interval less the last round trip (as uvicorn waits), spread by
+    `draw` (0..1) over ±`PING_SPREAD`. Connections accepted together (a hall's screens reconnecting after a
+    network blip, a benchmark's readers) would otherwise ping together every interval: 1,000 pings and their
+    pongs in a few milliseconds held every frame behind them, the readers' worst 1 % in the phase they fell in."""
+    return max(0.0, interval * (1.0 + PING_SPREAD * (2.0 * draw - 1.0)) - last_rtt)
 
 
 class FeedProtocol(WebSocketsSansIOProtocol):
@@ -43,6 +53,12 @@ class FeedProtocol(WebSocketsSansIOProtocol):
             logger=self.conn.logger,
         )
         self.queue = _Inbox()  # type: ignore[assignment]  # uvicorn's asyncio.Queue, a third the size
+
+    def schedule_ping(self) -> None:
+        """uvicorn's keepalive, each wait drawn within ±`PING_SPREAD` of the interval (see `keepalive_delay`)."""
+        assert self.ping_interval is not None
+        delay = keepalive_delay(self.ping_interval, self.last_ping_rtt, random.random())
+        self.ping_timer = self.loop.call_later(delay, self.send_keepalive_ping)
 
     def forget_handshake(self) -> None:
         """Drop what only the handshake needed (request and response headers): thousands of idle phones

@@ -30,7 +30,12 @@ from tests.conftest import free_port
 
 @contextlib.asynccontextmanager
 async def served_hall(
-    tmp_path: Path, tables: int = 1, *, protocol: str = "hub", **context: Any
+    tmp_path: Path,
+    tables: int = 1,
+    *,
+    protocol: str = "hub",
+    server: dict[str, Any] | None = None,
+    **context: Any,
 ) -> AsyncIterator[tuple[int, Fanout, WebContext]]:
     """A real hall (log, fan-out) behind a real uvicorn server: yields (port, fan-out, web context).
 
@@ -49,19 +54,19 @@ async def served_hall(
     ctx = WebContext(hall, fanout, Ingest(hall), Authenticator([]), **context)
     port = free_port()
     if protocol == "hub":
-        config = server_config(create_app(ctx), port=port)
+        config = server_config(create_app(ctx), port=port, **(server or {}))
     else:
         config = uvicorn.Config(create_app(ctx), port=port, ws="websockets-sansio", lifespan="off")
-    server = uvicorn.Server(config)
+    uvicorn_server = uvicorn.Server(config)
     try:
         async with asyncio.TaskGroup() as tg:
-            tg.create_task(server.serve())
-            while not server.started:
+            tg.create_task(uvicorn_server.serve())
+            while not uvicorn_server.started:
                 await asyncio.sleep(0.01)
             try:
                 yield port, fanout, ctx
             finally:
-                server.should_exit = True
+                uvicorn_server.should_exit = True
     finally:
         await log.close()
 
