@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from devices.observations import DeviceEvent, LinkChange, LinkState, Observation, Report
 from devices.slots import slot_constructor
 from devices.transports.base import ByteReader, ByteWriter, Opener
-from devices.transports.serial import DeviceUnavailable, open_serial, parse_serial_url
+from devices.transports.serial import DeviceUnavailable, open_serial, parse_wire_serial_url
 from devices.wire.codec import PROTOCOL_VERSION, Frame, FrameError, FrameErrorKind, MessageType, WireCodec
 from devices.wire.messages import BodyError, Command, EventKind, decode_hello, decode_report, state_reader
 from devices.wire.sequence import SeqUnwrapper
@@ -139,8 +139,11 @@ async def read_some(
 
 
 def serial_opener(url: str) -> Opener:
-    """An opener for a serial device URL; the URL is checked now, so a typo fails before the first connect."""
-    parse_serial_url(url)
+    """An opener for a serial device URL; the URL is checked now, so a typo fails before the first connect.
+
+    The venue file check calls the same `parse_wire_serial_url`, so a URL this would refuse never gets here.
+    """
+    parse_wire_serial_url(url)
 
     async def open_() -> tuple[ByteReader, ByteWriter]:
         return await open_serial(url)

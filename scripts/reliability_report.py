@@ -16,7 +16,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-AREAS = ["crash safety", "device faults", "hostile web clients", "access", "bad requests", "fuzzing"]
+AREAS = [
+    "crash safety",
+    "device faults",
+    "hostile web clients",
+    "access",
+    "bad requests",
+    "bad input",
+    "fuzzing",
+]
 
 
 def render(rows: list[dict], generated: str) -> str:

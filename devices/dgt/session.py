@@ -86,16 +86,25 @@ class DgtTarget:
 
 def parse_dgt_url(url: str) -> DgtTarget:
     """Read ``serial:///dev/ttyACM0?protocol=dgt[&baud=9600][&bt=1]``; raise ValueError naming the URL."""
-    target = parse_serial_url(url)
-    parts = urlsplit(url)
-    if parts.scheme != "serial" or target.protocol != "dgt":
+    if urlsplit(url).scheme != "serial":
         raise ValueError(
             f"device URL {url!r} is not a DGT board; write it as serial:///dev/ttyACM0?protocol=dgt"
         )
-    query = parse_qs(parts.query)
+    target = parse_serial_url(url)  # every option checked: baud, protocol and bt are the only ones taken
+    if target.protocol != "dgt":
+        raise ValueError(
+            f"device URL {url!r} is not a DGT board; write it as serial:///dev/ttyACM0?protocol=dgt"
+        )
+    query = parse_qs(urlsplit(url).query, keep_blank_values=True)
     baudrate = target.baudrate if "baud" in query else DGT_BAUDRATE
-    bluetooth = "rfcomm" in target.port or query.get("bt", ["0"])[-1] in ("1", "true", "yes")
+    bt = query.get("bt", ["0"])[-1]
+    if bt not in _BT_VALUES:
+        raise ValueError(f"device URL {url!r}: bt must be 1 (a Bluetooth board) or 0, got {bt!r}")
+    bluetooth = "rfcomm" in target.port or _BT_VALUES[bt]
     return DgtTarget(url, target.port, baudrate, bluetooth)
+
+
+_BT_VALUES = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
 def dgt_device_id(serial: str) -> str:

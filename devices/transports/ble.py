@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from bleak import BleakClient, BleakScanner
 from bleak.backends.characteristic import BleakGATTCharacteristic
@@ -48,7 +48,7 @@ from bleak_retry_connector import (
 )
 
 from devices.transports.base import Opener
-from devices.transports.serial import DeviceUnavailable
+from devices.transports.serial import DeviceUnavailable, did_you_mean, query_options
 
 NUS_SERVICE = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
 NUS_RX = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"  # the central writes here (Zephyr nus.h naming)
@@ -64,6 +64,9 @@ _SCANNER_START_TIMEOUT = 10.0
 _DISCONNECT_TIMEOUT = 10.0
 _MTU_TIMEOUT = 5.0
 _MAC = re.compile(r"^[0-9A-F]{2}(:[0-9A-F]{2}){5}$")
+# What `protocol=` a ble:// URL may name, and the options that protocol's session reads besides `protocol`
+# and `adapter` (devices/dscore/session.py reads `side`); the hub picks the session by it (hub/app.py).
+BLE_PROTOCOLS: dict[str, tuple[str, ...]] = {"wire": (), "dscore": ("side",), "chessnut": ()}
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -138,7 +141,11 @@ class NearbyDevice:
 
 
 def parse_ble_url(url: str) -> BleTarget:
-    """Read ``ble://AA:BB:CC:DD:EE:FF?protocol=wire&adapter=hci0``; raise ValueError naming the URL."""
+    """Read ``ble://AA:BB:CC:DD:EE:FF?protocol=wire&adapter=hci0``; raise ValueError naming the URL.
+
+    Every option is checked: `protocol` (a key of BLE_PROTOCOLS), `adapter` (hciN) and the options that
+    protocol's session reads; anything else is refused, as is a `#` part.
+    """
     parts = urlsplit(url)
     if parts.scheme != "ble":
         raise ValueError(f"device URL {url!r} is not a ble:// URL; write it as ble://AA:BB:CC:DD:EE:FF")
@@ -147,10 +154,44 @@ def parse_ble_url(url: str) -> BleTarget:
         raise ValueError(
             f"device URL {url!r} does not name a Bluetooth address; write it as ble://AA:BB:CC:DD:EE:FF"
         )
-    query = parse_qs(parts.query)
-    protocol = query.get("protocol", [None])[-1]
-    adapter = query.get("adapter", [None])[-1]
+    if parts.fragment or url.endswith("#"):
+        raise ValueError(f"device URL {url!r} has a '#' part, which no device URL takes")
+    protocol = dict(parse_qsl(parts.query, keep_blank_values=True)).get("protocol")
+    if protocol is not None and protocol not in BLE_PROTOCOLS:
+        raise ValueError(
+            f"device URL {url!r}: unknown protocol {protocol!r}{did_you_mean(protocol, BLE_PROTOCOLS)}; "
+            "a BLE device speaks "
+            f"protocol={' or protocol='.join(BLE_PROTOCOLS)}"
+        )
+    known = ("protocol", "adapter", *BLE_PROTOCOLS[protocol or "wire"])
+    options = query_options(url, parts.query, known, BLE_PROTOCOLS)
+    adapter = options.get("adapter")
+    if adapter is not None and not re.fullmatch(r"hci[0-9]{1,3}", adapter):
+        raise ValueError(
+            f"device URL {url!r}: adapter must name a Bluetooth adapter such as hci0, got {adapter!r}"
+        )
     return BleTarget(address=address, protocol=protocol, adapter=adapter)
+
+
+def parse_wire_ble_url(url: str) -> BleTarget:
+    """A ``ble://`` URL for a Boardcast Wire session (`protocol=wire` or none); raise ValueError if not."""
+    target = parse_ble_url(url)
+    if target.protocol == "dscore":
+        raise ValueError(
+            f"device URL {url!r} is a D-SCORE wristband: it sends button codes, not a byte stream; "
+            "run it with devices.dscore.session.DScoreSession (a venue lists it under wristbands)"
+        )
+    if target.protocol == "chessnut":
+        raise ValueError(
+            f"device URL {url!r} is a Chessnut board: it sends board reports, not a byte stream; "
+            "run it with devices.chessnut.session.ChessnutSession"
+        )
+    if target.protocol not in (None, "wire"):
+        raise ValueError(
+            f"device URL {url!r}: BLE protocol {target.protocol!r} is not supported yet; "
+            "only protocol=wire (Boardcast Wire over the Nordic UART Service)"
+        )
+    return target
 
 
 def find_nus_characteristics(services: BleakGATTServiceCollection) -> NusCharacteristics:
@@ -461,22 +502,7 @@ class BleConnector:
 
     def opener(self, url: str) -> Opener:
         """An opener for a ``ble://`` device URL; the URL is checked now, so a typo fails at once."""
-        target = parse_ble_url(url)
-        if target.protocol == "dscore":
-            raise ValueError(
-                f"device URL {url!r} is a D-SCORE wristband: it sends button codes, not a byte stream; "
-                "run it with devices.dscore.session.DScoreSession"
-            )
-        if target.protocol == "chessnut":
-            raise ValueError(
-                f"device URL {url!r} is a Chessnut board: it sends board reports, not a byte stream; "
-                "run it with devices.chessnut.session.ChessnutSession"
-            )
-        if target.protocol not in (None, "wire"):
-            raise ValueError(
-                f"device URL {url!r}: BLE protocol {target.protocol!r} is not supported yet; "
-                "only protocol=wire (Boardcast Wire over the Nordic UART Service)"
-            )
+        parse_wire_ble_url(url)
 
         async def open_() -> tuple[BleLink, BleLink]:
             link = await self.open(url)

@@ -1,22 +1,31 @@
 """Serial ports as asyncio streams, through pyserial-asyncio-fast; thin on purpose.
 
-Accepts venue URLs such as ``serial:///dev/ttyUSB0?baud=115200&protocol=wire`` and anything pyserial's
-``serial_for_url`` accepts (a plain path, ``socket://host:port``, ``loop://``).
+Accepts venue URLs such as ``serial:///dev/ttyUSB0?baud=115200&protocol=wire``, a plain device path
+(``/dev/rfcomm0``) and the pyserial URL handlers a hall can use (``socket://host:port``,
+``rfc2217://host:port``, ``loop://``, ``alt://``, ``spy://``, ``hwgrep://``). `parse_serial_url` checks every
+part of a URL, each option against what its handler reads, so a typo is refused when the venue file is read
+rather than when the port is first opened.
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import errno
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 import serial
 import serial_asyncio_fast
 
 DEFAULT_BAUDRATE = 115200
+BAUDRATES = serial.SerialBase.BAUDRATES  # pyserial's standard rates: a typo such as 11520 is refused
+# What `protocol=` a serial:// URL may name, and the options that protocol's session reads besides `baud`
+# and `protocol` (devices/dgt/session.py reads `bt`); the hub picks the session by it (hub/app.py).
+SERIAL_PROTOCOLS: dict[str, tuple[str, ...]] = {"wire": (), "dgt": ("bt",)}
 
 
 class DeviceUnavailable(OSError):
@@ -39,18 +48,187 @@ class SerialTarget:
 
 
 def parse_serial_url(url: str) -> SerialTarget:
-    """Read a device URL; raise ValueError naming the URL if its baud rate is not a positive integer."""
-    parts = urlsplit(url)
-    if parts.scheme != "serial":
+    """Read a device URL; raise ValueError naming the URL for anything its port's handler would not take.
+
+    `serial://` takes `baud` (one of pyserial's standard rates), `protocol` (a key of SERIAL_PROTOCOLS) and
+    the options that protocol reads; a pyserial URL takes only its handler's options (PYSERIAL_SCHEMES).
+    """
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise ValueError(f"device URL {url!r} contains a space or a control character")
+    if "://" not in url:
+        if url.startswith("/") and "?" in url:
+            path, _, query = url.partition("?")
+            raise ValueError(
+                f"device URL {url!r}: a device path takes no options; write it as serial://{path}?{query}"
+            )
+        if not url.startswith("/") or "#" in url:
+            raise ValueError(
+                f"device URL {url!r} is neither a device path such as /dev/ttyUSB0 nor a URL such as "
+                "serial:///dev/ttyUSB0?baud=115200"
+            )
         return SerialTarget(port=url)
-    if not parts.path:
+    parts = urlsplit(url)
+    if parts.fragment or url.endswith("#"):
+        raise ValueError(f"device URL {url!r} has a '#' part, which no device URL takes")
+    if parts.scheme == "hwgrep":
+        _check_hwgrep(url)
+        return SerialTarget(port=url)
+    if parts.scheme in PYSERIAL_SCHEMES:
+        _check_pyserial_url(url, parts)
+        return SerialTarget(port=url)
+    if parts.scheme != "serial":
+        known = ("serial", *PYSERIAL_SCHEMES, "hwgrep", "tcp", "ble")
+        raise ValueError(
+            f"device URL {url!r}: unknown scheme {parts.scheme + '://'!r}{did_you_mean(parts.scheme, known)}; "
+            f"known: {', '.join(k + '://' for k in known)} or a device path such as /dev/ttyUSB0"
+        )
+    if parts.netloc:
+        raise ValueError(
+            f"device URL {url!r} names a host ({parts.netloc!r}); write the port with three slashes, "
+            "serial:///dev/ttyUSB0"
+        )
+    if not parts.path.startswith("/"):
         raise ValueError(f"device URL {url!r} names no port; write it as serial:///dev/ttyUSB0")
-    query = parse_qs(parts.query)
-    baud_text = query.get("baud", [str(DEFAULT_BAUDRATE)])[-1]
-    if not baud_text.isdigit() or int(baud_text) <= 0:
+    protocol = dict(parse_qsl(parts.query, keep_blank_values=True)).get("protocol")
+    if protocol is not None and protocol not in SERIAL_PROTOCOLS:
+        raise ValueError(
+            f"device URL {url!r}: unknown protocol {protocol!r}{did_you_mean(protocol, SERIAL_PROTOCOLS)}; "
+            f"a serial device speaks protocol={' or protocol='.join(SERIAL_PROTOCOLS)}"
+        )
+    known = ("baud", "protocol", *SERIAL_PROTOCOLS[protocol or "wire"])
+    options = query_options(url, parts.query, known, SERIAL_PROTOCOLS)
+    baud_text = options.get("baud", str(DEFAULT_BAUDRATE))
+    if not (baud_text.isascii() and baud_text.isdigit()) or int(baud_text) <= 0:
         raise ValueError(f"device URL {url!r}: baud must be a positive integer, got {baud_text!r}")
-    protocol = query.get("protocol", [None])[-1]
+    if int(baud_text) not in BAUDRATES:
+        raise ValueError(
+            f"device URL {url!r}: baud {int(baud_text)} is not a standard rate; use one such as 9600, "
+            f"19200, 57600 or 115200 (pyserial's list: {BAUDRATES[0]} to {BAUDRATES[-1]})"
+        )
     return SerialTarget(port=parts.path, baudrate=int(baud_text), protocol=protocol)
+
+
+def parse_wire_serial_url(url: str) -> SerialTarget:
+    """A serial device URL for a Boardcast Wire session: `protocol=wire` or none; raise ValueError if not."""
+    target = parse_serial_url(url)
+    if target.protocol not in (None, "wire"):
+        raise ValueError(
+            f"device URL {url!r} names protocol={target.protocol}, but this port is read as a Boardcast "
+            "Wire device (protocol=wire or none)"
+        )
+    return target
+
+
+def query_options(
+    url: str, query: str, known: Collection[str], protocols: dict[str, tuple[str, ...]] | None = None
+) -> dict[str, str]:
+    """A URL's query as {name: value}; raise ValueError naming the URL for an unknown or repeated name.
+
+    `protocols` (protocol: the options it reads) names the protocol an option belongs to, when it is not here.
+    """
+    owners = {name: protocol for protocol, names in (protocols or {}).items() for name in names}
+    options: dict[str, str] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name not in known and name in owners:
+            raise ValueError(f"device URL {url!r}: {name} is an option of protocol={owners[name]} only")
+        if name not in known:
+            raise ValueError(
+                f"device URL {url!r}: unknown option {name!r}{did_you_mean(name, known)}; "
+                f"known here: {', '.join(known) or 'none'}"
+            )
+        if name in options:
+            raise ValueError(f"device URL {url!r}: {name} is given twice")
+        options[name] = value
+    return options
+
+
+def did_you_mean(word: str, known: Collection[str]) -> str:
+    """ " (did you mean X?)" for the known name nearest a misspelt one, or "" when none is near."""
+    close = difflib.get_close_matches(word.lower(), list(known), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _level(value: str) -> str | None:
+    return None if value in _LOG_LEVELS else f"must be one of {', '.join(_LOG_LEVELS)}"
+
+
+def _flag(value: str) -> str | None:
+    # pyserial turns these on whatever their value; a value that reads as "off" would surprise
+    return None if value in ("", "1", "true", "yes") else "is a switch: write it alone to turn it on"
+
+
+def _positive_number(value: str) -> str | None:
+    try:
+        ok = 0 < float(value) < float("inf")
+    except ValueError:
+        ok = False
+    return None if ok else "must be a positive number of seconds"
+
+
+def _serial_class(value: str) -> str | None:
+    classes = sorted(
+        n for n, c in vars(serial).items() if isinstance(c, type) and issubclass(c, serial.Serial)
+    )
+    return None if value in classes else f"must be one of {', '.join(classes)}"
+
+
+def _text(value: str) -> str | None:
+    return None if value else "needs a value"
+
+
+_LOG_LEVELS = ("debug", "info", "warning", "error")  # pyserial's LOGGER_LEVELS: another name is a KeyError
+
+# pyserial's URL handlers (serial/urlhandler/protocol_*.py): what each names (a host:port, a device path or
+# nothing) and the options it reads. A handler refuses any other option only when the port is opened.
+PYSERIAL_SCHEMES: dict[str, tuple[str, dict[str, Callable[[str], str | None]]]] = {
+    "socket": ("host", {"logging": _level}),
+    "rfc2217": (
+        "host",
+        {"logging": _level, "ign_set_control": _flag, "poll_modem": _flag, "timeout": _positive_number},
+    ),
+    "loop": ("", {"logging": _level}),
+    "alt": ("path", {"class": _serial_class}),
+    "spy": ("path", {"file": _text, "color": _flag, "raw": _flag, "all": _flag}),
+}
+
+
+def _check_pyserial_url(url: str, parts: SplitResult) -> None:
+    names, checks = PYSERIAL_SCHEMES[parts.scheme]
+    example = {"host": f"{parts.scheme}://HOST:PORT", "path": f"{parts.scheme}:///dev/ttyUSB0", "": "loop://"}
+    if names == "host":
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if not parts.hostname or port is None or not 0 < port < 65536 or parts.path not in ("", "/"):
+            raise ValueError(f"device URL {url!r} must name a host and a port 1-65535, as {example[names]}")
+    elif names == "path" and (parts.netloc or not parts.path.startswith("/")):
+        raise ValueError(f"device URL {url!r} must name a device path, as {example[names]}")
+    elif names == "" and (parts.netloc or parts.path not in ("", "/")):
+        raise ValueError(f"device URL {url!r} names nothing after the scheme: write it as {example[names]}")
+    for name, value in query_options(url, parts.query, checks).items():
+        problem = checks[name](value)
+        if problem:
+            raise ValueError(f"device URL {url!r}: {name} {problem}, got {value!r}")
+
+
+def _check_hwgrep(url: str) -> None:
+    """pyserial's ``hwgrep://REGEXP[&n=N][&skip_busy]``: options follow '&', not '?'."""
+    regexp, *options = url[len("hwgrep://") :].split("&")
+    try:
+        re.compile(regexp)
+    except re.error as exc:
+        raise ValueError(f"device URL {url!r}: {regexp!r} is not a regular expression ({exc})") from None
+    if not regexp:
+        raise ValueError(f"device URL {url!r} names no pattern; write it as hwgrep://USB-ID-OR-NAME")
+    for option in options:
+        name, _, value = option.partition("=")
+        if name == "n" and value.isascii() and value.isdigit() and int(value) >= 2:
+            continue  # pyserial counts from 1 and refuses n=1 (the first port is the one without n)
+        if option != "skip_busy":
+            raise ValueError(
+                f"device URL {url!r}: unknown or bad option {option!r}; hwgrep takes n=2, n=3, ... and skip_busy"
+            )
 
 
 async def open_serial(url: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
