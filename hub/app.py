@@ -12,6 +12,7 @@ import contextlib
 import logging
 import socket
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
 from devices.transports.tcp import TcpGateway, parse_tcp_url
 from hub.auth import Authenticator
+from hub.connections import Unfinished, quiet_repeats, raise_open_files_limit
 from hub.eventlog import EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
@@ -64,6 +66,11 @@ class HubRuntime:
         self.host, self.port = host, port
         self.log = EventLog(self.data_dir / LOG_FILE)
         self.web_limits = WebLimits()  # per-address limits of the web edge (hub/limits.py)
+        self.refused: Counter[str] = Counter()  # web requests and connections refused, by limit
+        self.unfinished: Unfinished | None = (
+            None  # connections waiting for their request (hub/connections.py)
+        )
+        self.open_files = 0  # the soft open-files limit, once raised
         self.heap = HeapStats()  # the clocked garbage collector's counts, on /api/health
         self.fanout = Fanout()
         self.hall = Hall(venue, self.log, self.fanout)
@@ -89,6 +96,7 @@ class HubRuntime:
 
         Raises OSError when the port is taken and EventLogError on a damaged log, before anything runs.
         """
+        self.open_files, _ = raise_open_files_limit()
         self._socket = socket.create_server((self.host, self.port))
         # Accepted sockets inherit this: a client that stops reading fills 64 KiB, not megabytes of
         # autotuned buffer, before the hub notices it is stuck (and memory per stuck client stays small).
@@ -156,7 +164,10 @@ class HubRuntime:
     async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
         """Serve until the web server is told to stop; `extra` are more owned tasks (simulators)."""
         assert self.ingest is not None, "open() first"
+        quiet_repeats(asyncio.get_running_loop())
         self.log.start()
+        self.unfinished = Unfinished(self.web_limits, self.refused)
+        self.unfinished.fit_to_open_files(self.open_files)
         ctx = WebContext(
             self.hall,
             self.fanout,
@@ -166,9 +177,11 @@ class HubRuntime:
             gateways=list(self.gateways.values()),
             bus_health=self.bus.health_dict if self.bus is not None else None,
             limits=self.web_limits,
+            refused=self.refused,
             heap=self.heap,
+            connections=self.unfinished,
         )
-        self.server = uvicorn.Server(server_config(create_app(ctx), host=self.host, port=self.port))
+        self.server = uvicorn.Server(server_config(create_app(ctx), self.unfinished))
         try:
             async with contextlib.AsyncExitStack() as stack, asyncio.TaskGroup() as tg:
                 if self.ble is not None:  # one scanner and one connect lock per adapter, for every BLE table

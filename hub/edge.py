@@ -27,6 +27,7 @@ from hub import __version__
 from hub.app import SEND_BUFFER
 from hub.auth import Authenticator
 from hub.bus import BusReader, PublicChange
+from hub.connections import Unfinished, open_files, quiet_repeats, raise_open_files_limit
 from hub.fanout import Fanout
 from hub.matches import from_snapshot, new_match
 from hub.public import PublicHall
@@ -87,9 +88,11 @@ class EdgeRuntime:
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
         self._socket: socket.socket | None = None
+        self.open_files = 0  # the soft open-files limit, once raised
 
     def open(self) -> None:
         """Take the listening port (OSError when it is taken)."""
+        self.open_files, _ = raise_open_files_limit()
         self._socket = socket.create_server((self.host, self.port))
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         if self.port == 0:
@@ -113,6 +116,9 @@ class EdgeRuntime:
             "bus": self.reader.health_dict(),
             "clients": len(self.fanout.clients),
             "clients_closed_stuck": self.ctx.closed_stuck,
+            "refused": dict(self.ctx.refused),
+            "open_files": open_files(),
+            **({"connections": self.ctx.connections.health()} if self.ctx.connections is not None else {}),
         }
 
     def refusal(self) -> dict[str, Any]:
@@ -128,7 +134,10 @@ class EdgeRuntime:
     async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
         """Serve until the web server is told to stop."""
         assert self._socket is not None, "open() first"
-        self.server = uvicorn.Server(server_config(self.app()))
+        quiet_repeats(asyncio.get_running_loop())
+        self.ctx.connections = Unfinished(self.ctx.limits, self.ctx.refused)
+        self.ctx.connections.fit_to_open_files(self.open_files)
+        self.server = uvicorn.Server(server_config(self.app(), self.ctx.connections))
         async with asyncio.TaskGroup() as tg:
             workers = [tg.create_task(self.reader.run(), name="bus reader")]
             workers += [tg.create_task(job()) for job in extra]

@@ -57,13 +57,17 @@ class HealthBoard:
         self._fanout = fanout
         fanout.add_source(lambda topic: (lambda: (self.version, self.snapshot())) if topic == TOPIC else None)
 
-    def snapshot(self) -> dict[str, Any]:
-        """The whole devices topic."""
+    def snapshot(self, *, private: bool = False) -> dict[str, Any]:
+        """The whole devices topic; the addresses of refused peers only when `private` (for referees)."""
+        refusals, anomalies = self.refusals[-20:], self.unbound_anomalies[-20:]
+        if not private:
+            refusals = [{k: v for k, v in r.items() if k != "peer"} for r in refusals]
+            anomalies = [_without_peer(a) for a in anomalies]
         return {
             "official": False,
             "tables": [h.public() for h in self.tables.values()],
-            "refusals": self.refusals[-20:],
-            "anomalies": self.unbound_anomalies[-20:],
+            "refusals": refusals,
+            "anomalies": anomalies,
         }
 
     def publish(self) -> None:
@@ -72,3 +76,11 @@ class HealthBoard:
             self.version += 1
             self._fanout.publish(TOPIC, self.version, self.tables[table].public(), key=table)
         self.dirty.clear()
+
+
+def _without_peer(anomaly: dict[str, Any]) -> dict[str, Any]:
+    """An anomaly as spectators may see it: without the network address of the peer it names."""
+    data = anomaly.get("data")
+    if not isinstance(data, dict) or "peer" not in data:
+        return anomaly
+    return {**anomaly, "data": {k: v for k, v in data.items() if k != "peer"}}

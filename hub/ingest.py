@@ -284,7 +284,7 @@ class Ingest:
             )
 
     def device_refused(self, refusal: Any) -> None:
-        """A connection the TCP gateway turned away: logged, and shown to the referee."""
+        """A connection the TCP gateway turned away (or a minute's count of them): logged, shown to referees."""
         self.board.refusals[:] = [
             *self.board.refusals[-99:],
             {
@@ -292,18 +292,27 @@ class Ingest:
                 "device_id": refusal.device_id,
                 "reason": refusal.reason.value,
                 "at": refusal.at,
+                "count": refusal.count,
             },
         ]
         who = refusal.device_id or "an unknown device"
+        times_en = f" {refusal.count} times in the last minute" if refusal.count > 1 else ""
+        times_tr = f" (son bir dakikada {refusal.count} kez)" if refusal.count > 1 else ""
+        # the peer's address is in the data, which referees see and spectators do not (HealthBoard.snapshot)
         self._anomaly(
             None,
             refusal.at,
             "device.refused",
             Severity.ERROR,
-            f"The TCP gateway refused {who} from {refusal.peer}: {refusal.reason.value} ({refusal.detail}).",
-            f"TCP geçidi {refusal.peer} adresinden gelen {refusal.device_id or 'bilinmeyen cihaz'} bağlantısını "
-            f"reddetti: {refusal.reason.value}.",
-            {"peer": refusal.peer, "device_id": refusal.device_id, "reason": refusal.reason.value},
+            f"The TCP gateway refused {who}{times_en}: {refusal.reason.value} ({refusal.detail}).",
+            f"TCP geçidi {refusal.device_id or 'bilinmeyen cihaz'} bağlantısını reddetti{times_tr}: "
+            f"{refusal.reason.value}.",
+            {
+                "peer": refusal.peer,
+                "device_id": refusal.device_id,
+                "reason": refusal.reason.value,
+                "count": refusal.count,
+            },
         )
 
 

@@ -57,6 +57,10 @@ class WebLimits:
     feeds_per_address: int = 200  # WebSockets open at once per address
     messages_per_s: float = 20.0  # subscribe/unsubscribe requests per feed (exempt addresses too)
     message_burst: int = 100
+    request_timeout_s: float = 10.0  # a request's head and body, from the accept or the previous answer
+    handshake_timeout_s: float = 10.0  # a WebSocket's handshake answered by the app
+    unfinished_per_address: int = 64  # connections still waiting for their request, per address
+    unfinished_total: int = 1024  # ... and in all (lowered to a quarter of the open-files limit)
     exempt: frozenset[str] = frozenset({"127.0.0.1", "::1"})
 
 

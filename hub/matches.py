@@ -902,23 +902,59 @@ def _public_result(r: ResultRecord | None) -> dict[str, Any] | None:
     return None if r is None else {"winner": r.winner, "score": list(r.score), "source": r.source}
 
 
-def public_view(match: MatchState) -> dict[str, Any]:
-    """The full public view of one match for its own screen."""
+# What spectators never see of a referee's work: the notes written for the log, and (unless the venue opts in
+# with `show_referee_names`) who did it. The decision itself, and an appeal decision's reasoning, are public.
+_PRIVATE_NOTES = frozenset({"reason"})
+_REFEREE_NAMES = frozenset({"by", "handled_by", "decided_by", "confirmed_by", "actor"})
+
+
+def _public(data: dict[str, Any], names: bool) -> dict[str, Any]:
+    """`data` without its private notes, and without referees' names unless `names`."""
+    return {k: v for k, v in data.items() if k not in _PRIVATE_NOTES and (names or k not in _REFEREE_NAMES)}
+
+
+def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, Any]:
+    """The full public view of one match for its own screen: every decision, no referee's note, and no
+    referee's name unless `referee_names` (the venue's `show_referee_names`)."""
+    by_referee = {a.offset for a in match.actions}  # facts of these events may carry a name or a note
+    result = match.result
     return {  # `summary`'s keys in its order, with the whole state and result where it has the tile's
         **_identity(match),
         "state": match.info.rules.public_state(match.sport_state),
         "open_anomalies": sum(1 for a in match.anomalies if a.state in _WAITING),
-        "result": result_to_dict(match.result),
+        "result": None if result is None else _public(result_to_dict(result), referee_names),
         "locked": match.locked,
         "started_at": match.started_at,
         "finished_at": match.finished_at,
+        **({"confirmed_by": match.confirmed_by} if referee_names else {}),
         "confirmed_at": match.confirmed_at,
-        "facts": [{"kind": f.kind, "data": f.data, "offset": f.offset, "at": f.at} for f in match.facts],
-        "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
-        # the decision and its reasoning are shown to the players (seed 000 §10)
-        "appeals": [appeal_to_dict(a) for a in match.appeals],
-        "penalties": [{"side": p.side, "penalty": p.penalty, "at": p.at} for p in match.penalties],
+        "facts": [
+            {
+                "kind": f.kind,
+                "data": _public(f.data, referee_names) if f.offset in by_referee else f.data,
+                "offset": f.offset,
+                "at": f.at,
+            }
+            for f in match.facts
+        ],
+        "anomalies": [_public_anomaly(a, referee_names) for a in match.anomalies],
+        # the decision and its reasoning are shown to the players (seed 000 §10); the grounds as the referee
+        # wrote them down stay in the referee's views
+        "appeals": [_public(appeal_to_dict(a), referee_names) for a in match.appeals],
+        "penalties": [
+            _public({"side": p.side, "penalty": p.penalty, "at": p.at, "by": p.by}, referee_names)
+            for p in match.penalties
+        ],
     }
+
+
+def _public_anomaly(a: AnomalyRecord, names: bool) -> dict[str, Any]:
+    view = anomaly_to_dict(a)
+    if (
+        a.handled_by == RULES_ACTOR
+    ):  # the rules cleared it themselves: no referee, and what they saw is public
+        return view
+    return _public(view, names)
 
 
 def referee_view(match: MatchState) -> dict[str, Any]:

@@ -64,8 +64,9 @@ class PublicHall:
         return sorted(self.public.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
 
     def spectator_view(self, state: MatchState) -> dict[str, Any]:
-        """A match's full public view; a delayed one says by how much, so screens run its clock late too."""
-        return self._delayed(state, public_view(state))
+        """A match's full public view; a delayed one says by how much, so screens run its clock late too.
+        Referees' names only where the venue opts in (`show_referee_names`); their notes never."""
+        return self._delayed(state, public_view(state, referee_names=self.venue.show_referee_names))
 
     def spectator_summary(self, state: MatchState) -> dict[str, Any]:
         """A match's wall tile view (see `spectator_view`)."""

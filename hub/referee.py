@@ -82,6 +82,19 @@ _ANOMALY_ACTIONS = {
     Action.RESOLVE: AnomalyState.RESOLVED,
     Action.DISMISS: AnomalyState.DISMISSED,
 }
+_ANOMALY_FIELDS = frozenset({"action", "anomaly", "reason"})
+ACTION_FIELDS: dict[Action, frozenset[str]] = {  # the fields each action reads: any other is refused
+    Action.CONFIRM: frozenset({"action"}),
+    Action.ACKNOWLEDGE: _ANOMALY_FIELDS,
+    Action.RESOLVE: _ANOMALY_FIELDS,
+    Action.DISMISS: _ANOMALY_FIELDS,
+    Action.CORRECT: frozenset({"action", "score", "reason", "winner"}),
+    Action.PENALTY: frozenset({"action", "side", "penalty", "reason"}),
+    Action.FORFEIT: frozenset({"action", "loser", "reason"}),
+    Action.APPEAL: frozenset({"action", "appellant", "reason"}),
+    Action.DECIDE: frozenset({"action", "decision", "reasoning", "score", "winner"}),
+}
+MAX_INPUT_NUMBER = 9999  # a referee input's counts (points, games, plies): far past any real match
 _WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
 _HAS_RESULT = (MatchStatus.FINISHED, MatchStatus.OFFICIAL, MatchStatus.FORFEIT)
 _CLOSED = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)  # no more reports folded
@@ -117,6 +130,12 @@ def prepare(match: MatchState, request: Mapping[str, Any], *, role: str, at: flo
             f'"action" must be one of {", ".join(a.value for a in Action)}, got {request.get("action")!r} '
             f"/ geçersiz işlem"
         ) from None
+    unknown = unknown_fields(request, ACTION_FIELDS[action])
+    if unknown:
+        raise ActionInvalid(
+            f"{action.value} takes no {', '.join(map(repr, unknown))}; its fields: "
+            f"{', '.join(sorted(ACTION_FIELDS[action]))} / bilinmeyen alan"
+        )
     if action in CHIEF_ONLY and role != Role.CHIEF:
         raise ActionForbidden(
             f"Only the chief referee may {action.value}; you are signed in as {role}. "
@@ -148,6 +167,70 @@ def prepare(match: MatchState, request: Mapping[str, Any], *, role: str, at: flo
         score,
         request.get("winner"),
     )
+
+
+def action_fields(request: Any) -> frozenset[str] | None:
+    """The fields a request for its `action` may have; None when the action itself is not one."""
+    try:
+        return ACTION_FIELDS[Action(request.get("action"))]
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def unknown_fields(request: Mapping[str, Any], allowed: Iterable[str]) -> list[str]:
+    """The keys of a request that are not among `allowed`, in the request's order."""
+    known = frozenset(allowed)
+    return [key for key in request if key not in known]
+
+
+# -- referee inputs -----------------------------------------------------------------------------------------
+
+
+def input_fields(match: MatchState, request: Any) -> frozenset[str] | None:
+    """The fields a referee input of its `type` may have (what the rules write back for it); None when the
+    input is not one the rules read, which `check_input` then says."""
+    try:
+        return frozenset(check_input(match, request, unknown_ok=True).body["input"])
+    except (ActionInvalid, ActionRefused):
+        return None
+
+
+def check_input(match: MatchState, request: Any, *, unknown_ok: bool = False) -> RefereeEvent:
+    """A referee input (time-out, card, correction…) checked by the sport's rules and rebuilt from what they
+    read: the event logs that, never the request as sent. Texts are at most MAX_TEXT characters and counts
+    at most MAX_INPUT_NUMBER; raise ActionInvalid naming the field."""
+    rules = match.info.rules
+    allowed = rules.referee_inputs
+    if not isinstance(request, Mapping) or request.get("type") not in allowed:
+        raise ActionInvalid(
+            f'"type" must be one of {", ".join(allowed) or "nothing yet for this sport"} / geçersiz girdi türü'
+        )
+    try:
+        checked = rules.input_to_dict(rules.report_from_dict(dict(request)))
+    except KeyError as exc:
+        raise ActionInvalid(f'"{exc.args[0]}" is missing / eksik alan: {exc.args[0]}') from None
+    except (ValueError, TypeError) as exc:
+        raise ActionInvalid(f"{exc} / geçersiz hakem girdisi") from None
+    unknown = [] if unknown_ok else unknown_fields(request, checked)
+    if unknown:
+        raise ActionInvalid(
+            f"{request['type']} takes no {', '.join(map(repr, unknown))}; its fields: "
+            f"{', '.join(checked)} / bilinmeyen alan"
+        )
+    for key, value in checked.items():
+        _check_bounds(key, value)
+    return RefereeEvent(EventKind.REFEREE_INPUT, {"input": checked})
+
+
+def _check_bounds(key: str, value: Any) -> None:
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        raise ActionInvalid(f'"{key}" is limited to {MAX_TEXT} characters / "{key}" çok uzun')
+    numbers = value if isinstance(value, list | tuple) else (value,)
+    for n in numbers:
+        if isinstance(n, int | float) and not isinstance(n, bool) and not 0 <= n <= MAX_INPUT_NUMBER:
+            raise ActionInvalid(
+                f'"{key}" must be from 0 to {MAX_INPUT_NUMBER}, got {n!r} / "{key}" 0 ile {MAX_INPUT_NUMBER} arası olmalı'
+            )
 
 
 # -- the actions ------------------------------------------------------------------------------------------

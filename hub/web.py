@@ -11,7 +11,7 @@ import contextlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -28,9 +28,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from devices.session import CommandFailed, DeviceSession
 from devices.transports.tcp import TcpGateway
-from devices.wire.messages import BodyError, Command, CommandName
+from devices.wire.messages import Command, CommandInvalid, command_fields
 from hub import __version__, chess_feed
 from hub.auth import Authenticator
+from hub.connections import Unfinished, open_files
 from hub.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
 from hub.hall import Hall, UnknownMatch
 from hub.heap import HeapStats
@@ -38,7 +39,15 @@ from hub.ingest import Ingest
 from hub.limits import CLOSE_POLICY, Guard, RateLimiter, WebLimits
 from hub.logwriter import WriterProcess
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
-from hub.referee import ActionForbidden, ActionInvalid, check_unlocked, prepare
+from hub.referee import (
+    ActionForbidden,
+    ActionInvalid,
+    action_fields,
+    check_input,
+    check_unlocked,
+    input_fields,
+    prepare,
+)
 from hub.wsfeed import LINK
 
 log = logging.getLogger(__name__)
@@ -51,6 +60,9 @@ YIELD_EVERY = 32
 BATCH_S = 0.2  # a tick for clients that ask for batches: at most 5 messages a second
 MAX_EVIDENCE = 50  # events per evidence request
 REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
+MAX_BODY = 8 * 1024  # bytes of a request body: two referee texts of 1,000 characters, a device's text, fit
+MAX_DEPTH = 3  # lists and objects nested in a body field's value: "score": [3, 1] is 1
+MAX_OFFSET = 2**62  # a log offset in a query: SQLite's integers are 64-bit
 
 
 @dataclass(slots=True)
@@ -69,6 +81,7 @@ class WebContext:
     refused: Counter[str] = field(default_factory=Counter)  # requests and feeds refused, by limit
     bus_health: Callable[[], dict[str, Any]] | None = None  # the Redis link, when the hub publishes to one
     heap: HeapStats | None = None  # the hub's clocked garbage collector (hub/heap.py)
+    connections: Unfinished | None = None  # connections waiting for their request (hub/connections.py)
 
     @property
     def closed_stuck(self) -> int:
@@ -98,10 +111,112 @@ def _error(status: int, message: str, **extra: Any) -> Response:
     return ORJSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
-def _invalid(message: str, fields: Any = ()) -> Response:
+def _invalid(message: str, fields: Any = (), **extra: Any) -> Response:
     """A 400 naming the field it refuses: the first of `fields` its message mentions, else the body."""
     field = next((f for f in fields if isinstance(f, str) and f and f in message), "body")
-    return _error(400, message, field=field)
+    return _error(400, message, field=field, **extra)
+
+
+# What a body may hold, given the body: its allowed field names, or None when the route's own check will refuse
+# it anyway (an unknown action or command).
+FieldsFor = Callable[[dict[str, Any]], Collection[str] | None]
+
+
+async def read_object(
+    request: Request, fields: FieldsFor, refused: Counter[str]
+) -> dict[str, Any] | Response:
+    """A request's body as a JSON object with no field but those `fields` allows, or the error to answer.
+
+    The body is read from the ASGI stream no further than MAX_BODY bytes (a Content-Length over it is refused
+    before any is read): 413 naming the limit, and the connection is closed rather than drained. An empty
+    body is `{}`. Not JSON, not an object, nested deeper than MAX_DEPTH or an unknown field: 400 naming it."""
+    try:
+        raw = await _bounded_body(request)
+    except ClientDisconnect:  # nobody is left to read the answer; nothing is done
+        return _error(400, "the client left before its body ended / gövde yarıda kaldı")
+    if raw is None:
+        refused["body_bytes"] += 1
+        return ORJSONResponse(
+            {
+                "error": f"request bodies are limited to {MAX_BODY} bytes "
+                f"/ istek gövdesi en fazla {MAX_BODY} bayt olabilir",
+                "limit": "body_bytes",
+                "max": MAX_BODY,
+            },
+            status_code=413,
+            headers={"Connection": "close"},
+        )
+    try:
+        body = orjson.loads(raw) if raw.strip() else {}
+    except orjson.JSONDecodeError as exc:
+        return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
+    if not isinstance(body, dict):
+        return _invalid('expected a JSON object such as {"action": "confirm"} / JSON nesnesi bekleniyordu')
+    deep = next((key for key, value in body.items() if _depth(value) > MAX_DEPTH), None)
+    if deep is not None:
+        return _invalid(f'"{deep}" is nested deeper than {MAX_DEPTH} levels / "{deep}" çok iç içe', (deep,))
+    allowed = fields(body)
+    unknown = [key for key in body if allowed is not None and key not in allowed]
+    if unknown:
+        return _invalid(
+            f"unknown field {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed or ())) or 'none'} "
+            f"/ bilinmeyen alan",
+            unknown,
+            unknown=unknown,
+        )
+    return body
+
+
+async def _bounded_body(request: Request) -> bytes | None:
+    """The body, or None once it is longer than MAX_BODY (by its Content-Length, or as it arrives)."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return bytes(body)
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in a JSON value (a scalar is 0), without recursion."""
+    deepest, level = 0, [(value, 0)]
+    while level:
+        item, depth = level.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_DEPTH:
+                return deepest
+            level.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+class QueryInvalid(ValueError):
+    """A query parameter out of its range; `name` says which."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+def query_int(request: Request, name: str, default: int, low: int = 1, high: int = MAX_OFFSET) -> int:
+    """A whole-number query parameter from `low` to `high`, or `default` when absent; QueryInvalid if not."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text) if len(text) <= 24 else None
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise QueryInvalid(
+            name,
+            f"{name} must be a whole number from {low} to {high}, got {text[:40]!r} "
+            f"/ {name} {low} ile {high} arasında bir tam sayı olmalı",
+        )
+    return value
 
 
 def _writer_health(writer: WriterProcess | None) -> dict[str, Any]:
@@ -135,11 +250,13 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
                     "connected": sum(1 for d in devices if d.link == "connected"),
                 },
                 "gateways": [
-                    {"url": g.url, "accepted": g.accepted, "refused": len(g.refused)} for g in ctx.gateways
+                    {"url": g.url, "accepted": g.accepted, "refused": g.refused_total} for g in ctx.gateways
                 ],
                 "clients": len(ctx.fanout.clients),
                 "clients_closed_stuck": ctx.closed_stuck,
                 "refused": dict(ctx.refused),
+                "open_files": open_files(),
+                **({"connections": ctx.connections.health()} if ctx.connections is not None else {}),
                 **({"bus": ctx.bus_health()} if ctx.bus_health is not None else {}),
                 **({"heap": asdict(ctx.heap)} if ctx.heap is not None else {}),
             }
@@ -171,11 +288,12 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         return ORJSONResponse({"official": match.official, "status": match.status.value, name: data})
 
     async def list_devices(request: Request) -> Response:
+        referee = ctx.auth.referee_for(request.headers.get("authorization"))
         return ORJSONResponse(
             {
-                **ctx.ingest.board.snapshot(),
+                **ctx.ingest.board.snapshot(private=referee is not None),
                 "gateways": [
-                    {"url": g.url, "accepted": g.accepted, "refused": len(g.refused)} for g in ctx.gateways
+                    {"url": g.url, "accepted": g.accepted, "refused": g.refused_total} for g in ctx.gateways
                 ],
             }
         )
@@ -185,10 +303,13 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         if referee is None:
             return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
         match_id = request.path_params["match_id"]
+        if match_id not in ctx.hall.working:
+            return _error(404, "no such match / böyle bir maç yok")
+        body = await read_object(request, lambda body: (), ctx.refused)  # nothing to say: {} or no body
+        if isinstance(body, Response):
+            return body
         try:
             check_confirm(ctx.hall.working[match_id])
-        except KeyError:
-            return _error(404, "no such match / böyle bir maç yok")
         except ActionRefused as exc:
             return _error(409, str(exc))
         await ctx.hall.record(match_id, EventKind.REFEREE_CONFIRM, {}, time.time(), actor=referee.name)
@@ -201,17 +322,13 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         session = ctx.sessions.get(request.path_params["table_id"])
         if session is None:
             return _error(404, "no device on that table / bu masada cihaz yok")
+        body = await read_object(request, command_fields, ctx.refused)
+        if isinstance(body, Response):
+            return body
         try:
-            body = orjson.loads(await request.body())
-            wanted = Command.from_body(body)
-        except orjson.JSONDecodeError as exc:
-            return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
-        except BodyError as exc:
-            return _invalid(f"{exc} / geçersiz komut", ("cmd", "args"))
-        if wanted.cmd not in {c.value for c in CommandName}:
-            return _error(
-                400, f"unknown command {wanted.cmd!r}; known: {', '.join(c.value for c in CommandName)}"
-            )
+            wanted = Command.checked(body)  # a device gets only checked values, within its frame
+        except CommandInvalid as exc:
+            return _invalid(str(exc), (exc.field,), **({} if exc.limit is None else {"max": exc.limit}))
         try:
             ack = await session.command(wanted)
         except CommandFailed as exc:
@@ -234,31 +351,18 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         match = ctx.hall.working.get(match_id)
         if match is None:
             return _error(404, "no such match / böyle bir maç yok")
-        try:
-            body = orjson.loads(await request.body())
-            allowed = match.info.rules.referee_inputs
-            if not isinstance(body, dict) or body.get("type") not in allowed:
-                raise ValueError(
-                    f'"type" must be one of {", ".join(allowed) or "nothing yet for this sport"}'
-                )
-            match.info.rules.report_from_dict(
-                body
-            )  # refuse what the rules could not read, before it is logged
-        except orjson.JSONDecodeError as exc:
-            return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
-        except KeyError as exc:
-            return _invalid(f'"{exc.args[0]}" is missing / eksik alan: {exc.args[0]}', (str(exc.args[0]),))
-        except (ValueError, TypeError) as exc:
-            return _invalid(
-                f"{exc} / geçersiz hakem girdisi", ("type", *(body if isinstance(body, dict) else ()))
-            )
+        body = await read_object(request, lambda body: input_fields(match, body), ctx.refused)
+        if isinstance(body, Response):
+            return body
+        try:  # what the rules read, rebuilt: the log never holds the request as sent
+            event = check_input(match, body)
+        except ActionInvalid as exc:
+            return _invalid(str(exc), ("type", *body))
         try:
             check_unlocked(ctx.hall.working[match_id])  # an input changes the score: not once locked
         except ActionRefused as exc:
             return _error(409, str(exc))
-        await ctx.hall.record(
-            match_id, EventKind.REFEREE_INPUT, {"input": body}, time.time(), actor=referee.name
-        )
+        await ctx.hall.record(match_id, event.kind, event.body, time.time(), actor=referee.name)
         return ORJSONResponse(public_view(ctx.hall.match(match_id)))
 
     # -- the referee console's API: every route needs a referee token; nothing here is public --------------
@@ -287,12 +391,10 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         if match_id not in ctx.hall.committed:
             return _error(404, "no such match / böyle bir maç yok")
         try:
-            last = int(request.query_params.get("to", ctx.hall.committed[match_id].version))
-            first = int(request.query_params.get("from", max(1, last - 4)))
-        except ValueError:
-            return _invalid(
-                "from and to must be offsets (whole numbers) / from ve to tam sayı olmalı", ("from",)
-            )
+            last = query_int(request, "to", ctx.hall.committed[match_id].version)
+            first = query_int(request, "from", max(1, last - 4))
+        except QueryInvalid as exc:
+            return _invalid(str(exc), (exc.name,))
         if not 1 <= first <= last or last - first >= MAX_EVIDENCE:
             return _invalid(
                 f"give 1 <= from <= to, at most {MAX_EVIDENCE} events / geçersiz aralık", ("from",)
@@ -324,15 +426,14 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         match_id = request.path_params["match_id"]
         if match_id not in ctx.hall.working:
             return _error(404, "no such match / böyle bir maç yok")
-        try:
-            wanted = orjson.loads(await request.body())
-        except orjson.JSONDecodeError as exc:
-            return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
+        wanted = await read_object(request, action_fields, ctx.refused)
+        if isinstance(wanted, Response):
+            return wanted
         at = time.time()
         try:  # checked against the working state and recorded with no await between: nothing slips in
             event = prepare(ctx.hall.working[match_id], wanted, role=referee.role, at=at)
         except ActionInvalid as exc:
-            return _invalid(str(exc), ("action", *(wanted if isinstance(wanted, dict) else ())))
+            return _invalid(str(exc), ("action", *wanted))
         except ActionForbidden as exc:
             return _error(403, str(exc))
         except ActionRefused as exc:

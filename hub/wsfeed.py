@@ -10,6 +10,7 @@ without a task and an encode per client: `FeedProtocol` puts itself in the conne
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections import deque
 from typing import Any
@@ -17,10 +18,12 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.extensions.permessage_deflate import PerMessageDeflate, ServerPerMessageDeflateFactory
-from websockets.http11 import Request
+from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
+from hub.connections import GuardedHttp, Unfinished
 from hub.fanout import DEFLATE_BITS
+from hub.limits import SECURITY_HEADERS, WebLimits
 
 LINK = "boardcast.link"  # the scope extension naming the connection's FeedProtocol
 PING_SPREAD = 0.2  # each keepalive ping waits the interval ± this share of it
@@ -34,14 +37,27 @@ def keepalive_delay(interval: float, last_rtt: float, draw: float) -> float:
     return max(0.0, interval * (1.0 + PING_SPREAD * (2.0 * draw - 1.0)) - last_rtt)
 
 
-class FeedProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol, plus the fan-out's direct write path."""
+class _Handshakes(ServerProtocol):
+    """The websockets library's server side, whose refusals of a bad handshake carry the security headers."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def reject(self, status: Any, text: str) -> Response:
+        """The library's refusal, with the headers every answer of the hub carries."""
+        response = super().reject(status, text)
+        for name, value in SECURITY_HEADERS:
+            response.headers[name.decode("ascii")] = value.decode("ascii")
+        return response
+
+
+class FeedProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, plus the fan-out's direct write path and a deadline for the handshake."""
+
+    def __init__(self, *args: Any, handshake_timeout_s: float | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.handshake_timeout_s = handshake_timeout_s
+        self.handshake_deadline: asyncio.TimerHandle | None = None
         # permessage-deflate without context takeover either way: a message compressed once is valid for
         # every client, and no connection keeps a compressor (tens of KiB each) alive between messages
-        self.conn = ServerProtocol(
+        self.conn = _Handshakes(
             extensions=[
                 ServerPerMessageDeflateFactory(
                     server_no_context_takeover=True,
@@ -53,6 +69,24 @@ class FeedProtocol(WebSocketsSansIOProtocol):
             logger=self.conn.logger,
         )
         self.queue = _Inbox()  # type: ignore[assignment]  # uvicorn's asyncio.Queue, a third the size
+
+    def connection_made(self, transport: Any) -> None:
+        """Take the connection as uvicorn does; the app must answer its handshake in time."""
+        super().connection_made(transport)
+        if self.handshake_timeout_s is not None:
+            self.handshake_deadline = self.loop.call_later(self.handshake_timeout_s, self._handshake_overdue)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Close as uvicorn does; the handshake's deadline no longer holds the connection in memory."""
+        if self.handshake_deadline is not None:
+            self.handshake_deadline.cancel()
+            self.handshake_deadline = None
+        super().connection_lost(exc)
+
+    def _handshake_overdue(self) -> None:
+        self.handshake_deadline = None
+        if not self.handshake_complete and not self.transport.is_closing():
+            self.transport.abort()
 
     def schedule_ping(self) -> None:
         """uvicorn's keepalive, each wait drawn within ±`PING_SPREAD` of the interval (see `keepalive_delay`)."""
@@ -135,11 +169,14 @@ class _Inbox:
         return not self._items
 
 
-def server_config(app: Any, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration for a Boardcast web app: `/ws` on `FeedProtocol`."""
+def server_config(app: Any, unfinished: Unfinished | None = None, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for a Boardcast web app: HTTP on `GuardedHttp` (each request's deadline, the
+    caps on `unfinished` connections), `/ws` on `FeedProtocol`."""
+    unfinished = unfinished if unfinished is not None else Unfinished(WebLimits())
     return uvicorn.Config(
         app,
-        ws=FeedProtocol,
+        http=functools.partial(GuardedHttp, unfinished=unfinished),  # type: ignore[arg-type]
+        ws=functools.partial(FeedProtocol, handshake_timeout_s=unfinished.limits.handshake_timeout_s),  # type: ignore[arg-type]
         ws_max_size=64 * 1024,
         log_level="warning",
         lifespan="off",

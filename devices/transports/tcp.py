@@ -5,6 +5,11 @@ gateway checks the token against the SHA-256 the venue file holds for that devic
 consumes that HELLO so the token is never stored, and hands the rest of the byte stream to the device's
 session through `opener(device_id)`. An unknown device, a wrong or missing token, or a first frame that is
 not a HELLO gets an ERROR frame and a closed connection, and is reported to `on_refused`.
+
+A client that keeps trying must not fill the event log: from one host, the first refusal in a minute is
+reported at once and the rest of that minute's are counted and reported as one (`Refusal.count`), when the
+minute is over. Connections that have not proved who they are yet are capped per host and in all; past a cap
+a new one is closed at once and counted.
 """
 
 from __future__ import annotations
@@ -18,22 +23,27 @@ import logging
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from devices.transports.base import ByteReader, ByteWriter, Opener
+from devices.transports.base import ByteReader, ByteWriter, Opener, set_nodelay
 from devices.wire.codec import MAX_ENCODED, Frame, MessageType, decode_frame, encode_frame
 from devices.wire.messages import BodyError, decode_hello
 
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 10.0
+REPORT_EVERY_S = 60.0  # refusals from one host: one report a minute at most, with their count
+UNPROVEN_PER_HOST = 8  # connections not past their HELLO yet, per host ...
+UNPROVEN_TOTAL = 256  # ... and in all
+MAX_TALLIES = 4096  # hosts whose refusals are being counted; past this the oldest are reported early
 
 
 class RefusalReason(enum.StrEnum):
     """Why the gateway turned a connection away."""
 
     NO_HELLO = "no_hello"
+    TOO_MANY = "too_many"
     UNKNOWN_DEVICE = "unknown_device"
     MISSING_TOKEN = "missing_token"
     WRONG_TOKEN = "wrong_token"
@@ -48,14 +58,34 @@ class Refusal:
     reason: RefusalReason
     detail: str
     at: float
+    count: int = 1  # refusals from this peer's host this report stands for (the last one is described)
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Refusals from one host since its last report."""
+
+    since: float
+    pending: int = 0
+    last: Refusal | None = None
 
 
 def parse_tcp_url(url: str) -> tuple[str, int]:
-    """The listen address of a `tcp://HOST:PORT` device URL."""
+    """The listen address of a `tcp://HOST:PORT` device URL; raise ValueError naming the URL for anything else.
+
+    Nothing may follow HOST:PORT (a path, `?options`, `#`): the gateway would ignore it, and the hub keeps one
+    gateway per URL text, so `tcp://h:7000/` beside `tcp://h:7000` would try to listen twice.
+    """
     parts = urlsplit(url)
-    if parts.scheme != "tcp" or not parts.hostname or parts.port is None:
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or above 65535
+        port = None
+    if parts.scheme != "tcp" or not parts.hostname or port is None or not 0 < port < 65536:
         raise ValueError(f"{url!r} is not a TCP gateway address such as tcp://0.0.0.0:7000")
-    return parts.hostname, parts.port
+    if parts.path or "?" in url or "#" in url or "@" in parts.netloc:
+        raise ValueError(f"{url!r}: a TCP gateway address takes nothing but HOST:PORT, as tcp://0.0.0.0:7000")
+    return parts.hostname, port
 
 
 def token_digest(token: str) -> str:
@@ -102,7 +132,10 @@ class TcpGateway:
         self._server: asyncio.Server | None = None
         self._socket: socket.socket | None = None
         self.accepted = 0
-        self.refused: list[Refusal] = []
+        self.refused: list[Refusal] = []  # the last 100 reported
+        self.refused_total = 0  # every refusal, reported or counted
+        self._tallies: dict[str, _Tally] = {}  # by host, oldest first
+        self._unproven: dict[str, int] = {}  # connections before their HELLO, by host
 
     @property
     def url(self) -> str:
@@ -126,12 +159,14 @@ class TcpGateway:
         self._server = await asyncio.start_server(self._handle, sock=self._socket)
 
     async def serve(self) -> None:
-        """Accept devices until cancelled."""
+        """Accept devices until cancelled; report counted refusals once their minute is over."""
         if self._server is None:
             await self.start()
         assert self._server is not None
         try:
-            await self._server.serve_forever()
+            async with asyncio.TaskGroup() as tg:
+                tg.create_task(self._report_counted())
+                await self._server.serve_forever()
         finally:
             self._server.close()
             for writer in self._current.values():
@@ -150,6 +185,26 @@ class TcpGateway:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = _peer(writer)
+        host = _host(peer)
+        if self._unproven.get(host, 0) >= UNPROVEN_PER_HOST or sum(self._unproven.values()) >= UNPROVEN_TOTAL:
+            writer.transport.abort()  # says nothing yet: an answer would only hold the descriptor longer
+            self._count_refusal(
+                Refusal(
+                    peer, None, RefusalReason.TOO_MANY, "too many connections without HELLO", self._clock()
+                )
+            )
+            return
+        set_nodelay(writer)  # acks and commands go out at once
+        self._unproven[host] = self._unproven.get(host, 0) + 1
+        try:
+            await self._prove(reader, writer, peer)
+        finally:
+            left = self._unproven.pop(host) - 1
+            if left:
+                self._unproven[host] = left
+
+    async def _prove(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: str) -> None:
+        """Read the HELLO and check its token; hand the connection to its device's session, or refuse it."""
         try:
             async with asyncio.timeout(self._hello_timeout):
                 frame_bytes, rest = await _first_frame(reader)
@@ -199,11 +254,7 @@ class TcpGateway:
         reason: RefusalReason,
         detail: str,
     ) -> None:
-        refusal = Refusal(peer, device_id, reason, detail, self._clock())
-        self.refused = [*self.refused[-99:], refusal]
-        log.warning("gateway %s refused %s (%s): %s: %s", self.url, peer, device_id, reason.value, detail)
-        if self._on_refused is not None:
-            self._on_refused(refusal)
+        self._count_refusal(Refusal(peer, device_id, reason, detail, self._clock()))
         with contextlib.suppress(Exception):
             writer.write(encode_frame(MessageType.ERROR, 0, {"code": "unauthorized", "detail": reason.value}))
             async with asyncio.timeout(1.0):
@@ -212,6 +263,54 @@ class TcpGateway:
         with contextlib.suppress(Exception):
             async with asyncio.timeout(1.0):
                 await writer.wait_closed()
+
+    def _count_refusal(self, refusal: Refusal) -> None:
+        """Report the first refusal from a host in a minute; count the others for one report later."""
+        self.refused_total += 1
+        host = _host(refusal.peer)
+        tally = self._tallies.get(host)
+        if tally is not None and refusal.at - tally.since < REPORT_EVERY_S:
+            tally.pending += 1
+            tally.last = refusal
+            return
+        if tally is not None:
+            self._report_tally(host, tally)
+        if len(self._tallies) >= MAX_TALLIES:
+            oldest = next(iter(self._tallies))
+            self._report_tally(oldest, self._tallies.pop(oldest))
+        self._tallies[host] = _Tally(refusal.at)
+        self._report(refusal)
+
+    def report_counted(self, now: float | None = None) -> None:
+        """Report, as one each, the refusals counted from hosts whose minute is over."""
+        now = self._clock() if now is None else now
+        for host, tally in list(self._tallies.items()):
+            if now - tally.since >= REPORT_EVERY_S:
+                del self._tallies[host]
+                self._report_tally(host, tally)
+
+    async def _report_counted(self) -> None:
+        while True:
+            await asyncio.sleep(REPORT_EVERY_S / 4)
+            self.report_counted()
+
+    def _report_tally(self, host: str, tally: _Tally) -> None:
+        if tally.pending and tally.last is not None:
+            self._report(replace(tally.last, count=tally.pending))
+
+    def _report(self, refusal: Refusal) -> None:
+        self.refused = [*self.refused[-99:], refusal]
+        log.warning(
+            "gateway %s refused %s (%s): %s: %s%s",
+            self.url,
+            refusal.peer,
+            refusal.device_id,
+            refusal.reason.value,
+            refusal.detail,
+            f" ({refusal.count} times from this host in the last minute)" if refusal.count > 1 else "",
+        )
+        if self._on_refused is not None:
+            self._on_refused(refusal)
 
 
 class _TooLong(Exception):
@@ -231,6 +330,11 @@ async def _first_frame(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
             return buffer[: end + 1], buffer[end + 1 :]
         if len(buffer) > MAX_ENCODED:
             raise _TooLong
+
+
+def _host(peer: str) -> str:
+    """The address part of a `host:port` peer."""
+    return peer.rsplit(":", 1)[0]
 
 
 def _peer(writer: asyncio.StreamWriter) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
 import msgspec
 
 from devices.observations import (
@@ -29,11 +30,28 @@ from devices.observations import (
     ScoreboardState,
 )
 from devices.slots import slot_constructor
-from devices.wire.codec import Frame, MessageType, StateReader, decode_frame, encode_frame
+from devices.wire.codec import (
+    MAX_FRAME,
+    MIN_FRAME,
+    Frame,
+    MessageType,
+    StateReader,
+    decode_frame,
+    encode_frame,
+)
 
 
 class BodyError(ValueError):
     """A frame whose body does not match its message type; the message names the field."""
+
+
+class CommandInvalid(BodyError):
+    """A command that must not be sent: `field` names what is wrong, `limit` the bound it broke, if any."""
+
+    def __init__(self, field: str, message: str, limit: int | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.limit = limit
 
 
 DEVICE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -96,11 +114,103 @@ class Command:
         return cls(cmd, {key: value for key, value in mapping.items() if key != "cmd"})
 
     @classmethod
+    def checked(cls, body: Any) -> Command:
+        """The command a hub user asks for (`{"cmd": "show_text", "text": …, "seconds": 5}`), built only from
+        checked values: a known `cmd`, its own arguments and no others, each in range, and a frame that fits
+        a device's `MAX_FRAME`. Raise CommandInvalid naming the field (and the limit) otherwise."""
+        mapping = _map(body, "command")
+        cmd = mapping.get("cmd")
+        if not isinstance(cmd, str) or cmd not in COMMAND_ARGS:
+            known = ", ".join(COMMAND_ARGS)
+            raise CommandInvalid(
+                "cmd", f'unknown command {cmd!r}: "cmd" is one of {known} / bilinmeyen komut'
+            )
+        unknown = [key for key in mapping if key != "cmd" and key not in COMMAND_ARGS[cmd]]
+        if unknown:
+            allowed = ", ".join(COMMAND_ARGS[cmd]) or "none"
+            raise CommandInvalid(
+                str(unknown[0]),
+                f"{cmd} takes no {', '.join(map(repr, unknown))}; its arguments: {allowed} / bilinmeyen alan",
+            )
+        if cmd == CommandName.SHOW_TEXT:
+            return _checked_show_text(mapping)
+        if cmd == CommandName.SET_CLOCK:
+            return cls.set_clock(_command_clock(mapping.get("remaining_ms")), _command_running(mapping))
+        return cls.resync()
+
+    @classmethod
     def decode(cls, frame: Frame) -> Command:
         """Read a COMMAND frame; raise BodyError if it is another type or its body is malformed."""
         if frame.type is not MessageType.COMMAND:
             raise BodyError(f"expected a COMMAND frame, got {frame.type.name}")
         return cls.from_body(frame.body)
+
+
+COMMAND_ARGS: dict[str, tuple[str, ...]] = {  # each command's arguments, in their order on the wire
+    CommandName.RESYNC.value: (),
+    CommandName.SHOW_TEXT.value: ("text", "seconds"),
+    CommandName.SET_CLOCK.value: ("remaining_ms", "running"),
+}
+MAX_SHOW_SECONDS = 3600  # show_text: a text stays at most an hour (0: until the next state)
+_FRAME_OVERHEAD = MIN_FRAME - 1  # header and CRC around the msgpack body
+
+
+def command_fields(body: Any) -> tuple[str, ...] | None:
+    """The fields a command body may have (`cmd` and its arguments); None for an unknown command."""
+    cmd = body.get("cmd") if isinstance(body, dict) else None
+    args = COMMAND_ARGS.get(cmd) if isinstance(cmd, str) else None
+    return None if args is None else ("cmd", *args)
+
+
+def _checked_show_text(mapping: dict[str, Any]) -> Command:
+    text, seconds = mapping.get("text"), mapping.get("seconds", 5)
+    if not isinstance(text, str):
+        raise CommandInvalid("text", f'show_text needs "text", got {text!r} / metin gerekli')
+    if isinstance(seconds, float) and seconds.is_integer() and 0 <= seconds <= MAX_SHOW_SECONDS:
+        seconds = int(seconds)
+    if not _is_int(seconds) or not 0 <= seconds <= MAX_SHOW_SECONDS:
+        raise CommandInvalid(
+            "seconds",
+            f'"seconds" must be a whole number from 0 to {MAX_SHOW_SECONDS}, got {seconds!r} '
+            f"/ süre 0 ile {MAX_SHOW_SECONDS} saniye arasında olmalı",
+            MAX_SHOW_SECONDS,
+        )
+    command = Command.show_text(text, seconds)
+    size = _FRAME_OVERHEAD + len(msgpack.packb(command.to_body(), use_bin_type=True))
+    if size > MAX_FRAME:
+        encoded = len(text.encode("utf-8"))
+        most = encoded - (size - MAX_FRAME)
+        raise CommandInvalid(
+            "text",
+            f'"text" is {encoded} bytes in UTF-8; a device frame holds {MAX_FRAME} bytes, so at most {most} '
+            f"/ metin çok uzun: en fazla {most} bayt",
+            most,
+        )
+    return command
+
+
+def _command_clock(value: Any) -> tuple[int, int]:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(_is_int(ms) and 0 <= ms <= MAX_CLOCK_MS for ms in value)
+    ):
+        return value[0], value[1]
+    raise CommandInvalid(
+        "remaining_ms",
+        f'"remaining_ms" must be two times in milliseconds, 0 to {MAX_CLOCK_MS}, got {value!r} '
+        "/ saat süreleri geçersiz",
+        MAX_CLOCK_MS,
+    )
+
+
+def _command_running(mapping: dict[str, Any]) -> int | None:
+    running = mapping.get("running")
+    if running is None or (_is_int(running) and running in (0, 1)):
+        return running
+    raise CommandInvalid(
+        "running", f'"running" must be 0, 1 or null (stopped), got {running!r} / geçersiz taraf'
+    )
 
 
 def decode_report(frame: Frame, family: str | None = None) -> Report:

@@ -12,10 +12,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from devices.observations import Observation, ScoreboardState
+from devices.simulators.pty import open_pty_pair
+from devices.simulators.tabletennis import TableTennisScoreboard
 from hub.app import HubRuntime
 from hub.auth import hash_token
 from hub.limits import WebLimits
@@ -27,6 +30,7 @@ TOKEN = "reliability-referee-token-7f3a"
 TABLES = 4
 ROUNDS = 20  # 80 matches: more topics than one client may hold
 PHONE, EMAIL = "+90 555 010 2026", "private.player@example.org"
+BOARD_ID = "tt-board-1"  # the simulated scoreboard on table T1, with `HubThread(board=True)`
 
 
 def hall_venue() -> Venue:
@@ -47,10 +51,26 @@ def hall_venue() -> Venue:
 
 
 class HubThread:
-    """`with HubThread(tmp) as hub:` a hub serving on hub.url until the block ends."""
+    """`with HubThread(tmp) as hub:` a hub serving on hub.url until the block ends.
 
-    def __init__(self, data: Path, *, limits: WebLimits | None = None, frames_per_s: float = 0.0) -> None:
-        self.venue = hall_venue()
+    `venue` replaces `hall_venue()`; `board=True` wires table T1 to a simulated Boardcast Wire scoreboard on a
+    pseudo-terminal (`hub.board`), read through pyserial as a USB board would be, which takes commands."""
+
+    def __init__(
+        self,
+        data: Path,
+        *,
+        limits: WebLimits | None = None,
+        frames_per_s: float = 0.0,
+        venue: Venue | None = None,
+        board: bool = False,
+    ) -> None:
+        self.venue = venue or hall_venue()
+        self.pty = open_pty_pair() if board else None
+        self.board = TableTennisScoreboard(BOARD_ID, seed=7, speed=0.2) if board else None
+        if self.pty is not None:
+            t1 = replace(self.venue.tables[0], device=self.pty.slave_path, device_id=BOARD_ID)
+            self.venue = replace(self.venue, tables=(t1, *self.venue.tables[1:]))
         self.runtime = HubRuntime(self.venue, data, port=free_port())
         if limits is not None:
             self.runtime.web_limits = limits
@@ -75,6 +95,8 @@ class HubThread:
         assert self._loop is not None
         self._loop.call_soon_threadsafe(self.runtime.stop)
         self._thread.join(20)
+        if self.pty is not None:
+            self.pty.close()
 
     def _main(self) -> None:
         try:
@@ -87,11 +109,14 @@ class HubThread:
         await self.runtime.run(self._feed)
 
     async def _feed(self) -> None:
-        """Each table's scoreboard reports a growing deuce, so every topic keeps changing."""
+        """Each table's scoreboard reports a growing deuce, so every topic keeps changing (T1's own board,
+        when it has one, plays its match)."""
+        if self.board is not None and self.pty is not None:
+            self._board_task = asyncio.create_task(self.board.run_on_fd(self.pty.master_fd))
         if not self.frames_per_s:
             return
         assert self.runtime.ingest is not None
-        sinks = [self.runtime.ingest.sink_for(t) for t in self.venue.tables]
+        sinks = [self.runtime.ingest.sink_for(t) for t in self.venue.tables if t.device is None]
         seq = 0
         while True:
             seq += 1

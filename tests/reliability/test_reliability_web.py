@@ -7,9 +7,11 @@ refused, and no spectator payload carrying a player's contacts, a token or a dev
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,15 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from hub.auth import hash_token
 from hub.limits import WebLimits
 from tests.reliability.conftest import Tried
-from tests.reliability.support import EMAIL, PHONE, TOKEN, HubThread, post_action, request
+from tests.reliability.support import (
+    EMAIL,
+    PHONE,
+    TOKEN,
+    HubThread,
+    hall_venue,
+    post_action,
+    request,
+)
 
 STRICT = WebLimits(exempt=frozenset())  # the production limits, loopback included
 
@@ -330,4 +340,112 @@ async def test_no_spectator_payload_carries_private_data(tmp_path: Path, tried: 
         count=len(leaves),
         observed=f"{len(payloads)} payloads ({len(topics_seen)} topics and pages), {len(leaves)} values: "
         f"no private data (the same search finds the contacts in the referee console)",
+    )
+
+
+REFEREE = "Başhakem"  # the hall's chief referee (tests/reliability/support.py)
+NOTES = {  # what a referee writes for the log, by where it is written: spectators never see one
+    "dismiss": "NOTE-dismissed-7c1",
+    "resolve": "NOTE-resolved-7c2",
+    "acknowledge": "NOTE-acknowledged-7c3",
+    "input": "NOTE-input-correction-7c4",
+    "correct": "NOTE-corrected-7c5",
+    "appeal": "NOTE-appeal-grounds-7c6",
+    "penalty": "NOTE-penalty-7c7",
+    "forfeit": "NOTE-forfeit-7c8",
+}
+REASONING = "PUBLIC-the scoresheet agrees with the board"  # an appeal decision's reasoning: public
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def _act(hub: HubThread, match: str, body: dict) -> dict:
+    status, answer = post_action(hub.url + f"api/matches/{match}/actions", body)
+    assert status == 200, (body, answer)
+    return answer
+
+
+def _input(hub: HubThread, match: str, body: dict) -> None:
+    status, answer = post_action(hub.url + f"api/matches/{match}/inputs", body)
+    assert status == 200, (body, answer)
+
+
+def _referee_at_work(hub: HubThread) -> None:
+    """Everything a referee does that leaves a name or a note on a match: anomalies acknowledged, resolved
+    and dismissed, a correction input, a corrected result, a confirmation, an appeal and its decision, a
+    penalty, a forfeit."""
+    for _ in range(3):  # a second and a third time-out: two anomalies on R1-T1
+        _input(hub, "R1-T1", {"type": "timeout", "side": 0})
+    console = json.loads(request(hub.url + "api/referee/matches", headers=AUTH)[2])
+    first, second = (a["id"] for a in next(m["anomalies"] for m in console if m["id"] == "R1-T1"))
+    _act(hub, "R1-T1", {"action": "acknowledge", "anomaly": first, "reason": NOTES["acknowledge"]})
+    _act(hub, "R1-T1", {"action": "dismiss", "anomaly": second, "reason": NOTES["dismiss"]})
+    # last: resolving one anomaly also clears the latest other one of its code still waiting (matches.py)
+    _act(hub, "R1-T1", {"action": "resolve", "anomaly": first, "reason": NOTES["resolve"]})
+    _input(hub, "R1-T1", {"type": "correction", "points": [2, 1], "games": [0, 0], "reason": NOTES["input"]})
+    _act(hub, "R1-T1", {"action": "correct", "score": [3, 1], "reason": NOTES["correct"]})
+    _act(hub, "R1-T1", {"action": "confirm"})
+    _act(hub, "R1-T1", {"action": "appeal", "appellant": "Oyuncu 1B", "reason": NOTES["appeal"]})
+    _act(hub, "R1-T1", {"action": "decide", "decision": "rejected", "reasoning": REASONING})
+    _act(hub, "R1-T2", {"action": "penalty", "side": 1, "penalty": "yellow", "reason": NOTES["penalty"]})
+    _act(hub, "R1-T3", {"action": "forfeit", "loser": 0, "reason": NOTES["forfeit"]})
+
+
+async def _spectator_payloads(hub: HubThread) -> list[tuple[str, str]]:
+    """Every spectator view of the matches the referee touched, as (where, text)."""
+    matches = ["R1-T1", "R1-T2", "R1-T3"]
+    payloads: list[tuple[str, str]] = []
+    async with connect(hub.ws_url) as ws:
+        await ws.send(json.dumps({"subscribe": ["venue", *(f"match:{m}" for m in matches)]}))
+        with contextlib.suppress(TimeoutError):
+            while True:
+                async with asyncio.timeout(1.0):
+                    message = await ws.recv()
+                payloads.append((f"ws {json.loads(message).get('topic')}", message))
+    pages = ["api/matches", "api/team-matches", "pgn/round-1.pgn"]
+    pages += [f"api/matches/{m}" for m in matches]
+    pages += [f"api/matches/{m}/export/{name}" for m in matches for name in ("card", "compact")]
+    for page in pages:
+        status, _, body = await asyncio.to_thread(request, hub.url + page)
+        assert status in (200, 404), page
+        payloads.append((page, body.decode("utf-8")))
+    return payloads
+
+
+def _console(hub: HubThread) -> str:
+    return "".join(
+        request(hub.url + page, headers=AUTH)[2].decode("utf-8")
+        for page in ("api/referee/matches", "api/referee/audit")
+    )
+
+
+async def test_no_spectator_payload_names_a_referee_or_carries_a_note(tmp_path: Path, tried: Tried) -> None:
+    private = re.compile("|".join(map(re.escape, [REFEREE, *NOTES.values()])))
+    with HubThread(tmp_path / "data") as hub:
+        _referee_at_work(hub)
+        payloads = await _spectator_payloads(hub)
+        console = _console(hub)
+    # the referee's own views keep every name and note: the search finds them where they are allowed
+    assert REFEREE in console and all(note in console for note in NOTES.values())
+    leaks = [(where, found) for where, text in payloads for found in sorted(set(private.findall(text)))]
+    assert not leaks, leaks
+    shown = json.loads(next(text for where, text in payloads if where == "api/matches/R1-T1"))
+    # the decisions are public: the result, the appeal's decision and its reasoning, the anomalies' states
+    assert shown["status"] == "official" and shown["result"]["score"] == [3, 1]
+    assert shown["appeals"][0]["decision"] == "rejected" and shown["appeals"][0]["reasoning"] == REASONING
+    assert sorted(a["state"] for a in shown["anomalies"]) == ["dismissed", "resolved"]
+    # a venue that opts in shows who decided, never the notes
+    with HubThread(tmp_path / "named", venue=replace(hall_venue(), show_referee_names=True)) as hub:
+        _referee_at_work(hub)
+        named = await _spectator_payloads(hub)
+    names = sum(text.count(REFEREE) for _, text in named)
+    notes = [(where, found) for where, text in named for found in set(private.findall(text)) - {REFEREE}]
+    assert names > 0 and not notes, notes
+    tried(
+        "spectator payloads searched for referee names and notes after every referee action",
+        area="access",
+        count=len(payloads),
+        observed=f"{len(payloads)} payloads (match and venue topics, /api/matches, team matches, PGN, exports) "
+        f"after acknowledge, resolve, dismiss, a correction input, correct, confirm, appeal, decide, penalty "
+        f"and forfeit: no referee name and none of {len(NOTES)} notes (the console and audit hold all); the "
+        f"appeal's reasoning shown; with show_referee_names the name {names} times, still no note",
     )
