@@ -168,7 +168,7 @@ class GuardedHttp(H11Protocol):
         if self.transport.is_closing():
             return
         self.unfinished.refused["request_timeout"] += 1
-        if self.cycle is not None and self.cycle.response_started:
+        if self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete:
             self.transport.close()  # an answer is under way: it cannot be changed into a 408
             return
         seconds = self.unfinished.limits.request_timeout_s
