@@ -32,7 +32,8 @@ from hub.fanout import Fanout
 from hub.hall import Hall
 from hub.heap import HeapStats, collect_on_a_clock, settle
 from hub.ingest import Ingest
-from hub.limits import WebLimits
+from hub.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
+from hub.startup import gateway_refusal, listen, prepare_data_dir
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
 from hub.wsfeed import announce_started, server_config
@@ -42,10 +43,17 @@ log = logging.getLogger(__name__)
 Session = DeviceSession | DScoreSession | DgtSession | ChessnutSession
 
 LOG_FILE = "events.sqlite3"
+DATA_FILES = (LOG_FILE, f"{LOG_FILE}-wal", f"{LOG_FILE}-shm")  # what the hub keeps in its data directory
 HEALTH_EVERY_S = 1.0
 SEND_BUFFER = 64 * 1024
 TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
 RELEASE_EVERY_S = 0.2  # how late, at most, a delayed chess broadcast goes out after its delay
+
+
+def hub_url(host: str, port: int) -> str:
+    """The address to give people for a hub listening on host:port (a wildcard address is no address to go to)."""
+    named = socket.gethostname() if host in WILDCARD_HOSTS else host
+    return f"http://[{named}]:{port}/" if ":" in named else f"http://{named}:{port}/"
 
 
 class HubRuntime:
@@ -86,18 +94,21 @@ class HubRuntime:
         if bus_url is not None:
             from hub.bus import BusPublisher  # redis is needed only by hubs that publish
 
-            # the address edges give referees: a wildcard listen address is no address to go to
-            named = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
-            self.bus = BusPublisher(bus_url, venue, hub_url=f"http://{named}:{port}/")
+            self.bus = BusPublisher(bus_url, venue, hub_url=hub_url(host, port))
             self.bus.attach(self.hall)
 
     def open(self) -> None:
-        """Take the listening port, open the log and rebuild every match from it.
+        """Check the data directory, take the listening ports, open the log and rebuild every match from it.
 
-        Raises OSError when the port is taken and EventLogError on a damaged log, before anything runs.
+        Raises StartupError (hub.startup) for a data directory it cannot use or a port it cannot take, and
+        EventLogError on a damaged log, before anything runs. Port 0 takes any free port (`self.port` says which).
         """
+        prepare_data_dir(self.data_dir, DATA_FILES)
         self.open_files, _ = raise_open_files_limit()
-        self._socket = socket.create_server((self.host, self.port))
+        self._socket = listen(self.host, self.port)
+        self.port = self._socket.getsockname()[1]
+        if self.bus is not None:
+            self.bus.hub_url = hub_url(self.host, self.port)
         # Accepted sockets inherit this: a client that stops reading fills 64 KiB, not megabytes of
         # autotuned buffer, before the hub notices it is stuck (and memory per stuck client stays small).
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
@@ -106,8 +117,12 @@ class HubRuntime:
         settle()  # what was loaded lives as long as the hub: no collection walks it again
         self.ingest = Ingest(self.hall)
         self.gateways = self._gateways()
-        for gateway in self.gateways.values():
-            gateway.bind()
+        for url, gateway in self.gateways.items():
+            try:
+                gateway.bind()
+            except OSError as exc:
+                tables = [t.id for t in self.venue.tables if t.device == url]
+                raise gateway_refusal(exc, url, tables) from None
         for table in self.venue.tables:
             if table.device:
                 self.sessions[table.id] = self._session(table, table.device, table.device_id)
@@ -124,6 +139,10 @@ class HubRuntime:
                 self.ble = self.ble or BleConnector()
                 band = DScoreSession(url, self.ble, self.ingest.sink_for(table, url, slot))
                 self.sessions[f"{table.id}/{slot}"] = band
+
+    def access(self) -> Access:
+        """The names this hub answers to (its listen address, the venue's allowed_hosts) and its trusted proxies."""
+        return access_for(self.host, self.port, self.venue.allowed_hosts, self.venue.trusted_proxies)
 
     def _gateways(self) -> dict[str, TcpGateway]:
         """One TCP gateway per listen address named by the venue's tcp:// devices."""
@@ -180,8 +199,11 @@ class HubRuntime:
             refused=self.refused,
             heap=self.heap,
             connections=self.unfinished,
+            access=self.access(),
         )
-        self.server = uvicorn.Server(server_config(create_app(ctx), self.unfinished))
+        # X-Forwarded-For is the Guard's to read, from the venue's trusted proxies only (hub/limits.py)
+        config = server_config(create_app(ctx), self.unfinished)
+        self.server = uvicorn.Server(config)
         try:
             async with contextlib.AsyncExitStack() as stack, asyncio.TaskGroup() as tg:
                 if self.ble is not None:  # one scanner and one connect lock per adapter, for every BLE table

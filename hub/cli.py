@@ -1,7 +1,9 @@
 """The `boardcast` command: `demo`, `serve --venue FILE`, `token add NAME`, `--version`.
 
-Messages are in English and Turkish. Exit codes: 0 done, 1 could not run (damaged log, port in use),
-2 bad input (venue file, arguments).
+Messages are in English and Turkish, one line each. Exit codes: 0 done; 1 could not run (a damaged log, a
+port another program holds, the web server's or a device gateway's); 2 bad input (the venue file, arguments:
+a port number out of 0-65535, a `--host` that is not an address of this machine, a `--data` that is a file or
+a directory this user cannot make or write in). `hub.startup` makes the start-up refusals.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from hub import __version__
 from hub.app import HubRuntime
 from hub.auth import hash_token, new_token
 from hub.eventlog import EventLogError
+from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port
 from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import VenueError, load_venue
 
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "main"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,13 +37,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"boardcast {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log more / daha ayrıntılı günlük")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # checked by parse_port, not argparse: a bad value is one line, not the usage text
+    port_help = "port to listen on, 0-65535, 0: any free port / dinlenecek bağlantı noktası"
 
     def common(p: argparse.ArgumentParser, data_default: str | None) -> None:
         p.add_argument("--data", default=data_default, help="data directory / veri dizini")
         p.add_argument("--host", default="127.0.0.1", help="address to listen on / dinlenecek adres")
-        p.add_argument(
-            "--port", type=int, default=8000, help="port to listen on / dinlenecek bağlantı noktası"
-        )
+        p.add_argument("--port", default="8000", help=port_help)
 
     demo = commands.add_parser("demo", help="simulated tables, no hardware / donanımsız simülasyon")
     common(demo, "./boardcast-data")
@@ -70,9 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     edge.add_argument("--bus", metavar="URL", required=True, help=bus_help)
     edge.add_argument("--venue", required=True, type=Path, help="the hall's venue file / salon dosyası")
     edge.add_argument("--host", default="127.0.0.1", help="address to listen on / dinlenecek adres")
-    edge.add_argument(
-        "--port", type=int, default=8000, help="port to listen on / dinlenecek bağlantı noktası"
-    )
+    edge.add_argument("--port", default="8000", help=port_help)
     devices = commands.add_parser(
         "devices",
         help="list serial ports and nearby BLE devices / seri portları ve yakındaki BLE cihazlarını listele",
@@ -131,14 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         _parser().print_help()
         return EXIT_BAD_INPUT
-    if args.tables < 1 if args.command == "demo" else False:
-        print("boardcast: --tables must be at least 1 / en az 1 masa", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if args.bg_tables < 0 if args.command == "demo" else False:
-        print("boardcast: --bg-tables must be 0 or more / en az 0 tavla masası", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if not 0 <= args.chess_boards <= 8 if args.command == "demo" else False:
-        print("boardcast: --chess-boards must be 0 to 8 / 0-8 satranç masası", file=sys.stderr)
+    problem = _option_problem(args)
+    if problem is not None:
+        print(f"boardcast: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.command == "devices":
         return _list_devices(args.scan)
@@ -169,16 +164,37 @@ def main(argv: list[str] | None = None) -> int:
     except VenueError as exc:
         print(f"boardcast: venue file error / salon dosyası hatası:\n  {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except StartupError as exc:  # the data directory, --host, a port: says which and why
+        print(f"boardcast: {exc}", file=sys.stderr)
+        return exc.exit_code
     except EventLogError as exc:
         print(f"boardcast: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except OSError as exc:
-        print(
-            f"boardcast: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; choose another --port "
-            f"/ bu adreste dinlenemiyor; başka bir --port seçin",
-            file=sys.stderr,
-        )
+    except OSError as exc:  # anything else the system refused at start (a pseudo-terminal for the demo)
+        print(f"boardcast: could not start: {exc} / başlatılamadı", file=sys.stderr)
         return EXIT_FAILED
+
+
+def _option_problem(args: argparse.Namespace) -> str | None:
+    """Why the command line's options cannot be used, in one line, or None; `--port` becomes a number."""
+    if args.command == "demo":
+        if args.tables < 1:
+            return "--tables must be at least 1 / en az 1 masa"
+        if args.bg_tables < 0:
+            return "--bg-tables must be 0 or more / en az 0 tavla masası"
+        if not 0 <= args.chess_boards <= 8:
+            return "--chess-boards must be 0 to 8 / 0-8 satranç masası"
+    if args.command in ("demo", "serve", "edge"):
+        try:
+            args.port = parse_port(args.port)
+        except StartupError as exc:
+            return str(exc)
+    return None
+
+
+def _url(host: str, port: int) -> str:
+    """The address a banner shows for host:port."""
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
 def _list_devices(scan_seconds: float) -> int:
@@ -277,7 +293,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     runtime = HubRuntime(venue, data, host=args.host, port=args.port, bus_url=args.bus)
     runtime.open()
-    url = f"http://{args.host}:{args.port}/"
+    url = _url(args.host, runtime.port)
     where = data.resolve()
 
     banner = [
@@ -312,7 +328,7 @@ def _run_edge(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     runtime = EdgeRuntime(venue, args.bus, host=args.host, port=args.port)
     runtime.open()
-    url = f"http://{args.host}:{args.port}/"
+    url = _url(args.host, runtime.port)
 
     async def announce() -> None:
         await runtime.ready.wait()
@@ -339,7 +355,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     runtime = HubRuntime(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
     boards = scoreboards_for(demo, runtime.hall.working, speed=args.speed, seed=args.seed)
-    url = f"http://{args.host}:{args.port}/"
+    url = _url(args.host, runtime.port)
     where = data.resolve()
 
     banner = [

@@ -29,8 +29,10 @@ from hub.auth import Authenticator
 from hub.bus import BusReader, PublicChange
 from hub.connections import Unfinished, open_files, quiet_repeats, raise_open_files_limit
 from hub.fanout import Fanout
+from hub.limits import access_for
 from hub.matches import from_snapshot, new_match
 from hub.public import PublicHall
+from hub.startup import listen
 from hub.venue import Venue
 from hub.web import WebContext, create_app
 from hub.wsfeed import announce_started, server_config
@@ -91,12 +93,14 @@ class EdgeRuntime:
         self.open_files = 0  # the soft open-files limit, once raised
 
     def open(self) -> None:
-        """Take the listening port (OSError when it is taken)."""
+        """Take the listening port (StartupError, hub.startup, when it cannot); port 0 takes any free one."""
         self.open_files, _ = raise_open_files_limit()
-        self._socket = socket.create_server((self.host, self.port))
+        self._socket = listen(self.host, self.port)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
-        if self.port == 0:
-            self.port = self._socket.getsockname()[1]
+        self.port = self._socket.getsockname()[1]
+        self.ctx.access = access_for(
+            self.host, self.port, self.venue.allowed_hosts, self.venue.trusted_proxies
+        )
 
     def app(self) -> ASGIApp:
         """The hub's web app, with hub-only routes answered by the edge."""
@@ -137,7 +141,9 @@ class EdgeRuntime:
         quiet_repeats(asyncio.get_running_loop())
         self.ctx.connections = Unfinished(self.ctx.limits, self.ctx.refused)
         self.ctx.connections.fit_to_open_files(self.open_files)
-        self.server = uvicorn.Server(server_config(self.app(), self.ctx.connections))
+        # X-Forwarded-For is the Guard's to read, from the venue's trusted proxies only (hub/limits.py)
+        config = server_config(self.app(), self.ctx.connections)
+        self.server = uvicorn.Server(config)
         async with asyncio.TaskGroup() as tg:
             workers = [tg.create_task(self.reader.run(), name="bus reader")]
             workers += [tg.create_task(job()) for job in extra]

@@ -15,8 +15,11 @@ a per-match counter that replay folds in order.
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import queue
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -38,6 +41,8 @@ from hub.logstore import (
 )
 from hub.logwriter import WriterProcess
 from hub.rules.base import slot_constructor
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "EventLog",
@@ -101,6 +106,30 @@ def _row(r: EventRecord) -> tuple[Any, ...]:
     )
 
 
+PRIVATE_MODE = 0o600  # the log holds players' contacts and referees' notes: no other user reads it
+
+
+def private_files(path: Path) -> None:
+    """Make the log file (created empty if missing: SQLite takes an empty file as a new database) and the -wal,
+    -shm and -journal beside it 0600, as SQLite then creates them too."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise EventLogError(
+            f"{path}: the event log cannot be created ({exc.strerror or exc}) / olay kaydı oluşturulamıyor"
+        ) from None
+    for name in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+        try:
+            if stat.S_IMODE(name.stat().st_mode) != PRIVATE_MODE:
+                name.chmod(PRIVATE_MODE)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # another user's file: it opens, but its mode is not ours to change
+            log.warning("%s: cannot make it private (%s)", name, exc.strerror or exc)
+
+
 class EventLog:
     """The log file, its feeding thread and writer process; `append` from the event loop, commits reported back
     in order."""
@@ -123,8 +152,12 @@ class EventLog:
     # -- opening and reading ------------------------------------------------------------------------------
 
     def open(self) -> None:
-        """Create or check the file; refuse one that is damaged or from an unknown schema."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Create or check the file; refuse one that is damaged or from an unknown schema.
+
+        The file and its -wal and -shm (SQLite gives them the file's mode) are the hub user's alone: 0600, in a
+        directory made 0700 when it is made here."""
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_files(self.path)
         conn: sqlite3.Connection | None = None
         try:
             conn = connect(self.path)

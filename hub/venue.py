@@ -7,6 +7,7 @@ and Turkish. The organiser fixes one line and runs again.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import re
 import tomllib
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from devices.dscore.session import parse_dscore_url
 from devices.transports.ble import parse_wire_ble_url
 from devices.transports.serial import parse_wire_serial_url
 from devices.transports.tcp import parse_tcp_url
+from hub.limits import split_host
 from hub.matches import MatchInfo
 from hub.sports import SPORTS
 
@@ -110,6 +112,8 @@ class Venue:
     broadcast_delay_s: float = 0.0  # chess: spectators see every game this many seconds late (anti-cheating)
     players: tuple[PlayerConfig, ...] = ()  # optional: clubs, cities and the private contacts of players
     show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
+    allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
+    trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
 
     def table(self, table_id: str) -> TableConfig:
         """The table with this id."""
@@ -179,7 +183,7 @@ def _key_pattern(name: str) -> str:
 
 # Every key the file may hold, by where it is. Any other is refused, naming the nearest of these.
 TOP_KEYS = ("venue", "tables", "matches", "referees", "team_matches", "players")
-VENUE_KEYS = ("name", "broadcast_delay_s", "show_referee_names")
+VENUE_KEYS = ("name", "broadcast_delay_s", "show_referee_names", "allowed_hosts", "trusted_proxies")
 TABLE_KEYS = ("id", "sport", "device", "device_id", "device_token_sha256", "wristbands", "clock", "clock_id")
 MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the table's sport:
 SPORT_MATCH_KEYS = {
@@ -274,6 +278,8 @@ def parse_venue(text: str, path: Path) -> Venue:
     show_names = venue_table.get("show_referee_names", False)
     if not isinstance(show_names, bool):
         raise fail("venue", None, "show_referee_names", "must be true or false / true ya da false olmalı")
+    allowed_hosts = _allowed_hosts(venue_table, partial(fail, "venue", None))
+    trusted_proxies = _trusted_proxies(venue_table, partial(fail, "venue", None))
     team_matches = _team_matches(data, fail)
     matches = _matches(data, tables, team_matches, fail)
     referees = _referees(data, fail)
@@ -288,7 +294,45 @@ def parse_venue(text: str, path: Path) -> Venue:
         float(delay),
         players=players,
         show_referee_names=show_names,
+        allowed_hosts=allowed_hosts,
+        trusted_proxies=trusted_proxies,
     )
+
+
+def _strings(venue_table: dict[str, Any], key: str, fail, shape: str) -> list[str]:
+    """A `[venue]` list of strings, or [] when absent."""
+    value = venue_table.get(key, [])
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise fail(key, f"must be a list of strings such as {shape} / metin listesi olmalı: {shape}")
+    return value
+
+
+def _allowed_hosts(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
+    """`allowed_hosts`: the names (host or host:port, no URL) spectators and referees reach the hub by."""
+    names = _strings(venue_table, "allowed_hosts", fail, '["hall.example.org", "10.0.0.5:8000"]')
+    for name in names:
+        if split_host(name) is None:
+            raise fail(
+                "allowed_hosts",
+                f"{name!r} is not a host name or address with an optional :port (write hall.example.org, "
+                f"not http://hall.example.org/) / {name!r} bir ana makine adı ya da adresi değil",
+            )
+    return tuple(names)
+
+
+def _trusted_proxies(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
+    """`trusted_proxies`: IP addresses or networks of reverse proxies allowed to name the client."""
+    proxies = _strings(venue_table, "trusted_proxies", fail, '["127.0.0.1", "10.0.0.0/8"]')
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise fail(
+                "trusted_proxies",
+                f"{proxy!r} is not an IP address or network such as 127.0.0.1 or 10.0.0.0/8 "
+                f"/ {proxy!r} bir IP adresi ya da ağı değil",
+            ) from None
+    return tuple(proxies)
 
 
 def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:

@@ -36,7 +36,7 @@ from hub.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
 from hub.hall import Hall, UnknownMatch
 from hub.heap import HeapStats
 from hub.ingest import Ingest
-from hub.limits import CLOSE_POLICY, Guard, RateLimiter, WebLimits
+from hub.limits import CLOSE_POLICY, Access, Guard, RateLimiter, WebLimits
 from hub.logwriter import WriterProcess
 from hub.matches import ActionRefused, EventKind, check_confirm, public_view
 from hub.referee import (
@@ -82,6 +82,7 @@ class WebContext:
     bus_health: Callable[[], dict[str, Any]] | None = None  # the Redis link, when the hub publishes to one
     heap: HeapStats | None = None  # the hub's clocked garbage collector (hub/heap.py)
     connections: Unfinished | None = None  # connections waiting for their request (hub/connections.py)
+    access: Access = field(default_factory=Access)  # the names it answers to, the proxies it trusts
 
     @property
     def closed_stuck(self) -> int:
@@ -531,7 +532,7 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, limits=ctx.limits, refused=ctx.refused)],
+        middleware=[Middleware(Guard, limits=ctx.limits, refused=ctx.refused, access=ctx.access)],
         exception_handlers={HTTPException: _http_error},  # 404 and 405 from routing: JSON like every error
     )
 

@@ -173,6 +173,9 @@ def server_config(app: Any, unfinished: Unfinished | None = None, **options: Any
     """uvicorn's configuration for a Boardcast web app: HTTP on `GuardedHttp` (each request's deadline, the
     caps on `unfinished` connections), `/ws` on `FeedProtocol`."""
     unfinished = unfinished if unfinished is not None else Unfinished(WebLimits())
+    options.setdefault(
+        "proxy_headers", False
+    )  # X-Forwarded-For only from the venue's trusted proxies (Guard)
     return uvicorn.Config(
         app,
         http=functools.partial(GuardedHttp, unfinished=unfinished),  # type: ignore[arg-type]

@@ -3,6 +3,7 @@ and the numbers an attacker must not move (RSS, open descriptors, stderr size) r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -40,8 +41,7 @@ class ServedHub:
 
         with self.stderr_path.open("wb") as stderr:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hub", "serve", "--venue", str(self.venue), "--port", str(self.port)]
-                + ["--data", str(self.data)],
+                [*self.command(), "--data", str(self.data)],
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
@@ -56,6 +56,10 @@ class ServedHub:
             except OSError:
                 assert time.monotonic() < deadline, "the hub did not start"
                 time.sleep(0.1)
+
+    def command(self) -> list[str]:
+        """`boardcast serve` on this venue and port."""
+        return [sys.executable, "-m", "hub", "serve", "--venue", str(self.venue), "--port", str(self.port)]
 
     def __exit__(self, *exc: object) -> None:
         assert self.proc is not None
@@ -103,10 +107,8 @@ def silent_sockets(port: int, count: int, source: str = "127.0.0.1") -> list[soc
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.bind((source, 0))
         sock.setblocking(False)
-        try:
+        with contextlib.suppress(BlockingIOError):
             sock.connect(("127.0.0.1", port))
-        except BlockingIOError:
-            pass
         opened.append(sock)
     return opened
 

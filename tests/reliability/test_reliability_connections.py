@@ -174,7 +174,7 @@ def test_silent_sockets_at_the_usual_open_files_limit_leave_the_hub_serving(
 
 
 def test_the_open_files_limit_is_raised_to_the_hard_limit_and_reported(tmp_path: Path) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert hard >= 2048, "this test needs a hard open-files limit of at least 2,048"
     with ServedHub(MINIMAL_VENUE, tmp_path, open_files=(1024, 2048)) as hub:
         health = hub.get("api/health")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.limits import RateLimiter, cross_site
+from hub.limits import Access, RateLimiter, access_for, cross_site, relative_location, split_host
 
 
 def test_a_bucket_gives_its_burst_then_one_token_per_interval() -> None:
@@ -34,9 +34,9 @@ def scope(**headers: str) -> dict:
         ({"host": "hub:8000"}, False),  # curl, scripts: no Origin
         ({"host": "hub:8000", "origin": "http://hub:8000"}, False),
         ({"host": "HUB:8000", "origin": "http://hub:8000"}, False),
-        (
+        (  # X-Forwarded-Host is the request's own word: no longer a name the Origin may match
             {"host": "10.0.0.2:8000", "x_forwarded_host": "salon.example", "origin": "https://salon.example"},
-            False,
+            True,
         ),
         ({"host": "hub:8000", "origin": "http://evil.example"}, True),
         ({"host": "hub:8000", "origin": "http://hub:8001"}, True),
@@ -47,3 +47,65 @@ def scope(**headers: str) -> dict:
 )
 def test_cross_site(headers: dict, refused: bool) -> None:
     assert (cross_site(scope(**headers)) is not None) is refused
+
+
+HALL = access_for("127.0.0.1", 8000, ("hall.example.org", "10.0.0.5:8443"), ("10.0.0.0/8",))
+
+
+@pytest.mark.parametrize(
+    ("headers", "refused"),
+    [
+        ({"host": "evil:8000", "origin": "http://127.0.0.1:8000"}, False),  # the Origin is what counts
+        ({"host": "localhost:8000", "origin": "http://localhost:8000"}, False),
+        ({"host": "x", "origin": "https://hall.example.org"}, False),  # a name without a port: any port
+        ({"host": "x", "origin": "https://10.0.0.5:8443"}, False),
+        ({"host": "x", "origin": "https://10.0.0.5"}, True),  # a name with a port: that port only
+        ({"host": "evil:8000", "origin": "http://evil:8000"}, True),  # DNS rebinding: Origin equals Host
+        ({"host": "127.0.0.1:8000", "x_forwarded_host": "evil", "origin": "http://evil"}, True),
+        ({"host": "127.0.0.1:8000", "origin": "ftp://127.0.0.1:8000"}, True),
+    ],
+)
+def test_cross_site_against_the_hubs_names(headers: dict, refused: bool) -> None:
+    assert (cross_site(scope(**headers), HALL) is not None) is refused
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("Hall.Example.org.", ("hall.example.org", None)),
+        ("hall:8000", ("hall", 8000)),
+        ("[::1]:8000", ("::1", 8000)),
+        ("fd00::2", ("fd00::2", None)),
+        ("http://hall", None),
+        ("hall/x", None),
+        ("hall:0", None),
+        ("hall:70000", None),
+        ("a b", None),
+        ("[::1", None),
+    ],
+)
+def test_split_host(text: str, key: tuple | None) -> None:
+    assert split_host(text) == key
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "client"),
+    [
+        ("203.0.113.1", "198.51.100.7", "203.0.113.1"),  # not a proxy: the header is ignored
+        ("10.1.1.1", "198.51.100.7", "198.51.100.7"),
+        ("10.1.1.1", "6.6.6.6, 198.51.100.7, 10.2.2.2", "198.51.100.7"),  # the last hop no proxy holds
+        ("10.1.1.1", "[2001:db8::7]:5555", "2001:db8::7"),
+        ("10.1.1.1", "not-an-address", "10.1.1.1"),
+        ("10.1.1.1", "", "10.1.1.1"),
+    ],
+)
+def test_the_client_behind_trusted_proxies(peer: str, forwarded: str, client: str) -> None:
+    request = {"client": (peer, 1234), "headers": [(b"x-forwarded-for", forwarded.encode())]}
+    assert HALL.client(request) == client
+    assert Access().client(request) == peer
+
+
+def test_an_absolute_location_becomes_a_path() -> None:
+    headers = [(b"location", b"http://evil.example//x/y?q=1"), (b"content-type", b"text/plain")]
+    assert relative_location(headers) == [(b"location", b"/x/y?q=1"), (b"content-type", b"text/plain")]
+    assert relative_location([(b"location", b"/static/")]) == [(b"location", b"/static/")]
