@@ -18,6 +18,19 @@ from typing import Any
 
 from tests.conftest import ROOT, free_port
 
+MINIMAL_VENUE = """\
+[venue]
+name = "Saldırı Salonu"
+
+[[tables]]
+id = "T1"
+sport = "tabletennis"
+
+[[matches]]
+id = "M1"
+table = "T1"
+"""
+
 
 class ServedHub:
     """`with ServedHub(venue_text, tmp, open_files=(1024, 1024)) as hub:` a hub process serving hub.url."""

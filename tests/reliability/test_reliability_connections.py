@@ -24,23 +24,11 @@ from hub.limits import SECURITY_HEADERS, WebLimits
 from hub.wsfeed import announce_started, server_config
 from tests.conftest import free_port
 from tests.reliability.conftest import Tried
-from tests.reliability.served import ServedHub, closed_by_peer, percentile, silent_sockets
+from tests.reliability.served import MINIMAL_VENUE, ServedHub, closed_by_peer, percentile, silent_sockets
 from tests.reliability.support import TOKEN, HubThread
 
 NO_EXEMPTION = frozenset[str]()
 HEADER_NAMES = [name.decode() for name, _ in SECURITY_HEADERS]
-MINIMAL_VENUE = """\
-[venue]
-name = "Saldırı Salonu"
-
-[[tables]]
-id = "T1"
-sport = "tabletennis"
-
-[[matches]]
-id = "M1"
-table = "T1"
-"""
 
 
 def _answer_to(sock: socket.socket, within: float) -> tuple[bytes, float]:
