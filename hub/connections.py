@@ -40,6 +40,7 @@ from hub.limits import SECURITY_HEADERS, WebLimits
 log = logging.getLogger(__name__)
 
 OPEN_FILES_CEILING = 1 << 20  # when the hard limit is "unlimited": what the soft one is raised to
+DESCRIPTOR_RESERVE = 64  # descriptors kept for the log, devices and answers when connections crowd in
 REPEAT_EVERY_S = 1.0  # the same loop error is logged at most once in this time
 
 
@@ -66,43 +67,58 @@ def plain_answer(status: int, reason: str, message: str) -> bytes:
 
 
 class Unfinished:
-    """The connections still waiting for their request, oldest first, in all and per client address."""
+    """The connections still waiting for their request, oldest first, in all and per client address.
+
+    A cap closes only connections that have waited `WebLimits.evict_after_s`: asyncio accepts a burst of
+    connections (a hall's screens coming back after a network blip) before it reads any of their requests,
+    and those must not be taken for idle. The process's descriptors are the exception: within
+    `DESCRIPTOR_RESERVE` of the limit, the oldest waiting connection goes whatever its age."""
 
     def __init__(self, limits: WebLimits, refused: Counter[str] | None = None) -> None:
         self.limits = limits
         self.refused: Counter[str] = Counter() if refused is None else refused
-        self._all: dict[GuardedHttp, str] = {}  # insertion-ordered: the first is the oldest
+        self._all: dict[GuardedHttp, tuple[str, float]] = {}  # insertion-ordered: the first is the oldest
         self._by_address: dict[str, dict[GuardedHttp, None]] = {}
         self.total_cap = limits.unfinished_total
+        self.connections_cap = OPEN_FILES_CEILING  # connections of any kind before descriptors run out
 
     def __len__(self) -> int:
         return len(self._all)
 
     def fit_to_open_files(self, open_files: int) -> None:
-        """Keep the cap well under the process's descriptor limit: finished connections need some too."""
+        """Keep the caps under the process's descriptor limit: finished connections and files need some too."""
         self.total_cap = max(16, min(self.limits.unfinished_total, open_files // 4))
+        self.connections_cap = max(16, open_files - DESCRIPTOR_RESERVE)
 
-    def add(self, conn: GuardedHttp, address: str) -> None:
-        """Count `conn` as unfinished (again), closing the oldest where a cap would be passed."""
+    def add(self, conn: GuardedHttp, address: str, connections: int) -> None:
+        """Count `conn` as waiting (again), closing the oldest waiting where a cap would be passed;
+        `connections` is how many the server holds now, of every kind."""
         self.discard(conn)
+        now = time.monotonic()
         if address not in self.limits.exempt:
             mine = self._by_address.get(address, {})
-            while len(mine) >= self.limits.unfinished_per_address:
+            while len(mine) >= self.limits.unfinished_per_address and self._waited(next(iter(mine)), now):
                 self._evict(next(iter(mine)), "unfinished_per_address")
-        while len(self._all) >= self.total_cap:
+        while len(self._all) >= self.total_cap and self._waited(next(iter(self._all)), now):
             self._evict(next(iter(self._all)), "unfinished_total")
-        self._all[conn] = address
+        while self._all and connections >= self.connections_cap:
+            self._evict(next(iter(self._all)), "open_files")
+            connections -= 1
+        self._all[conn] = (address, now)
         self._by_address.setdefault(address, {})[conn] = None
+
+    def _waited(self, conn: GuardedHttp, now: float) -> bool:
+        return now - self._all[conn][1] >= self.limits.evict_after_s
 
     def discard(self, conn: GuardedHttp) -> None:
         """`conn` is no longer waiting (its request came, or it closed)."""
-        address = self._all.pop(conn, None)
-        if address is None:
+        entry = self._all.pop(conn, None)
+        if entry is None:
             return
-        mine = self._by_address[address]
+        mine = self._by_address[entry[0]]
         del mine[conn]
         if not mine:
-            del self._by_address[address]
+            del self._by_address[entry[0]]
 
     def _evict(self, conn: GuardedHttp, limit: str) -> None:
         self.discard(conn)
@@ -116,6 +132,7 @@ class Unfinished:
             "unfinished_addresses": len(self._by_address),
             "cap_total": self.total_cap,
             "cap_per_address": self.limits.unfinished_per_address,
+            "cap_connections": self.connections_cap,
         }
 
 
@@ -164,7 +181,7 @@ class GuardedHttp(H11Protocol):
         if self.deadline is not None:
             self.deadline.cancel()
         self.deadline = self.loop.call_later(self.unfinished.limits.request_timeout_s, self._too_slow)
-        self.unfinished.add(self, self.client[0] if self.client else "unknown")
+        self.unfinished.add(self, self.client[0] if self.client else "unknown", len(self.connections))
 
     def _request_arrived(self) -> None:
         if self.deadline is not None:

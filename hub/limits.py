@@ -72,6 +72,7 @@ class WebLimits:
     handshake_timeout_s: float = 10.0  # a WebSocket's handshake answered by the app
     unfinished_per_address: int = 64  # connections still waiting for their request, per address
     unfinished_total: int = 1024  # ... and in all (lowered to a quarter of the open-files limit)
+    evict_after_s: float = 0.5  # how long one must have waited before a cap closes it
     exempt: frozenset[str] = frozenset({"127.0.0.1", "::1"})
 
 
