@@ -130,36 +130,19 @@ async def garbage(port: int, until: float) -> dict[str, Any]:
 async def big_bodies(port: int, token: str) -> dict[str, Any]:
     """50 MB referee inputs: announced by Content-Length, and streamed in chunks with no length."""
     answers: Counter[str] = Counter()
-    path = "/api/matches/M1/inputs"
-    for _ in range(BIG_BODIES):
+    head = f"POST /api/matches/M1/inputs HTTP/1.1\r\nHost: hall\r\nAuthorization: Bearer {token}\r\n"
+    plain = (f"Content-Length: {50 * MB}\r\n\r\n".encode(), b" " * MB)
+    chunked = (b"Transfer-Encoding: chunked\r\n\r\n", b"%x\r\n" % MB + b" " * MB + b"\r\n")
+    for framing, piece in [plain] * BIG_BODIES + [chunked] * CHUNKED_BODIES:
         try:
             reader, writer = await _open(port, "127.0.0.8")
         except OSError:
             answers["refused"] += 1
             continue
-        writer.write(
-            f"POST {path} HTTP/1.1\r\nHost: hall\r\nAuthorization: Bearer {token}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {50 * MB}\r\n\r\n".encode()
-        )
-        with contextlib.suppress(OSError):
-            for _ in range(50):  # as much as the hub takes before it answers and closes
-                writer.write(b" " * MB)
-                await asyncio.wait_for(writer.drain(), 2.0)
-        answers[_status(await _answer(reader))] += 1
-        writer.close()
-    for _ in range(CHUNKED_BODIES):
-        try:
-            reader, writer = await _open(port, "127.0.0.8")
-        except OSError:
-            answers["refused"] += 1
-            continue
-        writer.write(
-            f"POST {path} HTTP/1.1\r\nHost: hall\r\nAuthorization: Bearer {token}\r\n"
-            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
-        )
+        writer.write(head.encode() + b"Content-Type: application/json\r\n" + framing)
         with contextlib.suppress(OSError, TimeoutError):
-            for _ in range(50):
-                writer.write(b"%x\r\n" % MB + b" " * MB + b"\r\n")
+            for _ in range(50):  # as much as the hub takes before it answers and closes
+                writer.write(piece)
                 await asyncio.wait_for(writer.drain(), 2.0)
         answers[_status(await _answer(reader))] += 1
         writer.close()

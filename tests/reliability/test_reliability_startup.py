@@ -144,14 +144,19 @@ def test_a_bad_data_directory_is_named_with_exit_2(shared: Path, command: str, t
     )
 
 
-@pytest.mark.parametrize("command", ["serve", "edge", "demo"])
-def test_a_port_number_out_of_range_is_one_line_and_exit_2(shared: Path, command: str, tried: Tried) -> None:
-    venue = venue_file(shared)
-    given = {
+def _options(command: str, venue: Path, shared: Path) -> list[str]:
+    """What each command needs besides --port and --host."""
+    return {
         "serve": ["--venue", str(venue), "--data", str(shared / "d")],
         "edge": ["--venue", str(venue), "--bus", "redis://127.0.0.1:1/0"],
         "demo": ["--data", str(shared / "d"), "--tables", "1", "--chess-boards", "0"],
     }[command]
+
+
+@pytest.mark.parametrize("command", ["serve", "edge", "demo"])
+def test_a_port_number_out_of_range_is_one_line_and_exit_2(shared: Path, command: str, tried: Tried) -> None:
+    venue = venue_file(shared)
+    given = _options(command, venue, shared)
     seen = []
     for port in ("70000", "-1", "65536", "eighty"):
         result = run_cli(command, *given, "--port", port)
@@ -195,11 +200,7 @@ def test_a_host_that_is_not_this_machine_is_one_line_and_exit_2(
 @pytest.mark.parametrize("command", ["serve", "edge", "demo"])
 def test_a_web_port_in_use_is_exit_1_and_names_the_port(shared: Path, command: str, tried: Tried) -> None:
     venue = venue_file(shared)
-    given = {
-        "serve": ["--venue", str(venue), "--data", str(shared / "d")],
-        "edge": ["--venue", str(venue), "--bus", "redis://127.0.0.1:1/0"],
-        "demo": ["--data", str(shared / "d"), "--tables", "1", "--chess-boards", "0"],
-    }[command]
+    given = _options(command, venue, shared)
     with socket.create_server(("127.0.0.1", 0)) as busy:
         port = busy.getsockname()[1]
         result = run_cli(command, *given, "--port", str(port))
