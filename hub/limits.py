@@ -130,6 +130,7 @@ WILDCARD_HOSTS = frozenset(
     {"", "0.0.0.0", "::"}
 )  # listen addresses that mean "every address of this machine"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+DEFAULT_PORTS = {"http": 80, "https": 443}  # the port a Host or Origin without one means
 _HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*")
 
 HostKey = tuple[str, int | None]  # a host name or address (IPv6 without brackets) and its port, if named
@@ -186,12 +187,16 @@ class Access:
     strict: bool = False
     trusted_proxies: tuple[Network, ...] = ()
 
-    def allows_host(self, netloc: str | None) -> bool:
-        """True if a Host header's (or an Origin's) host and port are among the allowed names."""
+    def allows_host(self, netloc: str | None, scheme: str = "http") -> bool:
+        """True if a Host header's (or an Origin's) host and port are among the allowed names; a name without
+        a port is on its scheme's default port (browsers leave out :80 and :443)."""
         if self.allowed is None:
             return True
         key = split_host(netloc) if netloc else None
-        return key is not None and (key in self.allowed or (key[0], None) in self.allowed)
+        if key is None:
+            return False
+        port = key[1] if key[1] is not None else DEFAULT_PORTS.get(scheme, 80)
+        return (key[0], port) in self.allowed or (key[0], None) in self.allowed
 
     def trusts(self, address: str) -> bool:
         """True if `address` is one of the trusted proxies."""
@@ -280,7 +285,7 @@ def cross_site(scope: Scope, access: Access | None = None) -> str | None:
         return "Origin null is not this hub"
     parts = urlsplit(origin)
     if access is not None and access.allowed is not None:
-        if parts.scheme not in ("http", "https") or not access.allows_host(parts.netloc):
+        if parts.scheme not in ("http", "https") or not access.allows_host(parts.netloc, parts.scheme):
             return f"Origin {origin[:100]} is not one of this hub's names (allowed_hosts)"
         return None
     host = _header(scope, b"host")
@@ -372,7 +377,8 @@ class Guard:
         # is a script, which can send any Host it likes: refusing its Host protects nothing, so only a venue
         # with allowed_hosts (strict) holds scripts to its names.
         browser = _header(scope, b"origin") is not None or _header(scope, b"sec-fetch-site") is not None
-        if (self.access.strict or (unsafe and browser)) and not self.access.allows_host(host):
+        scheme = scope.get("scheme", "http")
+        if (self.access.strict or (unsafe and browser)) and not self.access.allows_host(host, scheme):
             return misdirected(host)
         why = cross_site(scope, self.access) if unsafe else None
         if why is not None:
@@ -410,7 +416,9 @@ class Guard:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         address = self._address(scope)
         host = _header(scope, b"host")
-        if self.access.strict and not self.access.allows_host(host):
+        if self.access.strict and not self.access.allows_host(
+            host, "https" if scope.get("scheme") == "wss" else "http"
+        ):
             status, error, limit, _ = misdirected(host)
             self.refused[limit] += 1
             await self._refuse_websocket(scope, receive, send, limit, error, None, status)

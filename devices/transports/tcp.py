@@ -8,7 +8,7 @@ not a HELLO gets an ERROR frame and a closed connection, and is reported to `on_
 
 A client that keeps trying must not fill the event log: from one host, the first refusal in a minute is
 reported at once and the rest of that minute's are counted and reported as one (`Refusal.count`), when the
-minute is over. Connections that have not proved who they are yet are capped per host and in all; past a cap
+minute is over; each reason has its own count. Connections that have not proved who they are yet are capped per host and in all; past a cap
 a new one is closed at once and counted.
 """
 
@@ -58,7 +58,9 @@ class Refusal:
     reason: RefusalReason
     detail: str
     at: float
-    count: int = 1  # refusals from this peer's host this report stands for (the last one is described)
+    count: int = (
+        1  # refusals from this peer's host for this reason this report stands for (the last described)
+    )
 
 
 @dataclass(slots=True)
@@ -134,7 +136,7 @@ class TcpGateway:
         self.accepted = 0
         self.refused: list[Refusal] = []  # the last 100 reported
         self.refused_total = 0  # every refusal, reported or counted
-        self._tallies: dict[str, _Tally] = {}  # by host, oldest first
+        self._tallies: dict[tuple[str, RefusalReason], _Tally] = {}  # by host and reason, oldest first
         self._unproven: dict[str, int] = {}  # connections before their HELLO, by host
 
     @property
@@ -190,7 +192,11 @@ class TcpGateway:
             writer.transport.abort()  # says nothing yet: an answer would only hold the descriptor longer
             self._count_refusal(
                 Refusal(
-                    peer, None, RefusalReason.TOO_MANY, "too many connections without HELLO", self._clock()
+                    peer,
+                    None,
+                    RefusalReason.TOO_MANY,
+                    "too many connections from this host have yet to say HELLO",
+                    self._clock(),
                 )
             )
             return
@@ -265,36 +271,36 @@ class TcpGateway:
                 await writer.wait_closed()
 
     def _count_refusal(self, refusal: Refusal) -> None:
-        """Report the first refusal from a host in a minute; count the others for one report later."""
+        """Report the first refusal from a host for a reason in a minute; count the others for one report."""
         self.refused_total += 1
-        host = _host(refusal.peer)
-        tally = self._tallies.get(host)
+        key = (_host(refusal.peer), refusal.reason)
+        tally = self._tallies.pop(key, None)
         if tally is not None and refusal.at - tally.since < REPORT_EVERY_S:
             tally.pending += 1
             tally.last = refusal
+            self._tallies[key] = tally
             return
         if tally is not None:
-            self._report_tally(host, tally)
-        if len(self._tallies) >= MAX_TALLIES:
-            oldest = next(iter(self._tallies))
-            self._report_tally(oldest, self._tallies.pop(oldest))
-        self._tallies[host] = _Tally(refusal.at)
+            self._report_tally(tally)
+        if len(self._tallies) >= MAX_TALLIES:  # the oldest, reported early, keep memory bounded
+            self._report_tally(self._tallies.pop(next(iter(self._tallies))))
+        self._tallies[key] = _Tally(refusal.at)
         self._report(refusal)
 
     def report_counted(self, now: float | None = None) -> None:
         """Report, as one each, the refusals counted from hosts whose minute is over."""
         now = self._clock() if now is None else now
-        for host, tally in list(self._tallies.items()):
+        for key, tally in list(self._tallies.items()):
             if now - tally.since >= REPORT_EVERY_S:
-                del self._tallies[host]
-                self._report_tally(host, tally)
+                del self._tallies[key]
+                self._report_tally(tally)
 
     async def _report_counted(self) -> None:
         while True:
             await asyncio.sleep(REPORT_EVERY_S / 4)
             self.report_counted()
 
-    def _report_tally(self, host: str, tally: _Tally) -> None:
+    def _report_tally(self, tally: _Tally) -> None:
         if tally.pending and tally.last is not None:
             self._report(replace(tally.last, count=tally.pending))
 

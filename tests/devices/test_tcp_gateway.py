@@ -111,3 +111,28 @@ async def test_a_device_that_reconnects_resumes_on_the_same_session() -> None:
             )
     assert sink.link_states().count(LinkState.CONNECTED) == 2
     assert gw.accepted == 2
+
+
+async def test_refusals_are_counted_per_host_and_reason_and_reported_once_a_minute() -> None:
+    """Ten silent connections from one host: two over the cap of waiting ones (too_many), eight that never
+    say HELLO (no_hello). Each reason: its first reported at once, the rest in one report a minute later."""
+    import time
+
+    from devices.transports.tcp import UNPROVEN_PER_HOST
+
+    seen: list = []
+    gw = TcpGateway("127.0.0.1", 0, {"tt-9": token_digest(TOKEN)}, hello_timeout=1.0, on_refused=seen.append)
+    await gw.start()
+    async with running(gw.serve()):
+        silent = [
+            await asyncio.open_connection(gw.host, gw.port, local_addr=("127.0.0.5", 0))
+            for _ in range(UNPROVEN_PER_HOST + 2)
+        ]
+        await eventually(lambda: gw.refused_total == UNPROVEN_PER_HOST + 2, 5)
+        first = [(r.reason, r.count) for r in seen]
+        gw.report_counted(time.time() + 61)
+        for _, writer in silent:
+            writer.close()
+    assert sorted(first) == [(RefusalReason.NO_HELLO, 1), (RefusalReason.TOO_MANY, 1)]
+    later = sorted((r.reason, r.count) for r in seen[len(first) :])
+    assert later == [(RefusalReason.NO_HELLO, UNPROVEN_PER_HOST - 1), (RefusalReason.TOO_MANY, 1)]

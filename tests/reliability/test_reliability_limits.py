@@ -109,3 +109,14 @@ def test_an_absolute_location_becomes_a_path() -> None:
     headers = [(b"location", b"http://evil.example//x/y?q=1"), (b"content-type", b"text/plain")]
     assert relative_location(headers) == [(b"location", b"/x/y?q=1"), (b"content-type", b"text/plain")]
     assert relative_location([(b"location", b"/static/")]) == [(b"location", b"/static/")]
+
+
+def test_a_name_without_a_port_is_on_its_schemes_default_port() -> None:
+    """Browsers leave out :80 and :443 in Host and Origin: a hub on port 80 must still know itself."""
+    on_80, on_443 = access_for("127.0.0.1", 80), access_for("127.0.0.1", 443)
+    assert on_80.allows_host("127.0.0.1") and on_80.allows_host("127.0.0.1:80")
+    assert not on_80.allows_host("127.0.0.1", "https") and not on_80.allows_host("127.0.0.1:8000")
+    assert on_443.allows_host("localhost", "https") and not on_443.allows_host("localhost")
+    origin = scope(origin="http://127.0.0.1", host="127.0.0.1")
+    origin["method"] = "POST"
+    assert cross_site(origin, on_80) is None
