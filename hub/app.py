@@ -24,7 +24,7 @@ from devices.dscore.session import DScoreSession, parse_dscore_url
 from devices.session import DeviceSession, serial_opener
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
-from devices.transports.tcp import TcpGateway, parse_tcp_url
+from devices.transports.tcp import UNPROVEN_TOTAL, TcpGateway, parse_tcp_url
 from hub.auth import Authenticator
 from hub.connections import Unfinished, quiet_repeats, raise_open_files_limit
 from hub.eventlog import EventLog
@@ -118,6 +118,8 @@ class HubRuntime:
         self.ingest = Ingest(self.hall)
         self.gateways = self._gateways()
         for url, gateway in self.gateways.items():
+            # devices waiting to say HELLO take descriptors too: at most an eighth of them
+            gateway.unproven_total = max(8, min(UNPROVEN_TOTAL, self.open_files // 8))
             try:
                 gateway.bind()
             except OSError as exc:
@@ -187,6 +189,7 @@ class HubRuntime:
         self.log.start()
         self.unfinished = Unfinished(self.web_limits, self.refused)
         self.unfinished.fit_to_open_files(self.open_files)
+        self.unfinished.elsewhere = lambda: sum(g.open_connections() for g in self.gateways.values())
         ctx = WebContext(
             self.hall,
             self.fanout,

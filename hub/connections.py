@@ -29,6 +29,7 @@ import os
 import resource
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -81,6 +82,7 @@ class Unfinished:
         self._by_address: dict[str, dict[GuardedHttp, None]] = {}
         self.total_cap = limits.unfinished_total
         self.connections_cap = OPEN_FILES_CEILING  # connections of any kind before descriptors run out
+        self.elsewhere: Callable[[], int] = lambda: 0  # connections the web server does not hold (devices)
 
     def __len__(self) -> int:
         return len(self._all)
@@ -101,6 +103,7 @@ class Unfinished:
                 self._evict(next(iter(mine)), "unfinished_per_address")
         while len(self._all) >= self.total_cap and self._waited(next(iter(self._all)), now):
             self._evict(next(iter(self._all)), "unfinished_total")
+        connections += self.elsewhere()
         while self._all and connections >= self.connections_cap:
             self._evict(next(iter(self._all)), "open_files")
             connections -= 1

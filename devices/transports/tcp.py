@@ -138,6 +138,7 @@ class TcpGateway:
         self.refused_total = 0  # every refusal, reported or counted
         self._tallies: dict[tuple[str, RefusalReason], _Tally] = {}  # by host and reason, oldest first
         self._unproven: dict[str, int] = {}  # connections before their HELLO, by host
+        self.unproven_total = UNPROVEN_TOTAL  # the hub lowers it to fit its open-files limit
 
     @property
     def url(self) -> str:
@@ -174,6 +175,14 @@ class TcpGateway:
             for writer in self._current.values():
                 writer.close()
 
+    def unproven(self) -> int:
+        """Connections that have not said HELLO yet."""
+        return sum(self._unproven.values())
+
+    def open_connections(self) -> int:
+        """Descriptors the gateway's connections hold now: those waiting for their HELLO and the devices'."""
+        return self.unproven() + len(self._current)
+
     def opener(self, device_id: str) -> Opener:
         """An opener for a DeviceSession: waits until this device connects and proves its token."""
         if device_id not in self._tokens:
@@ -188,7 +197,7 @@ class TcpGateway:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = _peer(writer)
         host = _host(peer)
-        if self._unproven.get(host, 0) >= UNPROVEN_PER_HOST or sum(self._unproven.values()) >= UNPROVEN_TOTAL:
+        if self._unproven.get(host, 0) >= UNPROVEN_PER_HOST or self.unproven() >= self.unproven_total:
             writer.transport.abort()  # says nothing yet: an answer would only hold the descriptor longer
             self._count_refusal(
                 Refusal(

@@ -194,6 +194,53 @@ def test_silent_sockets_at_the_usual_open_files_limit_leave_the_hub_serving(
     )
 
 
+GATEWAY_VENUE = (
+    MINIMAL_VENUE
+    + """
+[[tables]]
+id = "T2"
+sport = "tabletennis"
+device = "tcp://127.0.0.1:{port}"
+device_id = "tt-gate"
+device_token_sha256 = "{digest}"
+"""
+)
+
+
+def test_device_gateway_and_web_sockets_together_stay_within_256_open_files(
+    tmp_path: Path, tried: Tried
+) -> None:
+    """Silent sockets on the device gateway count against the same descriptors as the web's."""
+    gateway = free_port()
+    venue = GATEWAY_VENUE.format(port=gateway, digest="0" * 64)
+    with ServedHub(venue, tmp_path, open_files=(256, 256)) as hub:
+        held = [s for n in range(2, 10) for s in silent_sockets(gateway, 8, source=f"127.0.0.{n}")]
+        held += [s for n in range(10, 15) for s in silent_sockets(hub.port, 40, source=f"127.0.0.{n}")]
+        timings, failures = [], 0
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            try:
+                hub.get("api/health", timeout=2)
+                timings.append((time.perf_counter() - started) * 1000)
+            except OSError:
+                failures += 1
+            time.sleep(0.05)
+        descriptors = hub.open_descriptors()
+        for sock in held:
+            sock.close()
+        stderr = hub.stderr_bytes()
+    assert failures == 0 and percentile(timings, 0.99) < 100, (failures, timings)
+    assert descriptors < 256 and stderr < 100_000
+    tried(
+        "64 silent device-gateway sockets from 8 hosts and 200 silent web sockets from 5, at 256 open files",
+        area="hostile web clients",
+        count=len(held),
+        observed=f"/api/health answered {len(timings)} of {len(timings) + failures}, p99 "
+        f"{percentile(timings, 0.99):.1f} ms; the hub held {descriptors} descriptors; stderr {stderr} bytes",
+    )
+
+
 def test_the_open_files_limit_is_raised_to_the_hard_limit_and_reported(tmp_path: Path) -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert hard >= 2048, "this test needs a hard open-files limit of at least 2,048"
