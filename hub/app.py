@@ -190,6 +190,8 @@ class HubRuntime:
         self.unfinished = Unfinished(self.web_limits, self.refused)
         self.unfinished.fit_to_open_files(self.open_files)
         self.unfinished.elsewhere = lambda: sum(g.open_connections() for g in self.gateways.values())
+        access = self.access()
+        self.unfinished.trusted = access.trusts
         ctx = WebContext(
             self.hall,
             self.fanout,
@@ -202,7 +204,7 @@ class HubRuntime:
             refused=self.refused,
             heap=self.heap,
             connections=self.unfinished,
-            access=self.access(),
+            access=access,
         )
         # X-Forwarded-For is the Guard's to read, from the venue's trusted proxies only (hub/limits.py)
         config = server_config(create_app(ctx), self.unfinished)

@@ -83,6 +83,7 @@ class Unfinished:
         self.total_cap = limits.unfinished_total
         self.connections_cap = OPEN_FILES_CEILING  # connections of any kind before descriptors run out
         self.elsewhere: Callable[[], int] = lambda: 0  # connections the web server does not hold (devices)
+        self.trusted: Callable[[str], bool] = lambda address: False  # reverse proxies: no per-address cap
 
     def __len__(self) -> int:
         return len(self._all)
@@ -97,7 +98,7 @@ class Unfinished:
         `connections` is how many the server holds now, of every kind."""
         self.discard(conn)
         now = time.monotonic()
-        if address not in self.limits.exempt:
+        if address not in self.limits.exempt and not self.trusted(address):  # a proxy pools many clients'
             mine = self._by_address.get(address, {})
             while len(mine) >= self.limits.unfinished_per_address and self._waited(next(iter(mine)), now):
                 self._evict(next(iter(mine)), "unfinished_per_address")

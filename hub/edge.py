@@ -141,6 +141,7 @@ class EdgeRuntime:
         quiet_repeats(asyncio.get_running_loop())
         self.ctx.connections = Unfinished(self.ctx.limits, self.ctx.refused)
         self.ctx.connections.fit_to_open_files(self.open_files)
+        self.ctx.connections.trusted = self.ctx.access.trusts
         # X-Forwarded-For is the Guard's to read, from the venue's trusted proxies only (hub/limits.py)
         config = server_config(self.app(), self.ctx.connections)
         self.server = uvicorn.Server(config)

@@ -13,6 +13,7 @@ import logging
 import resource
 import socket
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from hub.wsfeed import announce_started, server_config
 from tests.conftest import free_port
 from tests.reliability.conftest import Tried
 from tests.reliability.served import MINIMAL_VENUE, ServedHub, closed_by_peer, percentile, silent_sockets
-from tests.reliability.support import TOKEN, HubThread
+from tests.reliability.support import TOKEN, HubThread, hall_venue
 
 NO_EXEMPTION = frozenset[str]()
 HEADER_NAMES = [name.decode() for name, _ in SECURITY_HEADERS]
@@ -158,6 +159,75 @@ def test_a_burst_of_real_clients_past_the_cap_is_served_whole(tmp_path: Path, tr
         area="hostile web clients",
         count=600,
         observed="all 600 answered 200; none closed by the cap (it closes only connections that have waited)",
+    )
+
+
+def _ask(sock: socket.socket, request: bytes) -> bytes:
+    """One request on a kept-alive connection: the answer's status line, or b"reset" if the hub closed it."""
+    try:
+        sock.sendall(request)
+        sock.settimeout(5)
+        return _read_one_answer(sock)[:12]
+    except OSError:
+        return b"reset"
+
+
+def _read_one_answer(sock: socket.socket) -> bytes:
+    """One whole answer on a kept-alive connection: its head, then as many bytes as its Content-Length."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionResetError("closed before the answer")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head
+
+
+def test_a_trusted_proxys_pooled_connections_are_not_capped_per_address(tmp_path: Path, tried: Tried) -> None:
+    """A reverse proxy keeps many connections open to the hub for its clients' next requests."""
+
+    def pooled(port: int, count: int) -> list[bytes]:
+        pool = [
+            socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+            for _ in range(count)
+        ]
+        first = []
+        for n, sock in enumerate(pool):  # the first request on each, then all idle, as a proxy's pool is
+            first.append(_ask(sock, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+            if n == count // 2 - 1:
+                time.sleep(0.3)  # the first half has waited past evict_after_s when the second half comes
+        time.sleep(0.5)
+        last = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        answers = [
+            _ask(sock, last) if status == b"HTTP/1.1 200" else status
+            for sock, status in zip(pool, first, strict=True)
+        ]
+        for sock in pool:
+            sock.close()
+        return answers
+
+    limits = WebLimits(unfinished_per_address=20, evict_after_s=0.2, requests_per_s=1000, exempt=NO_EXEMPTION)
+    proxied = replace(hall_venue(), trusted_proxies=("127.0.0.2",))
+    with HubThread(tmp_path, limits=limits, venue=proxied) as hub:
+        answers = pooled(hub.runtime.port, 40)
+    with HubThread(tmp_path / "untrusted", limits=limits) as hub:
+        untrusted = pooled(hub.runtime.port, 40)
+    assert answers == [b"HTTP/1.1 200"] * 40
+    assert untrusted.count(b"HTTP/1.1 200") <= 20
+    tried(
+        "40 kept-alive connections from a trusted reverse proxy, idle between requests (cap: 20 per address)",
+        area="access",
+        count=40,
+        observed=f"all 40 served again after idling; from an address not in trusted_proxies "
+        f"{untrusted.count(b'HTTP/1.1 200')} of 40 (its oldest waiting closed by the cap)",
     )
 
 
