@@ -33,7 +33,7 @@ from hub.hall import Hall
 from hub.heap import HeapStats, collect_on_a_clock, settle
 from hub.ingest import Ingest
 from hub.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
-from hub.startup import gateway_refusal, listen, prepare_data_dir
+from hub.startup import EXIT_BAD_INPUT, StartupError, gateway_refusal, listen, prepare_data_dir
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
 from hub.wsfeed import announce_started, server_config
@@ -104,6 +104,7 @@ class HubRuntime:
         EventLogError on a damaged log, before anything runs. Port 0 takes any free port (`self.port` says which).
         """
         prepare_data_dir(self.data_dir, DATA_FILES)
+        self._refuse_gateway_on_web_port()
         self.open_files, _ = raise_open_files_limit()
         self._socket = listen(self.host, self.port)
         self.port = self._socket.getsockname()[1]
@@ -145,6 +146,18 @@ class HubRuntime:
     def access(self) -> Access:
         """The names this hub answers to (its listen address, the venue's allowed_hosts) and its trusted proxies."""
         return access_for(self.host, self.port, self.venue.allowed_hosts, self.venue.trusted_proxies)
+
+    def _refuse_gateway_on_web_port(self) -> None:
+        """A venue's tcp:// device on the port given to --port: two listeners of this hub on one port."""
+        gateways = [t for t in self.venue.tables if t.device and t.device.startswith("tcp://")]
+        for table in gateways:
+            if self.port and parse_tcp_url(str(table.device))[1] == self.port:
+                raise StartupError(
+                    f"--port {self.port} is the port of table {table.id}'s device gateway ({table.device}); "
+                    f"give the web server another --port / --port, {table.id} masasının cihaz geçidinin "
+                    f"bağlantı noktası; başka bir --port verin",
+                    EXIT_BAD_INPUT,
+                )
 
     def _gateways(self) -> dict[str, TcpGateway]:
         """One TCP gateway per listen address named by the venue's tcp:// devices."""

@@ -348,6 +348,7 @@ def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
         if sport not in SPORTS:
             raise at("sport", f"unknown sport {sport!r}; known: {', '.join(SPORTS)} / bilinmeyen spor dalı")
         device, device_id, digest = _table_device(t, sport, at)
+        _same_gateway_same_address(device, tables, at)
         if device_id is not None and any(x.device_id == device_id for x in tables):
             raise at("device_id", f"device {device_id!r} is already on another table / cihaz başka masada")
         wristbands = t.get("wristbands", [])
@@ -365,6 +366,23 @@ def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
             TableConfig(tid, sport, device, device_id, digest, tuple(wristbands), clock_url, clock_id)
         )
     return tuple(tables)
+
+
+def _same_gateway_same_address(device: str | None, tables: list[TableConfig], fail) -> None:
+    """Devices on one TCP gateway port must name it the same way: the hub opens one gateway per address, and
+    tcp://127.0.0.1:7000 beside tcp://0.0.0.0:7000 would be two gateways on one port."""
+    if device is None or not device.startswith("tcp://"):
+        return
+    port = parse_tcp_url(device)[1]
+    gateways = [x for x in tables if x.device and x.device.startswith("tcp://") and x.device != device]
+    for other in gateways:
+        if parse_tcp_url(str(other.device))[1] == port:
+            raise fail(
+                "device",
+                f"table {other.id!r} names the gateway on port {port} as {other.device}; write the same "
+                f"address for every device on that port / aynı bağlantı noktasındaki cihazlar aynı adresi "
+                f"yazmalı",
+            )
 
 
 def _table_device(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | None, str | None]:

@@ -91,3 +91,14 @@ def test_a_missing_venue_file_exits_2(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "nope.toml: file: no such file" in result.stderr
+
+
+def test_the_readmes_venue_example_loads_once_its_hashes_are_filled_in(tmp_path: Path) -> None:
+    """The organiser copies the README's example: it must be a venue, with `"…"` standing for the hashes."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert example.count('"…"') == 2
+    venue_file = tmp_path / "hall.toml"
+    venue_file.write_text(example.replace('"…"', f'"{"ab" * 32}"'), encoding="utf-8")
+    venue = load_venue(venue_file)
+    assert [t.id for t in venue.tables] == ["T1", "T2"] and len(venue.matches) == 2

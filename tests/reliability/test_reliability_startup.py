@@ -278,3 +278,31 @@ def test_port_0_serves_on_a_free_port_and_the_banner_names_it(shared: Path, trie
         count=1,
         observed=f"served on free port {port} named in the banner, exit {proc.returncode} on Ctrl-C",
     )
+
+
+def test_the_web_port_and_a_gateway_or_two_names_of_one_gateway_are_refused_as_input(
+    shared: Path, tried: Tried
+) -> None:
+    """Both ports are the hub's own: "another program holds it" would send the organiser looking elsewhere."""
+    port = free_port()
+    on_web_port = venue_file(shared, GATEWAY.format(address=f"127.0.0.1:{port}"))
+    result = run_cli("serve", "--venue", str(on_web_port), "--data", str(shared / "d"), "--port", str(port))
+    web_line = one_line(result)
+    assert result.returncode == 2 and f"--port {port} is the port of table T1's device gateway" in web_line
+    two_names = shared / "two.toml"
+    second = f'[[tables]]\nid = "T2"\nsport = "tabletennis"\ndevice = "tcp://localhost:{port}"\n'
+    second += 'device_id = "tt-2"\ndevice_token_sha256 = "' + "0" * 64 + '"\n'
+    two_names.write_text(on_web_port.read_text() + "\n" + second, encoding="utf-8")
+    result = run_cli(
+        "serve", "--venue", str(two_names), "--data", str(shared / "d"), "--port", str(free_port())
+    )
+    venue_line = "\n".join(line for line in result.stderr.splitlines() if "two.toml" in line)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"names the gateway on port {port} as tcp://127.0.0.1:{port}" in venue_line, result.stderr
+    tried(
+        "a device gateway on the web port; one gateway port written as two addresses",
+        area="bad input",
+        count=2,
+        observed=f"exit 2 each: '{web_line.split(' / ')[0][len('boardcast: ') :]}'; "
+        f"'{venue_line.strip().split(' / ')[0]}'",
+    )
