@@ -530,7 +530,10 @@ def _tabletennis_fields(m: dict[str, Any], doubles: bool, fail) -> tuple[int, st
     """A table-tennis match's best_of, ruleset and toss (first server, and first receiver in doubles)."""
     best_of = m.get("best_of", 5)
     if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
-        raise fail("best_of", "must be an odd number of games (3, 5, 7) / tek sayı olmalı")
+        raise fail(
+            "best_of",
+            f"must be an odd number of games (3, 5, 7), got {best_of!r} / tek bir tam sayı olmalı",
+        )
     ruleset = m.get("ruleset", "ittf")
     if ruleset not in RULESETS:
         raise fail("ruleset", f"must be one of {', '.join(RULESETS)} / geçersiz kural seti")

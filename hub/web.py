@@ -152,7 +152,7 @@ async def read_object(
     except orjson.JSONDecodeError as exc:
         return _invalid(f"the body is not JSON: {exc} / gövde JSON değil")
     if not isinstance(body, dict):
-        return _invalid('expected a JSON object such as {"action": "confirm"} / JSON nesnesi bekleniyordu')
+        return _invalid('the body must be a JSON object, {"field": value, …} / gövde bir JSON nesnesi olmalı')
     deep = next((key for key, value in body.items() if _depth(value) > MAX_DEPTH), None)
     if deep is not None:
         return _invalid(f'"{deep}" is nested deeper than {MAX_DEPTH} levels / "{deep}" çok iç içe', (deep,))
@@ -320,8 +320,11 @@ def create_app(ctx: WebContext, static_dir: Path = WEB_DISPLAY) -> Starlette:
         referee = ctx.auth.referee_for(request.headers.get("authorization"))
         if referee is None:
             return _error(401, "a valid referee token is required / geçerli bir hakem anahtarı gerekli")
-        session = ctx.sessions.get(request.path_params["table_id"])
+        table_id = request.path_params["table_id"]
+        session = ctx.sessions.get(table_id)
         if session is None:
+            if all(t.id != table_id for t in ctx.hall.venue.tables):
+                return _error(404, "no such table / böyle bir masa yok")
             return _error(404, "no device on that table / bu masada cihaz yok")
         body = await read_object(request, command_fields, ctx.refused)
         if isinstance(body, Response):
