@@ -3,7 +3,7 @@
 # The interpreter: $PYTHON if set; else the distribution's own CPython. Debian's and Ubuntu's python3 is built
 # with profile-guided and link-time optimisation and libpython linked into the executable; a source build
 # without --enable-optimizations (pyenv's default: a shared libpython, no PGO) ran the hub's ingest path 25-30 %
-# slower on the same machine (README, Performance). `python3` from PATH only where neither is there.
+# slower on the same machine (README, Running a venue). `python3` from PATH only where neither is there.
 PYTHON_CHOSEN=${PYTHON:-}
 
 as_root() {
