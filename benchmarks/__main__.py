@@ -23,6 +23,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from hub.allocator import returning_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = {
     "fanout": "benchmarks.fanout",
@@ -59,7 +61,8 @@ def _spawn(name: str, smoke: bool) -> dict[str, Any]:
     limit = LIMIT_S["smoke" if smoke else "full"]
     started = time.monotonic()
     try:
-        proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=limit)
+        env = returning_environment(os.environ)  # the allocator `boardcast serve` runs on (hub/allocator.py)
+        proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=limit, env=env)
     except subprocess.TimeoutExpired as exc:
         return {"name": name, "crashed": f"did not finish within {limit:.0f} s", "log": str(exc.stderr or "")}
     elapsed = time.monotonic() - started

@@ -30,13 +30,13 @@ from hub.connections import Unfinished, quiet_repeats, raise_open_files_limit
 from hub.eventlog import EventLog
 from hub.fanout import Fanout
 from hub.hall import Hall
-from hub.heap import HeapStats, collect_on_a_clock, settle
+from hub.heap import HeapStats, collect_on_a_clock, give_back_after_bursts, settle
 from hub.ingest import Ingest
 from hub.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
 from hub.startup import EXIT_BAD_INPUT, StartupError, gateway_refusal, listen, prepare_data_dir
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
-from hub.wsfeed import announce_started, server_config
+from hub.wsfeed import announce_started, burst_gone, server_config
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +233,10 @@ class HubRuntime:
                 workers.append(tg.create_task(self._publish_health(), name="device health"))
                 workers.append(tg.create_task(self._tick(), name="rules clock"))
                 workers.append(tg.create_task(collect_on_a_clock(self.heap), name="garbage collector"))
+                gone = burst_gone(self.server, self.unfinished)
+                workers.append(
+                    tg.create_task(give_back_after_bursts(gone, self.heap), name="memory give-back")
+                )
                 if self.bus is not None:  # never awaited by the hall: Redis being away holds nothing up
                     workers.append(tg.create_task(self.bus.run(), name="bus publisher"))
                 if self.venue.broadcast_delay_s > 0:

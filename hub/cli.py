@@ -19,6 +19,7 @@ from pathlib import Path
 
 from devices.transports.tcp import token_digest
 from hub import __version__
+from hub.allocator import prefer_returning_allocator
 from hub.app import HubRuntime
 from hub.auth import hash_token, new_token
 from hub.eventlog import EventLogError
@@ -155,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"boardcast check {args.sport}: give FILE / DOSYA verin", file=sys.stderr)
             return EXIT_BAD_INPUT
         return run_check(args.sport, args.file)
+    if argv is None and args.command in ("demo", "serve", "edge"):
+        prefer_returning_allocator()  # a process that runs for hours gives back what a burst freed
     try:
         if args.command == "demo":
             return _run_demo(args)

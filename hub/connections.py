@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 OPEN_FILES_CEILING = 1 << 20  # when the hard limit is "unlimited": what the soft one is raised to
 DESCRIPTOR_RESERVE = 64  # descriptors kept for the log, devices and answers when connections crowd in
+STEADY_LOOKS = 2  # looks at the connection count without a fall before an ebb is over
 REPEAT_EVERY_S = 1.0  # the same loop error is logged at most once in this time
 
 
@@ -84,6 +85,9 @@ class Unfinished:
         self.connections_cap = OPEN_FILES_CEILING  # connections of any kind before descriptors run out
         self.elsewhere: Callable[[], int] = lambda: 0  # connections the web server does not hold (devices)
         self.trusted: Callable[[str], bool] = lambda address: False  # reverse proxies: no per-address cap
+        self.high_water = 0  # the most connections the server held at once since `ebbed` last said so
+        self._held_last_look = 0
+        self._steady_looks = 0
 
     def __len__(self) -> int:
         return len(self._all)
@@ -97,6 +101,7 @@ class Unfinished:
         """Count `conn` as waiting (again), closing the oldest waiting where a cap would be passed;
         `connections` is how many the server holds now, of every kind."""
         self.discard(conn)
+        self.high_water = max(self.high_water, connections)
         now = time.monotonic()
         if address not in self.limits.exempt and not self.trusted(address):  # a proxy pools many clients'
             mine = self._by_address.get(address, {})
@@ -110,6 +115,18 @@ class Unfinished:
             connections -= 1
         self._all[conn] = (address, now)
         self._by_address.setdefault(address, {})[conn] = None
+
+    def ebbed(self, held: int, by: int) -> bool:
+        """True, once, when the server holds `held` connections, `by` or more fewer than at its high-water
+        mark, and no fewer than at the two looks before: the ebb is over and what closed connections left
+        to the collector is gone too, so what they freed can be given back in one go. Every accept is
+        counted here, so a burst between two looks is not missed."""
+        self._steady_looks = self._steady_looks + 1 if held >= self._held_last_look else 0
+        self._held_last_look = held
+        if self._steady_looks < STEADY_LOOKS or self.high_water - held < by:
+            return False
+        self.high_water = held
+        return True
 
     def _waited(self, conn: GuardedHttp, now: float) -> bool:
         return now - self._all[conn][1] >= self.limits.evict_after_s

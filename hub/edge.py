@@ -17,6 +17,7 @@ import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 from typing import Any
 
 import orjson
@@ -29,13 +30,14 @@ from hub.auth import Authenticator
 from hub.bus import BusReader, PublicChange
 from hub.connections import Unfinished, open_files, quiet_repeats, raise_open_files_limit
 from hub.fanout import Fanout
+from hub.heap import HeapStats, give_back_after_bursts
 from hub.limits import access_for
 from hub.matches import from_snapshot, new_match
 from hub.public import PublicHall
 from hub.startup import listen
 from hub.venue import Venue
 from hub.web import WebContext, create_app
-from hub.wsfeed import announce_started, server_config
+from hub.wsfeed import announce_started, burst_gone, server_config
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,7 @@ class EdgeRuntime:
         self.ready = asyncio.Event()
         self._socket: socket.socket | None = None
         self.open_files = 0  # the soft open-files limit, once raised
+        self.heap = HeapStats()  # memory given back after bursts of spectators, on /api/health
 
     def open(self) -> None:
         """Take the listening port (StartupError, hub.startup, when it cannot); port 0 takes any free one."""
@@ -120,6 +123,7 @@ class EdgeRuntime:
             "bus": self.reader.health_dict(),
             "clients": len(self.fanout.clients),
             "clients_closed_stuck": self.ctx.closed_stuck,
+            "heap": asdict(self.heap),
             "refused": dict(self.ctx.refused),
             "open_files": open_files(),
             **({"connections": self.ctx.connections.health()} if self.ctx.connections is not None else {}),
@@ -147,6 +151,8 @@ class EdgeRuntime:
         self.server = uvicorn.Server(config)
         async with asyncio.TaskGroup() as tg:
             workers = [tg.create_task(self.reader.run(), name="bus reader")]
+            gone = burst_gone(self.server, self.ctx.connections)
+            workers.append(tg.create_task(give_back_after_bursts(gone, self.heap), name="memory give-back"))
             workers += [tg.create_task(job()) for job in extra]
             # serve from the snapshot, not from empty matches; Redis being away only delays this so long
             with contextlib.suppress(TimeoutError):

@@ -18,7 +18,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from hub import allocator
 
 YOUNG_EVERY_S = 1.0
 OLDEST_EVERY = 100  # young collections between full ones
@@ -31,6 +34,8 @@ class HeapStats:
     young: int = 0
     full: int = 0
     longest_pause_ms: float = 0.0
+    given_back: int = 0  # times memory freed after a burst went back to the system (hub.allocator)
+    returned_mb: float = 0.0  # resident memory those give-backs returned, in all
 
 
 def settle() -> None:
@@ -63,3 +68,25 @@ async def collect_on_a_clock(stats: HeapStats | None = None, every_s: float = YO
     finally:
         if automatic:
             gc.enable()
+
+
+async def give_back_after_bursts(
+    ebbed: Callable[[], bool], stats: HeapStats | None = None, every_s: float = YOUNG_EVERY_S
+) -> None:
+    """Every `every_s` seconds, when `ebbed()` says a burst of connections has gone, return what it freed:
+    a full collection first (it also empties the interpreter's free lists, thousands of tuples and frames
+    kept for reuse), then every whole free page the allocator holds (`hub.allocator`)."""
+    stats = stats if stats is not None else HeapStats()
+    while True:
+        await asyncio.sleep(every_s)
+        if not ebbed():
+            continue
+        before = allocator.resident_bytes()
+        started = time.perf_counter()
+        gc.collect(2)
+        allocator.trim()
+        stats.longest_pause_ms = max(stats.longest_pause_ms, (time.perf_counter() - started) * 1000)
+        stats.given_back += 1
+        stats.returned_mb = round(
+            stats.returned_mb + max(0, before - allocator.resident_bytes()) / (1 << 20), 1
+        )

@@ -13,6 +13,7 @@ import asyncio
 import functools
 import random
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -21,6 +22,7 @@ from websockets.extensions.permessage_deflate import PerMessageDeflate, ServerPe
 from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
+from hub.allocator import BURST_CONNECTIONS
 from hub.connections import GuardedHttp, Unfinished, break_transport_cycle
 from hub.fanout import DEFLATE_BITS
 from hub.limits import SECURITY_HEADERS, WebLimits
@@ -195,6 +197,13 @@ def server_config(app: Any, unfinished: Unfinished | None = None, **options: Any
         lifespan="off",
         **options,
     )
+
+
+def burst_gone(server: uvicorn.Server, unfinished: Unfinished) -> Callable[[], bool]:
+    """A check that is true, once each time, when `BURST_CONNECTIONS` or more of the server's connections
+    have gone since the most it held at once (for `hub.heap.give_back_after_bursts`)."""
+    held = server.server_state.connections
+    return lambda: unfinished.ebbed(len(held), BURST_CONNECTIONS)
 
 
 async def announce_started(server: uvicorn.Server, ready: asyncio.Event) -> None:
