@@ -16,19 +16,36 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from devices.observations import DeviceEvent, LinkChange, LinkState, Observation, Report
-from devices.slots import slot_constructor
 from devices.transports.base import ByteReader, ByteWriter, Opener
 from devices.transports.serial import DeviceUnavailable, open_serial, parse_wire_serial_url
 from devices.wire.codec import PROTOCOL_VERSION, Frame, FrameError, FrameErrorKind, MessageType, WireCodec
 from devices.wire.messages import BodyError, Command, EventKind, decode_hello, decode_report, state_reader
 from devices.wire.sequence import SeqUnwrapper
 
-_new_observation = slot_constructor(Observation)  # one per frame: set slot by slot
-
 _READ_SIZE = 4096
 _ORPHAN_RESYNC_INTERVAL = 1.0  # at most one resync a second for frames that come before any HELLO
 _CLOSE_TIMEOUT = 2.0
 _Link = TypeVar("_Link")
+
+
+class ReadError(Protocol):
+    """Bytes from a device that could not be used, in any family's codec (a Wire `FrameError`, a DGT
+    `DgtError`, ...): why, in one English sentence, and the bytes."""
+
+    @property
+    def kind(self) -> str:
+        """What went wrong, as a short code."""
+        ...
+
+    @property
+    def detail(self) -> str:
+        """One English sentence saying what was wrong."""
+        ...
+
+    @property
+    def raw(self) -> bytes:
+        """The bytes, or the first of them."""
+        ...
 
 
 class SessionSink(Protocol):
@@ -43,7 +60,7 @@ class SessionSink(Protocol):
     def link_changed(self, change: LinkChange) -> None:
         """Take one connection state change."""
 
-    def frame_error(self, url: str, device_id: str | None, error: FrameError, at: float) -> None:
+    def frame_error(self, url: str, device_id: str | None, error: ReadError, at: float) -> None:
         """Take one frame that could not be used."""
 
 
@@ -95,6 +112,20 @@ class Ack:
 
 class CommandFailed(RuntimeError):
     """A command that could not be delivered or was never acknowledged; the message says which."""
+
+
+class NotConnected(CommandFailed):
+    """A command not sent: no device is connected to the table (or it has not said HELLO yet)."""
+
+
+class CommandTarget(Protocol):
+    """What takes a table's commands: every device family's session."""
+
+    url: str
+
+    async def command(self, command: Command) -> Ack:
+        """Deliver `command`; raise CommandFailed (NotConnected when no device is there) if it cannot."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,7 +350,7 @@ class DeviceSession(LinkReporter):
         """
         identity = self._identity
         if self._writer is None or identity is None or not self._hello_this_connection:
-            raise CommandFailed(
+            raise NotConnected(
                 f"{self.url}: no device connected; command {command.cmd!r} not sent / cihaz bağlı değil"
             )
         seq = self._tx_seq
@@ -395,13 +426,16 @@ class DeviceSession(LinkReporter):
             self._on_ack(report.data)
         before = self._unwrapper.highest
         self._emit(frame, report, now)
-        if before is not None and self._unwrapper.highest > before + 1:
+        after = self._unwrapper.highest
+        if before is not None and after is not None and after > before + 1:
             self._deliver()
             await self._resync_after_gap()
 
     def _on_ack(self, body: dict[str, Any]) -> None:
         seq, ok = body.get("ack"), body.get("ok")
-        waiting = self._acks.get(seq) if isinstance(seq, int) else None
+        if not isinstance(seq, int):
+            return
+        waiting = self._acks.get(seq)
         if waiting is not None and not waiting.done():
             error = body.get("error")
             waiting.set_result(Ack(seq, bool(ok), error if isinstance(error, str) else ""))
@@ -464,6 +498,7 @@ class DeviceSession(LinkReporter):
             self._unwrapper.reset()
             self._identity = identity
         if self._codec is not None:  # its STATE bodies, read straight into reports from now on
+            assert self._identity is not None  # set just above, or the same device's from before
             self._codec.state_reader = state_reader(self._identity.family)
         self._hello_this_connection = True
         self._emit(frame, hello, now)
@@ -471,7 +506,7 @@ class DeviceSession(LinkReporter):
     def _emit(self, frame: Frame, report: Report, now: float) -> None:
         assert self._identity is not None
         identity = self._identity
-        observation = _new_observation(  # Observation(device_id, boot_epoch, seq, received_at, report, raw)
+        observation = Observation(
             identity.device_id, identity.boot_epoch, self._unwrapper.unwrap(frame.seq), now, report, frame.raw
         )
         self._frames_ok += 1

@@ -13,8 +13,9 @@ import logging
 import socket
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -195,7 +196,7 @@ class HubRuntime:
             return self.ble.opener(url)
         return serial_opener(url)
 
-    async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
+    async def run(self, *extra: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Serve until the web server is told to stop; `extra` are more owned tasks (simulators)."""
         assert self.ingest is not None, "open() first"
         quiet_repeats(asyncio.get_running_loop())
@@ -242,6 +243,7 @@ class HubRuntime:
                 if self.venue.broadcast_delay_s > 0:
                     workers.append(tg.create_task(self._release(), name="broadcast delay"))
                 workers += [tg.create_task(job()) for job in extra]
+                assert self._socket is not None, "open() first"
                 serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")
                 tg.create_task(self._announce_ready())
                 await serving

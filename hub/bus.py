@@ -391,7 +391,8 @@ class BusReader:
     async def _follow(self, client: aioredis.Redis) -> None:
         owner_checked = time.monotonic()
         while True:
-            reply = await client.xread(
+            # redis-py types this reply as RESP3's dict; this connection speaks RESP2: [[stream, entries]]
+            reply: Any = await client.xread(
                 {self.keys.stream: self.last_id}, count=READ_BATCH, block=READ_BLOCK_MS
             )
             _reraise_cancel()
@@ -409,7 +410,7 @@ class BusReader:
                 self.last_id = _text(entry_id)
             self.last_entry_at = time.time()
             if len(entries) >= READ_BATCH:  # behind: make sure nothing between was trimmed away
-                oldest = await client.xrange(self.keys.stream, count=1)
+                oldest: Any = await client.xrange(self.keys.stream, count=1)
                 if oldest and _id_tuple(_text(oldest[0][0])) > _id_tuple(self.last_id):
                     await self._load_snapshot(client)
             await asyncio.sleep(0)  # let the web server run between batches

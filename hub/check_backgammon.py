@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeGuard
 
 from hub.check import EXIT_BAD_INPUT as EXIT_BAD_INPUT
 from hub.check import EXIT_OK as EXIT_OK
@@ -53,11 +53,11 @@ def _result(state: bg.BackgammonState) -> dict[str, Any]:
     return {"type": "result", "score": {"A": state.score[0], "B": state.score[1]}, "winner": winner}
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _num(v: Any) -> bool:
+def _num(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 

@@ -14,8 +14,9 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from devices.transports.tcp import token_digest
 from hub import __version__
@@ -395,7 +396,7 @@ async def _simulated(port: str, board: Awaitable[None]) -> None:
             )
 
 
-def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Awaitable[None]]) -> int:
+def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Coroutine[Any, Any, None]]) -> int:
     """Serve until Ctrl-C or SIGTERM; print the banner once the server listens."""
 
     async def announce() -> None:

@@ -165,6 +165,7 @@ class GuardedHttp(H11Protocol):
         self.unfinished = unfinished
         self.deadline: asyncio.TimerHandle | None = None
 
+    # uvicorn's own signature is typed against its base class as narrower than asyncio's: the same here
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Accept as uvicorn does; start the first request's clock."""
         super().connection_made(transport)

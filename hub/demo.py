@@ -191,10 +191,15 @@ def build_demo_venue(tables: int = 4, bg_tables: int = 0, chess_boards: int = 0)
     return DemoVenue(venue, token, ptys)
 
 
-def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int | None = None) -> list:
+SimulatedBoard = TableTennisScoreboard | bgsim.BackgammonBoard | DgtBoard
+
+
+def scoreboards_for(
+    demo: DemoVenue, working: dict, *, speed: float, seed: int | None = None
+) -> list[tuple[SimulatedBoard, PtyPair]]:
     """One simulated scoreboard per table, resuming the table's open match from the hub's state."""
     rng = random.Random(seed)
-    boards = []
+    boards: list[tuple[SimulatedBoard, PtyPair]] = []
     for index, (table, pty) in enumerate(zip(demo.venue.tables, demo.ptys, strict=True)):
         if table.sport != "tabletennis":
             continue
@@ -259,16 +264,17 @@ def scoreboards_for(demo: DemoVenue, working: dict, *, speed: float, seed: int |
 
 def _from_ply(game: chess.pgn.Game, plies: int) -> chess.pgn.Game:
     """The rest of a game after its first `plies` moves, set up from the position reached."""
-    node = game
+    node: chess.pgn.GameNode = game
     for _ in range(plies):
         if not node.variations:
             break
         node = node.variations[0]
     rest = chess.pgn.Game()
     rest.setup(node.board().fen())
-    tail = rest
+    tail: chess.pgn.GameNode = rest
     while node.variations:
         node = node.variations[0]
+        assert node.move is not None  # a variation's node is reached by a move
         tail = tail.add_variation(node.move)
     return rest
 
@@ -339,8 +345,3 @@ def resume_point(d: dict) -> bgsim.Resume:
         turn_start=board(d.get("turn_start")),
         shown_dice=None if d.get("shown_dice") is None else tuple(d["shown_dice"]),
     )
-
-
-def demo_data_dir(path: str | None) -> Path:
-    """Where the demo keeps its log."""
-    return Path(path or "./boardcast-data")

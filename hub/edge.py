@@ -5,8 +5,10 @@ uses, and the topics), fed by `hub.bus.BusReader` with the public states the ven
 of by a log; it publishes them under the same topics and versions as the hub does, so a spectator can move
 between a hub and its edges and resume. A change not newer than the match's state held is dropped: a screen never goes back.
 
-Referee actions are not taken on an edge: they answer 421 with the URL of the hub that owns the tables
-(read from the bus). Proxying would give the edge a second way to fail a referee; one address is clearer.
+An edge mounts only the hub's public routes (`hub.web.public_routes`) and its own `/api/health`. Referee
+actions and devices are not on an edge: the hub's referee and device paths answer 421 with the URL of the
+hub that owns the tables (read from the bus). Proxying would give the edge a second way to fail a referee;
+one address is clearer.
 """
 
 from __future__ import annotations
@@ -16,13 +18,16 @@ import contextlib
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict
+from collections import Counter
+from collections.abc import Callable, Coroutine
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import orjson
 import uvicorn
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp
 
 from hub import __version__
 from hub.app import SEND_BUFFER
@@ -31,12 +36,12 @@ from hub.bus import BusReader, PublicChange
 from hub.connections import Unfinished, open_files, quiet_repeats, raise_open_files_limit
 from hub.fanout import Fanout
 from hub.heap import HeapStats, give_back_after_bursts
-from hub.limits import access_for
+from hub.limits import Access, WebLimits, access_for
 from hub.matches import from_snapshot, new_match
 from hub.public import PublicHall
 from hub.startup import listen
 from hub.venue import Venue
-from hub.web import WebContext, create_app
+from hub.web import STUCK_AFTER_S, ORJSONResponse, assemble, hub_only_routes, public_routes
 from hub.wsfeed import announce_started, burst_gone, server_config
 
 log = logging.getLogger(__name__)
@@ -70,11 +75,18 @@ class EdgeHall(PublicHall):
         return True
 
 
-def _owned_by_hub(path: str, method: str) -> bool:
-    """Routes that act on a table or need the hub's log: referee actions, the console's API, devices."""
-    if path.startswith("/api/referee") or path.startswith("/api/tables/") or path == "/api/devices":
-        return True
-    return method == "POST" and path.startswith("/api/matches/")
+@dataclass(slots=True)
+class EdgeContext:
+    """What an edge's public routes read (`hub.web.PublicContext`): no devices, no log, no ingest."""
+
+    hall: EdgeHall
+    fanout: Fanout
+    auth: Authenticator
+    stuck_after_s: float = STUCK_AFTER_S
+    limits: WebLimits = field(default_factory=WebLimits)
+    refused: Counter[str] = field(default_factory=Counter)  # requests and feeds refused, by limit
+    access: Access = field(default_factory=Access)  # the names it answers to, the proxies it trusts
+    connections: Unfinished | None = None  # connections waiting for their request (hub/connections.py)
 
 
 class EdgeRuntime:
@@ -87,7 +99,7 @@ class EdgeRuntime:
         self.hall = EdgeHall(venue, self.fanout)
         self.reader = BusReader(bus_url, venue, self.hall.apply)
         self.auth = Authenticator(venue.referees)
-        self.ctx = WebContext(self.hall, self.fanout, None, self.auth)  # type: ignore[arg-type]
+        self.ctx = EdgeContext(self.hall, self.fanout, self.auth)
         self.started_at = time.time()
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
@@ -106,8 +118,19 @@ class EdgeRuntime:
         )
 
     def app(self) -> ASGIApp:
-        """The hub's web app, with hub-only routes answered by the edge."""
-        return _EdgeGuard(create_app(self.ctx), self)
+        """The hub's public routes, the edge's health, and the hub's address on the hub's other routes."""
+        return assemble(self.ctx, self.routes())
+
+    def routes(self) -> list[BaseRoute]:
+        """The edge's routes: its health, a refusal for each hub-only route, the public routes."""
+        refusals = [Route(path, self._refuse, methods=list(methods)) for path, methods in hub_only_routes()]
+        return [Route("/api/health", self._health), *refusals, *public_routes(self.ctx)]
+
+    async def _health(self, request: Request) -> Response:
+        return ORJSONResponse(self.health())
+
+    async def _refuse(self, request: Request) -> Response:
+        return ORJSONResponse(self.refusal(), status_code=MISDIRECTED)
 
     def health(self) -> dict[str, Any]:
         """The edge's /api/health."""
@@ -122,7 +145,7 @@ class EdgeRuntime:
             "unknown_matches": self.hall.unknown_matches,
             "bus": self.reader.health_dict(),
             "clients": len(self.fanout.clients),
-            "clients_closed_stuck": self.ctx.closed_stuck,
+            "clients_closed_stuck": self.fanout.closed_stuck,
             "heap": asdict(self.heap),
             "refused": dict(self.ctx.refused),
             "open_files": open_files(),
@@ -139,7 +162,7 @@ class EdgeRuntime:
             "owner": owner,
         }
 
-    async def run(self, *extra: Callable[[], Awaitable[None]]) -> None:
+    async def run(self, *extra: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Serve until the web server is told to stop."""
         assert self._socket is not None, "open() first"
         quiet_repeats(asyncio.get_running_loop())
@@ -172,28 +195,3 @@ class EdgeRuntime:
         """Ask the web server to stop."""
         if self.server is not None:
             self.server.should_exit = True
-
-
-class _EdgeGuard:
-    """ASGI: answers /api/health and the hub-only routes on an edge; everything else goes to the web app."""
-
-    def __init__(self, app: ASGIApp, edge: EdgeRuntime) -> None:
-        self.app = app
-        self.edge = edge
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Route one request."""
-        if scope["type"] == "http":
-            path, method = scope["path"], scope["method"]
-            if path == "/api/health":
-                return await _json(send, 200, self.edge.health())
-            if _owned_by_hub(path, method):
-                return await _json(send, MISDIRECTED, self.edge.refusal())
-        await self.app(scope, receive, send)
-
-
-async def _json(send: Send, status: int, body: dict[str, Any]) -> None:
-    data = orjson.dumps(body)
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": data})

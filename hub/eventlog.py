@@ -40,7 +40,6 @@ from hub.logstore import (
     unpack,
 )
 from hub.logwriter import WriterProcess
-from hub.rules.base import slot_constructor
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +48,6 @@ __all__ = [
     "EventLogError",
     "EventRecord",
     "Snapshot",
-    "new_event_record",
     "pack",
     "unpack",
 ]
@@ -83,10 +81,6 @@ class Snapshot:
 
 
 CommitListener = Callable[[list[EventRecord], list[bool]], None]
-
-# EventRecord(id, kind, at, body, match_id, offset, device_id, boot_epoch, seq, actor, raw), every field
-# given: what the hall builds for each event it logs, set slot by slot
-new_event_record = slot_constructor(EventRecord)
 
 
 def _row(r: EventRecord) -> tuple[Any, ...]:
@@ -402,31 +396,8 @@ class EventLog:
         self._pending.clear()
 
 
-def _make_record_from_row() -> Callable[[tuple], EventRecord]:
-    """`_record`: an `EventRecord` from a row in the SELECT's column order, setting the slots directly (the
-    dataclass `__init__` calls `object.__setattr__` per field, a good part of replaying a row)."""
-    new, cls = object.__new__, EventRecord
-    set_ = {name: getattr(EventRecord, name).__set__ for name in EventRecord.__slots__}
-    s_id, s_kind, s_at, s_match, s_offset = (set_[n] for n in ("id", "kind", "at", "match_id", "offset"))
-    s_device, s_epoch, s_seq, s_actor = (set_[n] for n in ("device_id", "boot_epoch", "seq", "actor"))
-    s_body, s_raw = set_["body"], set_["raw"]
-
-    def record(row: tuple) -> EventRecord:
-        r = new(cls)
-        s_id(r, row[0])
-        s_kind(r, row[1])
-        s_at(r, row[2])
-        s_match(r, row[3])
-        s_offset(r, row[4])
-        s_device(r, row[5])
-        s_epoch(r, row[6])
-        s_seq(r, row[7])
-        s_actor(r, row[8])
-        s_body(r, unpack(row[9]))
-        s_raw(r, row[10])
-        return r
-
-    return record
-
-
-_record = _make_record_from_row()
+def _record(row: tuple) -> EventRecord:
+    """An `EventRecord` from a row in the SELECT's column order."""
+    return EventRecord(
+        row[0], row[1], row[2], unpack(row[9]), row[3], row[4], row[5], row[6], row[7], row[8], row[10]
+    )

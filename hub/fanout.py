@@ -348,11 +348,6 @@ class Fanout:
         """Clients off the direct path: behind, paced, or waiting for the drain timer."""
         return len(self._lagging)
 
-    def subscriber_count(self, topic: str) -> int:
-        """How many clients watch a topic."""
-        t = self._topics.get(topic)
-        return len(t.subs) if t is not None else 0
-
     # -- snapshots --------------------------------------------------------------------------------------------
 
     def _snapshot(self, topic: str, version: int, data: Any) -> Published:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hub import referee
-from hub.eventlog import EventLog, EventRecord, Snapshot, new_event_record
+from hub.eventlog import EventLog, EventRecord, Snapshot
 from hub.fanout import Fanout, SnapshotSource
 from hub.matches import (
     EventKind,
@@ -195,7 +195,7 @@ class Hall(PublicHall):
             pending = self._uncommitted[match_id] = deque()
         pending.append(outcome.state)
         device_id, boot_epoch, seq = device_key if device_key else (None, None, None)
-        record = new_event_record(  # EventRecord(id, kind, at, body, match_id, ...), slot by slot
+        record = EventRecord(
             self.log.next_id(), kind.value, at, body, match_id, offset, device_id, boot_epoch, seq, actor, raw
         )
         stored = self.log.append(record)
@@ -228,7 +228,7 @@ class Hall(PublicHall):
         for n in range(folded):
             body, at, (device_id, boot_epoch, seq), raw = reports[start + n]
             records.append(
-                new_event_record(
+                EventRecord(
                     eventlog.next_id(),
                     kind,
                     at,
@@ -346,7 +346,7 @@ class Hall(PublicHall):
         for record in self.log.match_events(info.id, 0):
             if record.at <= cut and not held:
                 public = apply_event(
-                    public, record.kind, record.body, record.offset, record.at, record.actor
+                    public, record.kind, record.body, _offset(record), record.at, record.actor
                 ).state
             else:
                 held.append(record)
@@ -363,7 +363,7 @@ class Hall(PublicHall):
             cut = now - self.delay_s(state.info)
             while held and held[0].at <= cut:
                 r = held.popleft()
-                state = apply_event(state, r.kind, r.body, r.offset, r.at, r.actor).state
+                state = apply_event(state, r.kind, r.body, _offset(r), r.at, r.actor).state
                 released += 1
             self.venue_version = max(self.venue_version, self.log.last_id)
             self.fanout.forget_snapshot("venue")  # the content changed; the version may not have
@@ -377,3 +377,9 @@ class Hall(PublicHall):
                 lambda: {"official": False, "matches": [self.console_view(m) for m in self.matches()]},
             )
         return super()._snapshot_source(topic)
+
+
+def _offset(record: EventRecord) -> int:
+    """A match event's offset in its match (every event a match's log returns has one)."""
+    assert record.offset is not None
+    return record.offset

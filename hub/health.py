@@ -42,7 +42,7 @@ class DeviceHealth:
 
     def public(self) -> dict[str, Any]:
         """As plain data."""
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 class HealthBoard:

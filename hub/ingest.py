@@ -222,8 +222,13 @@ class Ingest:
         data: dict[str, Any],
     ) -> None:
         """Record an anomaly on the table's current match, or in the log alone when no match is bound."""
-        body = {"code": code, "severity": severity.value, "message_en": message_en, "message_tr": message_tr}
-        body["data"] = data
+        body: dict[str, Any] = {
+            "code": code,
+            "severity": severity.value,
+            "message_en": message_en,
+            "message_tr": message_tr,
+            "data": data,
+        }
         match_id = self.hall.current_match(table.id, fresh_start=False) if table is not None else None
         if match_id is not None:
             self.hall.record(match_id, EventKind.ANOMALY, body, at)

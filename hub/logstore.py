@@ -148,20 +148,6 @@ def _insert_rows(
         conn.execute(_insert_sql(len(chunk), sql, columns), [value for row in chunk for value in row])
 
 
-def _bind_null(value: None) -> None:
-    """None as sqlite3 binds it (NULL); registered so it is found at the first lookup."""
-    return value
-
-
-# sqlite3 binds int, float and str as they are, but hands every bytes and None parameter to its adapter
-# registry; with nothing registered it then looks up `__adapt__` and `__conform__` (two failed attribute
-# lookups, each raising and clearing an AttributeError) before binding the value unchanged. A row has two to
-# five such values; measured, ~2 µs a row. Identity adapters are found at the first lookup and change nothing
-# that is stored (the tests read every column back).
-sqlite3.register_adapter(bytes, bytes)
-sqlite3.register_adapter(type(None), _bind_null)
-
-
 def connect(path: Path) -> sqlite3.Connection:
     """A connection to the log file in WAL mode with `synchronous=FULL` (a commit survives power loss)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)

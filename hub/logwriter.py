@@ -112,7 +112,7 @@ class WriterProcess:
             if reply is not None:
                 status, value = reply
                 if status == "ok":
-                    return value  # type: ignore[no-any-return]
+                    return value
                 raise EventLogError(f"{self.path}: could not commit: {value} / Olay kaydı yazılamadı.")
             self._reap(proc)
         raise EventLogError(
@@ -169,8 +169,9 @@ class WriterProcess:
     @staticmethod
     def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
         for stream in (proc.stdin, proc.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
     def _reap(self, proc: subprocess.Popen[bytes]) -> None:
         """Forget a process that stopped answering, with its exit status."""

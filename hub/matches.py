@@ -9,9 +9,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
-from hub.rules.base import Anomaly, Fact, Severity, slot_constructor
+from hub.rules.base import Anomaly, Fact, Severity
 from hub.sports import SPORTS, Sport
 
 MAX_KEPT_ANOMALIES = 200
@@ -357,16 +357,16 @@ def _fold_report(match: MatchState, report: dict[str, Any], offset: int, at: flo
     if facts:
         if len(facts) == 1:  # a point: the usual case
             fact = facts[0]
-            record = _new_fact_record(fact.kind, fact.data, offset, at)
+            record = FactRecord(fact.kind, fact.data, offset, at)
             if len(kept_facts) >= MAX_KEPT_FACTS:
                 kept_facts = (*kept_facts[len(kept_facts) - MAX_KEPT_FACTS + 1 :], record)
             else:
                 kept_facts = (*kept_facts, record)
         else:
-            kept_facts += tuple([_new_fact_record(f.kind, f.data, offset, at) for f in facts])
+            kept_facts += tuple([FactRecord(f.kind, f.data, offset, at) for f in facts])
             if len(kept_facts) > MAX_KEPT_FACTS:
                 kept_facts = kept_facts[-MAX_KEPT_FACTS:]
-    state = _new_match_state(
+    state = MatchState(
         info,
         sport_state,
         status,
@@ -380,7 +380,7 @@ def _fold_report(match: MatchState, report: dict[str, Any], offset: int, at: flo
         kept_facts,
         match.referee,
     )
-    return _new_match_outcome(state, facts, anomalies)
+    return MatchOutcome(state, facts, anomalies)
 
 
 def fold_events(
@@ -421,7 +421,7 @@ def fold_events(
                 i += folded
                 offset, _kind, at, _actor, _body = rows[i - 1]
                 # a run decides no match and raises no anomaly: status, anomalies and the rest stand
-                match = _new_match_state(
+                match = MatchState(
                     match.info,
                     sport_state,
                     match.status,
@@ -456,7 +456,7 @@ def fold_events(
             run_facts, first = part
             records = tuple(
                 [
-                    _new_fact_record(f.kind, f.data, rows[first + n][0], rows[first + n][2])
+                    FactRecord(f.kind, f.data, rows[first + n][0], rows[first + n][2])
                     for n, f in run_facts(wanted)
                 ]
             )
@@ -466,7 +466,7 @@ def fold_events(
 
 
 def _with_facts(match: MatchState, facts: tuple[FactRecord, ...]) -> MatchState:
-    return _new_match_state(
+    return MatchState(
         match.info,
         match.sport_state,
         match.status,
@@ -639,10 +639,10 @@ def _apply_any(
         kept_anomalies = _kept_anomalies(kept_anomalies, facts, anomalies, offset, at)
     kept_facts = match.facts
     if facts:
-        kept_facts += tuple([_new_fact_record(f.kind, f.data, offset, at) for f in facts])
+        kept_facts += tuple([FactRecord(f.kind, f.data, offset, at) for f in facts])
         if len(kept_facts) > MAX_KEPT_FACTS:
             kept_facts = kept_facts[-MAX_KEPT_FACTS:]
-    state = _new_match_state(  # MatchState(...), built slot by slot: this runs for every event
+    state = MatchState(
         match.info,
         sport_state,
         status,
@@ -656,12 +656,7 @@ def _apply_any(
         kept_facts,
         referee,
     )
-    return _new_match_outcome(state, facts, anomalies)
-
-
-_new_match_state = slot_constructor(MatchState)
-_new_match_outcome = slot_constructor(MatchOutcome)
-_new_fact_record = slot_constructor(FactRecord)
+    return MatchOutcome(state, facts, anomalies)
 
 
 def _handled(a: AnomalyRecord, state: AnomalyState, by: str | None, at: float, reason: str) -> AnomalyRecord:
@@ -718,6 +713,10 @@ def anomaly_to_dict(a: AnomalyRecord) -> dict[str, Any]:
     }
 
 
+@overload
+def result_to_dict(r: ResultRecord) -> dict[str, Any]: ...
+@overload
+def result_to_dict(r: None) -> None: ...
 def result_to_dict(r: ResultRecord | None) -> dict[str, Any] | None:
     """A referee's result as plain data."""
     if r is None:

@@ -138,7 +138,8 @@ class PublicHall:
         self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
         if info.team_match is not None:
             topic = f"team:{info.team_match}"
-            team = _Once(lambda: self.team_view(info.team_match))
+            team_match = info.team_match
+            team = _Once(lambda: self.team_view(team_match))
             self.fanout.forget_snapshot(topic)
             self.fanout.publish(topic, self.venue_version, team)
             self.fanout.publish("venue", self.venue_version, team, key=topic)

@@ -124,7 +124,7 @@ def prepare(match: MatchState, request: Mapping[str, Any], *, role: str, at: flo
     if not isinstance(request, Mapping):
         raise ActionInvalid('expected an object such as {"action": "confirm"} / nesne bekleniyordu')
     try:
-        action = Action(request.get("action"))
+        action = Action(str(request.get("action")))
     except ValueError:
         raise ActionInvalid(
             f'"action" must be one of {", ".join(a.value for a in Action)}, got {request.get("action")!r} '

@@ -147,8 +147,12 @@ def _problem(exc: BaseException) -> str:
         return "no_name"
     if isinstance(cause, ValueError | OverflowError):  # a host with a NUL, an IDNA label too long
         return "bad_text"
-    number = getattr(cause, "errno", None)
-    kinds = {errno.EADDRINUSE: "in_use", errno.EADDRNOTAVAIL: "not_here", errno.EACCES: "denied"}
+    number: int | None = getattr(cause, "errno", None)
+    kinds: dict[int | None, str] = {
+        errno.EADDRINUSE: "in_use",
+        errno.EADDRNOTAVAIL: "not_here",
+        errno.EACCES: "denied",
+    }
     kind = kinds.get(number) or ("denied" if number == errno.EPERM else None)
     if kind is None and number in _NAME_ERRORS:  # create_server re-raises a resolver error as OSError
         kind = "no_name"

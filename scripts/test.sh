@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs, then run it: lint, format check, and the whole pytest suite.
+# Install everything the test suite needs, then run it: lint, format check, types, and the whole pytest suite.
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh -k demo    # extra arguments go to pytest
 # Needs Python >= 3.11 (python3, or set PYTHON). Installs Chromium from Debian's packages when missing.
@@ -16,5 +16,7 @@ ensure_redis
 echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+echo "== mypy"
+.venv/bin/mypy
 echo "== pytest"
 .venv/bin/python -m pytest "$@"

@@ -35,7 +35,7 @@ from devices.chessnut.codec import (
     encode_enable_reports,
 )
 from devices.observations import DeviceFamily
-from devices.session import Ack, Backoff, CommandFailed, LinkReason, SessionSink
+from devices.session import Ack, Backoff, CommandFailed, LinkReason, NotConnected, SessionSink
 from devices.synthetic import BleSession, address_device_id
 from devices.transports.ble import CHESSNUT_SERVICES, BleConnector, BleValueLink, parse_ble_url
 from devices.wire.codec import FrameError, FrameErrorKind
@@ -126,7 +126,7 @@ class ChessnutSession(BleSession):
                 f"{self.url}: a Chessnut board cannot {command.cmd!r} / Chessnut tahtası bu komutu alamaz"
             )
         if not self.connected:
-            raise CommandFailed(f"{self.url}: no board connected; resync not done / tahta bağlı değil")
+            raise NotConnected(f"{self.url}: no board connected; resync not done / tahta bağlı değil")
         self.codec.reconnected()
         return Ack(next(self._command_seq), True)
 

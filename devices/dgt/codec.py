@@ -453,39 +453,9 @@ def encode_command(command: Command) -> bytes:
     return bytes([Command(command)])
 
 
-def encode_reset() -> bytes:
-    """SEND_RESET: 40. The board goes idle."""
-    return encode_command(Command.SEND_RESET)
-
-
-def encode_send_board() -> bytes:
-    """SEND_BRD: 42. The board answers with a BOARD_DUMP."""
-    return encode_command(Command.SEND_BRD)
-
-
-def encode_send_clock() -> bytes:
-    """SEND_CLK: 41. The board answers with one BWTIME."""
-    return encode_command(Command.SEND_CLK)
-
-
 def encode_update_mode(mode: UpdateMode) -> bytes:
     """43 (UPDATE), 44 (UPDATE_BOARD) or 4b (UPDATE_NICE)."""
     return bytes([UpdateMode(mode)])
-
-
-def encode_serial_number(long: bool = False) -> bytes:
-    """RETURN_SERIALNR 45 (5 digits) or RETURN_LONG_SERIALNR 55 (10 digits)."""
-    return encode_command(Command.RETURN_LONG_SERIALNR if long else Command.RETURN_SERIALNR)
-
-
-def encode_version() -> bytes:
-    """SEND_VERSION: 4d. The board answers with a VERSION."""
-    return encode_command(Command.SEND_VERSION)
-
-
-def encode_battery_status() -> bytes:
-    """SEND_BATTERY_STATUS: 4c (Bluetooth boards)."""
-    return encode_command(Command.SEND_BATTERY_STATUS)
 
 
 CLOCK_MESSAGE = 0x2B
@@ -545,23 +515,6 @@ def _hms(seconds: int) -> bytes:
 def encode_clock_set_and_run(left_s: int, right_s: int, run: ClockRun) -> bytes:
     """Set both times and run: ``2b 0a 03 0a lh lm ls rh rm rs run 00``; times in binary, clock mode 23 only."""
     return encode_clock_command(ClockCommand.SETNRUN, _hms(left_s) + _hms(right_s) + bytes([ClockRun(run)]))
-
-
-def encode_clock_beep(units_64ms: int) -> bytes:
-    """Beep for units × 64 ms: ``2b 04 03 0b n 00``."""
-    if not 0 <= units_64ms <= 0x7F:
-        raise ValueError(f"beep length is 0 to 127 units of 64 ms, got {units_64ms}")
-    return encode_clock_command(ClockCommand.BEEP, bytes([units_64ms]))
-
-
-def encode_clock_version() -> bytes:
-    """Ask the clock's version: ``2b 03 03 09 00``; the ack carries it in ack2."""
-    return encode_clock_command(ClockCommand.VERSION)
-
-
-def encode_clock_button_query() -> bytes:
-    """Ask for the button pressed: ``2b 03 03 08 00``."""
-    return encode_clock_command(ClockCommand.BUTTON)
 
 
 def bus_checksum(data: bytes) -> int:

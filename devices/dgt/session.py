@@ -54,6 +54,7 @@ from devices.session import (
     CommandFailed,
     DeviceNoun,
     LinkReason,
+    NotConnected,
     SessionSink,
     close_writer,
     read_some,
@@ -518,7 +519,7 @@ class DgtSession(SyntheticIdentity):
         retries = self._clock_retries if retries is None else retries
         interval = self._clock_retry_s if interval is None else interval
         if not self.identified:
-            raise CommandFailed(
+            raise NotConnected(
                 f"{self.url}: no device connected; command {command.cmd!r} not sent / cihaz bağlı değil"
             )
         self._command_seq += 1
@@ -549,7 +550,7 @@ class DgtSession(SyntheticIdentity):
                 for attempt in range(1, retries + 2):
                     connection = self._connection
                     if connection is None or not connection.identified:
-                        raise CommandFailed(
+                        raise NotConnected(
                             f"{self.url}: no device connected; clock command {command.name} not sent "
                             "/ cihaz bağlı değil"
                         )
@@ -621,7 +622,7 @@ class DgtSession(SyntheticIdentity):
 
     def _error(self, error: DgtError | FrameError, now: float) -> None:
         self._errors += 1
-        self._sink.frame_error(self.url, self._device_id, error, now)  # type: ignore[arg-type]
+        self._sink.frame_error(self.url, self._device_id, error, now)
 
 
 def _serial_command(long: bool) -> bytes:

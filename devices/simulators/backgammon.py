@@ -18,7 +18,6 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from devices.observations import (
-    BackgammonBoardEvent,
     BackgammonBoardState,
     DeviceFamily,
     DeviceHello,
@@ -134,10 +133,6 @@ class BackgammonBoard(SimulatedWireDevice):
             self._shown = report
         self.sent.append(report)
         await self._send(report)
-
-    async def send_event(self, kind: str, data: dict[str, object]) -> None:
-        """Send an EVENT frame by hand (a test's press, a cube action)."""
-        await self._send(BackgammonBoardEvent(kind, dict(data)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

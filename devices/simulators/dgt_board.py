@@ -232,7 +232,7 @@ def _display(seconds: int, *, final_flag: bool, time_per_move: bool) -> ClockDis
 
 def games_from_pgn(text: str) -> list[chess.pgn.Game]:
     """Every game of a PGN text, in order; raise ValueError if there is none or one has an illegal move."""
-    games = []
+    games: list[chess.pgn.Game] = []
     stream = io.StringIO(text)
     while (game := chess.pgn.read_game(stream)) is not None:
         if game.errors:

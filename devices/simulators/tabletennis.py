@@ -126,10 +126,6 @@ class TableTennisScoreboard(SimulatedWireDevice):
             capabilities=("resync", "show_text", "ack"),
         )
 
-    async def send_event(self, kind: str, data: dict[str, object] | None = None) -> None:
-        """Send an EVENT frame (a button press, a time-out)."""
-        await self._send(DeviceEvent(kind, dict(data or {})))
-
     def current_state(self) -> ScoreboardState:
         """The display, sent at boot and on resync."""
         return self.state

@@ -434,12 +434,12 @@ class TableTennisMatchSim:
         if used and self._roll(Fault.SECOND_TIMEOUT):
             self._inject(Fault.SECOND_TIMEOUT)
             return (DeviceEvent(EventKind.TIMEOUT.value, {"side": used[0]}),)
-        for plan in self._plan.cards:
-            if plan.at_rally <= self.rallies:
-                self._plan.cards.remove(plan)
-                if plan.card is Card.YELLOW_RED and not self._yellows[plan.side]:
+        for card in self._plan.cards:
+            if card.at_rally <= self.rallies:
+                self._plan.cards.remove(card)
+                if card.card is Card.YELLOW_RED and not self._yellows[card.side]:
                     self._inject(Fault.PENALTY_WITHOUT_WARNING)
-                return self._card(plan.side, Card(plan.card), plan.player)
+                return self._card(card.side, Card(card.card), card.player)
         unwarned = [side for side in (0, 1) if not self._yellows[side]]
         if unwarned and self._roll(Fault.PENALTY_WITHOUT_WARNING):
             self._inject(Fault.PENALTY_WITHOUT_WARNING)

@@ -157,11 +157,6 @@ class SimulatedWireDevice:
         """Play the matches, sending their reports; set `done` at the end."""
         raise NotImplementedError
 
-    @property
-    def next_seq(self) -> int:
-        """The u16 seq the next frame will carry."""
-        return self._seq
-
     async def run_on_fd(self, fd: int) -> None:
         """Be the device behind a pty master (or any fd) until cancelled; the fd stays open."""
         await self._run(_FdLink(fd))

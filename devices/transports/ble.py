@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from bleak import BleakClient, BleakScanner
+from bleak.args.bluez import BlueZScannerArgs
 from bleak.backends.characteristic import BleakGATTCharacteristic
 from bleak.backends.client import BaseBleakClient
 from bleak.backends.device import BLEDevice
@@ -204,7 +205,8 @@ def find_nus_characteristics(services: BleakGATTServiceCollection) -> NusCharact
     def pick(wanted: set[str], avoid: set[str]) -> BleakGATTCharacteristic | None:
         matching = [c for c in chars if wanted & set(c.properties)]
         clean = [c for c in matching if not avoid & set(c.properties)]
-        return (clean or matching or [None])[0]
+        found = clean or matching
+        return found[0] if found else None
 
     notify = pick({"notify", "indicate"}, {"write", "write-without-response"})
     write = pick({"write-without-response", "write"}, {"notify", "indicate"})
@@ -281,11 +283,6 @@ class BleLink:
         self.notifications = 0
         self.bytes_in = 0
         self.mtu: int | None = None  # the negotiated ATT MTU, when the connector was asked to learn it
-
-    @property
-    def is_connected(self) -> bool:
-        """Whether the link is up (attached, not closed, not disconnected)."""
-        return self._client is not None and not self._down
 
     async def read(self, n: int = -1) -> bytes:
         """Up to n bytes of notification data, in order; b"" once the link is down."""
@@ -606,7 +603,7 @@ class BleConnector:
         adapter = self._adapters.setdefault(name, _Adapter(name))
         async with adapter.start_lock:
             if adapter.scanner is None:
-                bluez: dict[str, Any] = {"adapter": name} if name else {}
+                bluez: BlueZScannerArgs = {"adapter": name} if name else {}
                 try:
                     scanner = BleakScanner(
                         adapter.on_advertisement, backend=self._scanner_backend, bluez=bluez
@@ -676,12 +673,15 @@ async def scan_nearby(
     scanner_backend: type[BaseBleakScanner] | None = None,
 ) -> list[NearbyDevice]:
     """Devices advertising NUS, D-SCORE or Chessnut, strongest first; raise BluetoothUnavailable if none."""
-    bluez: dict[str, Any] = {"adapter": adapter} if adapter else {}
+    bluez: BlueZScannerArgs = {"adapter": adapter} if adapter else {}
     try:
         async with asyncio.timeout(timeout + _SCANNER_START_TIMEOUT):
-            found = await BleakScanner.discover(
-                timeout, return_adv=True, backend=scanner_backend, bluez=bluez
-            )
+            if scanner_backend is None:
+                found = await BleakScanner.discover(timeout, return_adv=True, bluez=bluez)
+            else:
+                found = await BleakScanner.discover(
+                    timeout, return_adv=True, backend=scanner_backend, bluez=bluez
+                )
     except (OSError, BleakError) as exc:
         reason = bluetooth_unavailable_reason(exc)
         raise BluetoothUnavailable(

@@ -13,11 +13,10 @@ import struct
 from binascii import crc_hqx
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 
-from devices.slots import slot_constructor
 from devices.wire import cobs
 from devices.wire.crc import INITIAL, crc16_ccitt_false
 
@@ -86,6 +85,9 @@ class FrameError:
     raw: bytes
 
 
+_Item = TypeVar("_Item", bound=Frame | FrameError)  # what the codec yields, counted as it goes
+
+
 def encode_frame(type: MessageType, seq: int, body: Any, version: int = PROTOCOL_VERSION) -> bytes:
     """Encode one frame, delimiter included; raise ValueError if seq or the payload size is out of range."""
     if not 0 <= seq <= 0xFFFF:
@@ -120,12 +122,12 @@ def decode_frame(raw: bytes, state_reader: StateReader | None = None) -> Frame |
     if state_reader is not None and message_type is _STATE:
         report = state_reader(payload[_HEADER.size : -_CRC.size])
         if report is not None:
-            return _new_frame(message_type, seq, None, version, raw, report)
+            return Frame(message_type, seq, None, version, raw, report)
     try:
         body = msgpack.unpackb(payload[_HEADER.size : -_CRC.size], raw=False)
     except (ValueError, msgpack.UnpackException):
         return _checked_frame(raw)
-    return _new_frame(message_type, seq, body, version, raw, None)
+    return Frame(message_type, seq, body, version, raw, None)
 
 
 def _checked_frame(raw: bytes) -> Frame | FrameError:
@@ -176,15 +178,11 @@ def _checked_frame(raw: bytes) -> Frame | FrameError:
             f"Body of {message_type.name} frame seq {seq} is not one msgpack value: {exc}.",
             raw,
         )
-    return _new_frame(message_type, seq, body, version, raw, None)
+    return Frame(message_type, seq, body, version, raw, None)
 
 
 _TYPES = {t.value: t for t in MessageType}
 _STATE = MessageType.STATE
-
-
-# `Frame(type, seq, body, version, raw, report)`, every field given, set slot by slot: one per frame received
-_new_frame = slot_constructor(Frame)
 
 
 class WireCodec:
@@ -252,7 +250,7 @@ class WireCodec:
                 )
             )
 
-    def _count(self, item: Frame | FrameError) -> Frame | FrameError:
+    def _count(self, item: _Item) -> _Item:
         if type(item) is Frame:
             self.frames_ok += 1
         else:

@@ -10,7 +10,7 @@ import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import msgpack
 import msgspec
@@ -29,7 +29,6 @@ from devices.observations import (
     Report,
     ScoreboardState,
 )
-from devices.slots import slot_constructor
 from devices.wire.codec import (
     MAX_FRAME,
     MIN_FRAME,
@@ -216,12 +215,14 @@ def _command_running(mapping: dict[str, Any]) -> int | None:
 def decode_report(frame: Frame, family: str | None = None) -> Report:
     """Turn a device frame into a report; STATE needs the device family from its HELLO."""
     if frame.type is _STATE:  # nearly every frame: one lookup, not the cases below one by one
-        if frame.report is not None:
-            if type(frame.report) is _STATE_REPORTS.get(family):  # type: ignore[arg-type]
-                return frame.report  # type: ignore[no-any-return]
-            frame = decode_frame(frame.raw)  # read for another family (a HELLO changed it): read it again
-            assert isinstance(frame, Frame)  # it was intact a moment ago
-        decode_state = _STATE_DECODERS.get(family)  # type: ignore[arg-type]
+        found: Report | None = frame.report
+        if found is not None:
+            if family is not None and _STATE_REPORTS.get(family) is type(found):
+                return found
+            again = decode_frame(frame.raw)  # read for another family (a HELLO changed it): read it again
+            assert isinstance(again, Frame)  # it was intact a moment ago
+            frame = again
+        decode_state = _STATE_DECODERS.get(family) if family is not None else None
         if decode_state is not None:
             return decode_state(frame.body)
     match frame.type:
@@ -371,11 +372,7 @@ def read_scoreboard_state(body: bytes) -> ScoreboardState | None:
     player = s.server_player
     if player is not None and player not in DOUBLES_PLAYERS:
         return None
-    return _new_scoreboard_state(s.points, s.games, s.server, tuple(s.game_scores), ends, s.expedite, player)
-
-
-# `ScoreboardState(...)` with every field given, set slot by slot: one per scoreboard frame
-_new_scoreboard_state = slot_constructor(ScoreboardState)
+    return ScoreboardState(s.points, s.games, s.server, tuple(s.game_scores), ends, s.expedite, player)
 
 
 def _plain_scoreboard_state(body: Any) -> ScoreboardState | None:
@@ -417,7 +414,7 @@ def _plain_scoreboard_state(body: Any) -> ScoreboardState | None:
     player = body.get("server_player")
     if player is not None and (type(player) is not str or player not in DOUBLES_PLAYERS):
         return None
-    return _new_scoreboard_state((p0, p1), (g0, g1), server, tuple(scores), ends, expedite, player)
+    return ScoreboardState((p0, p1), (g0, g1), server, tuple(scores), ends, expedite, player)
 
 
 def decode_event(body: Any) -> DeviceEvent:
@@ -661,7 +658,7 @@ def encode_report(report: Report, seq: int) -> bytes:
     return encode_frame(message_type, seq, body)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

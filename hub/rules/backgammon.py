@@ -394,7 +394,7 @@ def _walk(position: Position, d1: int, d2: int) -> tuple[dict[Position, Play], s
         tuple[tuple[int, int], tuple[int, ...], tuple[int, ...], tuple[Any, ...], tuple[Any, ...]]
     ] = []
 
-    def rec(me, opp, dice, i, top, pips, moves, trail):  # type: ignore[no-untyped-def]
+    def rec(me, opp, dice, i, top, pips, moves, trail):
         moved = False
         if i < len(dice):
             d = dice[i]
@@ -720,7 +720,7 @@ def _start_game(state: BackgammonState, mover: int, dice: tuple[int, int], at: f
     )
 
 
-def _on_opening(state: BackgammonState, ev: Opening, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+def _on_opening(state: BackgammonState, ev: Opening, at: float, facts: list[Fact], anomalies: list[Anomaly]):
     if state.phase is not Phase.OPENING:
         facts.append(Fact("ignored", {"reason": "opening roll during a game", "event": "opening"}))
         return state
@@ -754,7 +754,7 @@ def _stood(state: BackgammonState, anomalies: list[Anomaly], by: str) -> Backgam
     return replace(state, illegal_pending=False, last_turn=None)
 
 
-def _on_roll(state: BackgammonState, ev: Roll, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+def _on_roll(state: BackgammonState, ev: Roll, at: float, facts: list[Fact], anomalies: list[Anomaly]):
     d1, d2 = ev.dice
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
         facts.append(Fact("dice_invalid", {"side": _n(ev.side), "dice": [d1, d2]}))
@@ -791,7 +791,7 @@ def _on_roll(state: BackgammonState, ev: Roll, at: float, facts: list[Fact], ano
 
 def _on_invalid_dice(
     state: BackgammonState, ev: InvalidDice, at: float, facts: list[Fact], anomalies: list[Anomaly]
-):  # type: ignore[no-untyped-def]
+):
     facts.append(Fact("dice_rerolled", {"side": _n(ev.side)}))
     if state.phase is Phase.MOVING and ev.side == state.turn and state.turn_start is not None:
         if state.game and state.turn_start == START.with_turn(ev.side) and not state.actions:
@@ -836,7 +836,7 @@ def _resolved(facts: list[Fact], side: int) -> None:
 
 def _on_board(
     state: BackgammonState, ev: BoardSnapshot, at: float, facts: list[Fact], anomalies: list[Anomaly]
-):  # type: ignore[no-untyped-def]
+):
     problem = board_problem(ev.points, ev.bar, ev.off)
     if problem is not None:
         anomalies.append(
@@ -916,7 +916,7 @@ def _problem_tr(problem: str) -> str:
     }.get(problem, problem)
 
 
-def _commit(state: BackgammonState, side: int, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+def _commit(state: BackgammonState, side: int, at: float, facts: list[Fact], anomalies: list[Anomaly]):
     """The mover's turn is complete (clock press, or the last checker borne off)."""
     start, dice = state.turn_start, state.dice
     assert start is not None and dice is not None
@@ -1014,14 +1014,14 @@ def _end_game(
     return new
 
 
-def _on_clock(state: BackgammonState, ev: ClockPress, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+def _on_clock(state: BackgammonState, ev: ClockPress, at: float, facts: list[Fact], anomalies: list[Anomaly]):
     if state.phase is Phase.MOVING and ev.side == state.turn:
         return _commit(state, ev.side, at, facts, anomalies)
     facts.append(Fact("clock_press", {"side": _n(ev.side), "counted": False}))
     return state
 
 
-def _on_cube(state: BackgammonState, ev: Cube, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+def _on_cube(state: BackgammonState, ev: Cube, at: float, facts: list[Fact], anomalies: list[Anomaly]):
     side = ev.side
     if ev.action is CubeAction.DOUBLE:
         if state.phase is not Phase.AWAIT_ROLL or side != state.turn:
@@ -1087,7 +1087,7 @@ def _on_cube(state: BackgammonState, ev: Cube, at: float, facts: list[Fact], ano
     return _end_game(state, doubler, state.cube_value, "drop", at, facts)
 
 
-def _on_tick(state: BackgammonState, ev: Tick, at: float, facts: list[Fact], anomalies: list[Anomaly]):  # type: ignore[no-untyped-def]
+def _on_tick(state: BackgammonState, ev: Tick, at: float, facts: list[Fact], anomalies: list[Anomaly]):
     return state
 
 
@@ -1417,7 +1417,7 @@ def events_of(state: BackgammonState, report: Any) -> list[Event]:
                 events.append(Opening(dice))
             else:
                 side = report.turn if report.turn in (0, 1) else state.turn
-                events.append(Roll(side, dice, report.dice_source or ""))  # type: ignore[arg-type]
+                events.append(Roll(side, dice, report.dice_source or ""))
         position = Position(report.points, report.bar, report.off)
         if not position.same_board(state.position):
             events.append(BoardSnapshot(report.points, report.bar, report.off))

@@ -1,13 +1,10 @@
-"""The values every rules module returns (facts, anomalies, the outcome of folding one input); the fast
-constructors for the frozen states they build on every event come from `devices.slots`."""
+"""The values every rules module returns (facts, anomalies, the outcome of folding one input)."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
-
-from devices.slots import slot_builder, slot_constructor
 
 S = TypeVar("S")
 
@@ -48,4 +45,4 @@ class Outcome(Generic[S]):
     anomalies: tuple[Anomaly, ...] = ()
 
 
-__all__ = ["Anomaly", "Fact", "Outcome", "Severity", "slot_builder", "slot_constructor"]
+__all__ = ["Anomaly", "Fact", "Outcome", "Severity"]

@@ -585,6 +585,7 @@ def _settle(state: ChessState, at: float, out: _Out, *, press: bool = False) -> 
             return _flag_illegal(state, reading, at, out)
         return state
     if overdue:
+        assert state.out_since is not None  # `overdue` says so
         game = state.game
         out.anomaly(
             "chess.board_mismatch",
@@ -1206,6 +1207,7 @@ def _on_clock(
         state = replace(state, first_clock_ms=reading.remaining_ms)
     started = reading.running is not None and state.last_running is None and pressed is None
     if started and state.white_side is None and not over:
+        assert reading.running is not None  # `started` says so
         turn = state.game.board.turn
         white = reading.running if turn == chess.WHITE else 1 - reading.running
         state = replace(state, white_side=white, sides_source="start")

@@ -13,11 +13,14 @@ Sides are 0 and 1. Players are "A" and "B" in singles, "A1", "A2", "B1", "B2" in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+from msgspec.structs import replace
+
 from devices.observations import DeviceEvent, ScoreboardState
-from hub.rules.base import Anomaly, Fact, Outcome, Severity, slot_builder, slot_constructor
+from hub.rules.base import Anomaly, Fact, Outcome, Severity
 
 RULESETS = ("ittf", "legacy21")
 CARDS = ("yellow", "yellow_red", "red")
@@ -178,9 +181,11 @@ Input = Display | TimeOut | Card | ExpediteStart | UmpirePoint | UmpireUndo | Co
 # -- state -------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PointRecord:
-    """One point scored: the score it made, who won it and who served it."""
+class PointRecord(msgspec.Struct, frozen=True, gc=False):
+    """One point scored: the score it made, who won it and who served it.
+
+    A frozen msgspec Struct, as `TableTennisState` is (a match holds one per rally): built and compared in C.
+    `gc=False`: it holds only numbers, text and a tuple of two ints, so it can never be part of a cycle."""
 
     game: int
     points: tuple[int, int]
@@ -191,9 +196,13 @@ class PointRecord:
     penalty: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class TableTennisState:
-    """A table-tennis match as the rules see it."""
+class TableTennisState(msgspec.Struct, frozen=True, gc=False):
+    """A table-tennis match as the rules see it.
+
+    A frozen msgspec Struct: `msgspec.structs.replace` builds the next state in C (a frozen dataclass's
+    `replace` and `__init__` cost replay a sixth of its time). `gc=False`: every field is an immutable value
+    (frozen dataclasses, tuples, numbers, text, frozen Structs) built before the state, so it can never be
+    part of a cycle. It is stored and sent only through `to_dict`, never handed to an encoder as is."""
 
     config: TableTennisConfig = TableTennisConfig()
     toss: tuple[str, str] | None = None  # first server and first receiver of game 1; None until known
@@ -259,51 +268,48 @@ class TableTennisState:
         return ends if (_ends_changes(self) - changes) % 2 == 0 else _other_ends(ends)
 
 
-_MISSING: Any = object()
-
-
-def _make_replace() -> Any:
-    """`dataclasses.replace` for `TableTennisState`, generated with one keyword per field.
-
-    The same new state as `dataclasses.replace` gives (the class has no `__post_init__`; each slot is set
-    as its `__init__` sets it), without the generic version's per-field introspection, which cost more
-    than the rest of a rally's fold.
-    """
-    names = [f.name for f in fields(TableTennisState)]
-    return slot_builder(
-        TableTennisState,
-        "s, *, " + ", ".join(f"{n}=_MISSING" for n in names),
-        {n: f"s.{n} if {n} is _MISSING else {n}" for n in names},
-        {"_MISSING": _MISSING},
+def _after_rally(
+    s: TableTennisState,
+    points: tuple[int, int],
+    points_log: tuple[PointRecord, ...],
+    rallies: int,
+    game_clock: float | None,
+    paused: float,
+    last_display: Display | None,
+) -> TableTennisState:
+    """The state after one plain rally: `replace` with those fields set and the time-out cleared, written out
+    as one constructor call (no per-field introspection), as a rally is most of what a match folds."""
+    return TableTennisState(
+        config=s.config,
+        toss=s.toss,
+        game_order=s.game_order,
+        points=points,
+        games=s.games,
+        game_scores=s.game_scores,
+        winner=s.winner,
+        final_scores=s.final_scores,
+        rallies=rallies,
+        swap_at=s.swap_at,
+        ends_anchor=s.ends_anchor,
+        expedite=s.expedite,
+        expedite_since=s.expedite_since,
+        expedite_anchor=s.expedite_anchor,
+        order_anchor=s.order_anchor,
+        timeouts=s.timeouts,
+        timeout_active=None,
+        timeout_at=None,
+        cards=s.cards,
+        penalty_points=s.penalty_points,
+        unshown=s.unshown,
+        carry=s.carry,
+        game_clock=game_clock,
+        paused=paused,
+        expedite_due_game=s.expedite_due_game,
+        expedite_dropped_game=s.expedite_dropped_game,
+        ends_flagged=s.ends_flagged,
+        last_display=last_display,
+        points_log=points_log,
     )
-
-
-_replace = _make_replace()
-_set_last_display = TableTennisState.last_display.__set__  # type: ignore[attr-defined]
-
-# what one plain rally changes; every other field is carried over (see `_after_rally`)
-_RALLY_FIELDS = ("points", "points_log", "rallies", "game_clock", "paused", "last_display")
-_RALLY_CLEARS = ("timeout_active", "timeout_at")
-
-
-def _make_after_rally() -> Any:
-    """The state after one plain rally: `_replace` with those fields set and the time-out cleared, written
-    out positionally (no keyword parsing, no per-field test), as a rally is most of what a match folds."""
-    names = [f.name for f in fields(TableTennisState)]
-    return slot_builder(
-        TableTennisState,
-        "s, " + ", ".join(_RALLY_FIELDS),
-        {n: n if n in _RALLY_FIELDS else "None" if n in _RALLY_CLEARS else f"s.{n}" for n in names},
-    )
-
-
-_after_rally = _make_after_rally()
-
-
-_new_display = slot_constructor(Display)
-_new_point = slot_constructor(PointRecord)
-_new_fact = slot_constructor(Fact)
-_new_outcome = slot_constructor(Outcome)
 
 
 def initial(config: TableTennisConfig | int = 5) -> TableTennisState:
@@ -342,12 +348,6 @@ def game_over(points: tuple[int, int], ruleset: str = "ittf") -> bool:
     """ITTF 2.11.1: a game is won at 11, or by 2 clear after 10-10 (21 and 20-20 under legacy21)."""
     a, b = points
     return max(a, b) >= game_target(ruleset) and abs(a - b) >= 2
-
-
-def service_changes_after(played: int, ruleset: str = "ittf") -> bool:
-    """ITTF 2.13.3: does service change once `played` points have been scored (outside expedite)?"""
-    serves, deuce = (5, 40) if ruleset == "legacy21" else (2, 20)
-    return played > deuce or played % serves == 0
 
 
 def _side(player: str) -> int:
@@ -541,13 +541,12 @@ class _Fold:
 
     def __init__(self, state: TableTennisState, at: float) -> None:
         self.s = state
-        self.start = state
         self.at = at
         self.facts: list[Fact] = []
         self.anomalies: list[Anomaly] = []
 
     def fact(self, kind: str, **data: Any) -> None:
-        self.facts.append(_new_fact(kind, data))
+        self.facts.append(Fact(kind, data))
 
     def flag(self, anomaly: Anomaly) -> None:
         self.anomalies.append(anomaly)
@@ -561,20 +560,18 @@ class _Fold:
             return
         doubles = s.config.doubles
         default = ("A1", "B1") if doubles else ("A", "B")
-        probe = _replace(s, toss=default, game_order=default)
+        probe = replace(s, toss=default, game_order=default)
         if display is not None:
-            probe = _replace(probe, points=display.points, games=display.games)
+            probe = replace(probe, points=display.points, games=display.games)
             order = _fit_order(probe, display.server, display.server_player, prefer_first_receiver=True)
             if order is not None:
                 toss = order if probe.game_number % 2 == 1 else (order[1], order[0])
-                self.s = _replace(
-                    s, toss=toss, game_order=_order_for_game(_replace(s, toss=toss), s.game_number)
+                self.s = replace(
+                    s, toss=toss, game_order=_order_for_game(replace(s, toss=toss), s.game_number)
                 )
                 self.fact("toss", first_server=_side(toss[0]), **self._players(toss), source="board")
                 return
-        self.s = _replace(
-            s, toss=default, game_order=_order_for_game(_replace(s, toss=default), s.game_number)
-        )
+        self.s = replace(s, toss=default, game_order=_order_for_game(replace(s, toss=default), s.game_number))
         self.fact("toss", first_server=0, **self._players(default), source="assumed")
 
     def _players(self, pair: tuple[str, str]) -> dict[str, Any]:
@@ -591,7 +588,7 @@ class _Fold:
         points = list(s.points)
         points[side] += 1
         new_points = (points[0], points[1])
-        record = _new_point(
+        record = PointRecord(
             game,
             new_points,
             side,
@@ -603,7 +600,7 @@ class _Fold:
         paused = s.paused
         if s.timeout_at is not None:
             paused += min(60.0, max(0.0, self.at - s.timeout_at))
-        self.s = _replace(
+        self.s = replace(
             s,
             points=new_points,
             points_log=(*s.points_log, record),
@@ -629,7 +626,7 @@ class _Fold:
         if game_over(before, s.config.ruleset):
             return  # the game was over already; whoever changed the score was flagged for it
         if _is_last_game(s) and s.swap_at is None and max(s.points) >= _swap_point(s.config.ruleset):
-            self.s = s = _replace(s, swap_at=sum(s.points))
+            self.s = s = replace(s, swap_at=sum(s.points))
             self.fact("ends_change", game=s.game_number, points=list(s.points), ends=s.ends)
         if s.winner is None and game_over(s.points, s.config.ruleset):
             side = 0 if s.points[0] > s.points[1] else 1
@@ -637,7 +634,7 @@ class _Fold:
             if s.games[side] + 1 >= s.games_to_win:
                 scores = (*s.game_scores, s.points)
                 won, _ = match_result(s)
-                self.s = _replace(s, winner=side, final_scores=scores)
+                self.s = replace(s, winner=side, final_scores=scores)
                 self.fact("match", side=side, games=list(won))
 
     def set_points(self, points: tuple[int, int]) -> None:
@@ -654,12 +651,12 @@ class _Fold:
                     excess -= 1
                 i -= 1
         before = s.points
-        self.s = _replace(s, points=points, points_log=tuple(log))
+        self.s = replace(s, points=points, points_log=tuple(log))
         if max(points) < _swap_point(s.config.ruleset):
-            self.s = _replace(self.s, swap_at=None)
+            self.s = replace(self.s, swap_at=None)
         decided_here = s.final_scores is not None and len(s.final_scores) > len(s.game_scores)
         if s.winner is not None and decided_here and not game_over(points, s.config.ruleset):
-            self.s = _replace(self.s, winner=None, final_scores=None)  # the deciding game no longer shows won
+            self.s = replace(self.s, winner=None, final_scores=None)  # the deciding game no longer shows won
         self.after_points(before)
 
     def new_game(self, closing_side: int) -> None:
@@ -685,7 +682,7 @@ class _Fold:
         carry = s.carry
         self.s = _next_game(s, (games[0], games[1]))
         if self.s.winner is None and max(self.s.games) >= self.s.games_to_win:
-            self.s = _replace(self.s, winner=closing_side, final_scores=self.s.game_scores)
+            self.s = replace(self.s, winner=closing_side, final_scores=self.s.game_scores)
             self.fact("match", side=closing_side, games=list(self.s.games))
         for side in (0, 1):  # 3.5.2 (HMO): penalty points that did not fit in a game count in the next
             for _ in range(carry[side]):
@@ -693,7 +690,7 @@ class _Fold:
                     self.score_point(side, penalty=True)
                     u = list(self.s.unshown)
                     u[side] += 1
-                    self.s = _replace(self.s, unshown=(u[0], u[1]))
+                    self.s = replace(self.s, unshown=(u[0], u[1]))
 
     # -- a scoreboard display -----------------------------------------------------------------------------
 
@@ -701,9 +698,9 @@ class _Fold:
         s = self.s
         changed = s.last_display != d
         if s.last_display is None and not s.points_log and d.ends in ENDS:  # the toss winner chose an end
-            probe = _replace(s, points=d.points, games=d.games)
+            probe = replace(s, points=d.points, games=d.games)
             if probe.ends != d.ends:
-                self.s = s = _replace(s, ends_anchor=(_ends_changes(probe), d.ends))
+                self.s = s = replace(s, ends_anchor=(_ends_changes(probe), d.ends))
                 self.fact("ends", ends=d.ends, source="board")
         self.ensure_toss(d)
         s = self.s
@@ -729,10 +726,7 @@ class _Fold:
             self._first_server_choice(d)
         if changed:
             self._check_board(d)
-        if self.s is self.start:
-            self.s = _replace(self.s, last_display=d)
-        else:  # a state this fold built and nothing else holds yet: set the last field in place
-            _set_last_display(self.s, d)
+        self.s = replace(self.s, last_display=d)
 
     def _first_server_choice(self, d: Display) -> None:
         """2.13.4: in doubles the serving pair chooses which of its players serves first; a board at 0-0
@@ -746,9 +740,9 @@ class _Fold:
         if d.server_player == _partner(order[0]):
             # the first receiver is still the player who served to the first server in the game before
             if s.game_number == 1:  # the receiving pair makes its own choice in game 1 (2.13.2)
-                self.s = _replace(s, game_order=(d.server_player, order[1]), toss=(d.server_player, order[1]))
+                self.s = replace(s, game_order=(d.server_player, order[1]), toss=(d.server_player, order[1]))
             else:
-                self.s = _replace(s, game_order=(d.server_player, _partner(order[1])))
+                self.s = replace(s, game_order=(d.server_player, _partner(order[1])))
             self.fact("first_server_choice", game=s.game_number, player=d.server_player)
 
     def _same_game(self, shown: tuple[int, int]) -> None:
@@ -766,13 +760,13 @@ class _Fold:
                     **{"from": list(base), "to": list(shown)},
                 )
             )
-            self.s = _replace(self.s, unshown=(0, 0))
+            self.s = replace(self.s, unshown=(0, 0))
             self.set_points(shown)
             return
         rest = delta
         if s.unshown != (0, 0) and delta[0] >= s.unshown[0] and delta[1] >= s.unshown[1]:
             rest = (delta[0] - s.unshown[0], delta[1] - s.unshown[1])  # the board now shows the penalty
-            self.s = _replace(s, unshown=(0, 0))
+            self.s = replace(s, unshown=(0, 0))
         if rest == (0, 0):
             return
         if rest in ((1, 0), (0, 1)) and not game_over(self.s.points, s.config.ruleset):
@@ -815,7 +809,7 @@ class _Fold:
         )
         if settled:
             if d.games == won and s.games != won:  # the board rolls the deciding game into its games count
-                self.s = _replace(s, games=won, points=d.points, game_scores=scores)
+                self.s = replace(s, games=won, points=d.points, game_scores=scores)
             return
         self._overrun(d)
 
@@ -833,7 +827,7 @@ class _Fold:
                 games=list(d.games),
             )
         )
-        self.s = _replace(s, points=d.points, games=d.games)
+        self.s = replace(s, points=d.points, games=d.games)
 
     def _games_mismatch(self, d: Display) -> None:
         s = self.s
@@ -850,7 +844,7 @@ class _Fold:
             scores = d.game_scores
         elif len(scores) > sum(d.games):
             scores = scores[: sum(d.games)]
-        self.s = _replace(
+        self.s = replace(
             s,
             games=d.games,
             game_scores=scores,
@@ -861,11 +855,11 @@ class _Fold:
             game_clock=None,
             paused=0.0,
         )
-        self.s = _replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
         self.set_points(d.points)
         if self.s.winner is None and max(d.games) >= s.games_to_win:
             known = scores if len(scores) == sum(d.games) else None  # else the games stand as reported
-            self.s = _replace(self.s, winner=0 if d.games[0] > d.games[1] else 1, final_scores=known)
+            self.s = replace(self.s, winner=0 if d.games[0] > d.games[1] else 1, final_scores=known)
             self.fact("match", side=self.s.winner, games=list(d.games))
 
     def _check_board(self, d: Display) -> None:
@@ -911,7 +905,7 @@ class _Fold:
                         since_game=s.expedite_since[0],
                     )
                 )
-                self.s = _replace(s, expedite_dropped_game=game)
+                self.s = replace(s, expedite_dropped_game=game)
         s = self.s
         pair = service(s)
         if pair is not None:
@@ -950,7 +944,7 @@ class _Fold:
                         expected=s.ends,
                     )
                 )
-                self.s = _replace(s, ends_flagged=changes)
+                self.s = replace(s, ends_flagged=changes)
 
     # -- expedite -----------------------------------------------------------------------------------------
 
@@ -979,7 +973,7 @@ class _Fold:
                     played_s=round(played, 1),
                 )
             )
-            self.s = _replace(s, expedite_due_game=s.game_number)
+            self.s = replace(s, expedite_due_game=s.game_number)
 
     def introduce_expedite(
         self, ball_in_play: bool | None, *, board_server: int | None = None, board_player: str | None = None
@@ -1017,7 +1011,7 @@ class _Fold:
                 chosen = in_play if board_player == in_play[0] else not_in_play
             elif board_server is not None:
                 chosen = in_play if board_server == _side(in_play[0]) else not_in_play
-        self.s = _replace(
+        self.s = replace(
             s,
             expedite=True,
             expedite_since=(game, s.points),
@@ -1049,7 +1043,7 @@ class _Fold:
             )
         used = list(s.timeouts)
         used[side] = True
-        self.s = _replace(s, timeouts=(used[0], used[1]), timeout_active=side, timeout_at=self.at)
+        self.s = replace(s, timeouts=(used[0], used[1]), timeout_active=side, timeout_at=self.at)
         self.fact("timeout", side=side, game=s.game_number, points=list(s.points))
 
     def card(self, c: Card) -> None:
@@ -1071,7 +1065,7 @@ class _Fold:
             )
         cards = list(s.cards)
         cards[side] = (*given, c.card)
-        self.s = _replace(s, cards=(cards[0], cards[1]))
+        self.s = replace(s, cards=(cards[0], cards[1]))
         award = 0
         if c.card == "yellow_red":
             award = 2 if "yellow_red" in given else 1  # 3.5.2: 1 point, then 2 points each time
@@ -1079,19 +1073,19 @@ class _Fold:
         other = 1 - side
         penalty = list(self.s.penalty_points)
         penalty[other] += award
-        self.s = _replace(self.s, penalty_points=(penalty[0], penalty[1]))
+        self.s = replace(self.s, penalty_points=(penalty[0], penalty[1]))
         for _ in range(award):
             if self.s.winner is not None:
                 break
             if game_over(self.s.points, s.config.ruleset):
                 carry = list(self.s.carry)
                 carry[other] += 1
-                self.s = _replace(self.s, carry=(carry[0], carry[1]))
+                self.s = replace(self.s, carry=(carry[0], carry[1]))
                 continue
             self.score_point(other, penalty=True)
             unshown = list(self.s.unshown)
             unshown[other] += 1
-            self.s = _replace(self.s, unshown=(unshown[0], unshown[1]))
+            self.s = replace(self.s, unshown=(unshown[0], unshown[1]))
 
     def umpire_point(self, side: int) -> None:
         s = self.s
@@ -1112,7 +1106,7 @@ class _Fold:
         points = list(s.points)
         points[side] -= 1
         self.set_points((points[0], points[1]))
-        self.s = _replace(self.s, rallies=max(0, self.s.rallies - 1))
+        self.s = replace(self.s, rallies=max(0, self.s.rallies - 1))
         self.fact("undo", side=side, points=points, game=s.game_number)
 
     def correction(self, c: Correction) -> None:
@@ -1121,7 +1115,7 @@ class _Fold:
             scores = s.game_scores[: sum(c.games)]
             if _one_game_more(s.games, c.games) and game_over(s.points, s.config.ruleset):
                 scores = (*s.game_scores, s.points)  # the game the board missed closing
-            self.s = _replace(
+            self.s = replace(
                 s,
                 games=c.games,
                 game_scores=scores,
@@ -1135,13 +1129,13 @@ class _Fold:
                 winner=None,
                 final_scores=None,
             )
-            self.s = _replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
-        self.s = _replace(self.s, unshown=(0, 0))
+            self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.s = replace(self.s, unshown=(0, 0))
         self.set_points(c.points)
         s = self.s
         if s.winner is None and max(s.games) >= s.games_to_win:
             known = s.game_scores if len(s.game_scores) == sum(s.games) else None
-            self.s = s = _replace(s, winner=0 if s.games[0] > s.games[1] else 1, final_scores=known)
+            self.s = s = replace(s, winner=0 if s.games[0] > s.games[1] else 1, final_scores=known)
         if c.server is not None:
             server_side = c.server if isinstance(c.server, int) else _side(c.server)
             player = c.server if isinstance(c.server, str) and s.config.doubles else None
@@ -1153,16 +1147,14 @@ class _Fold:
                     toss = order if game % 2 == 1 else (order[1], order[0])
                     if s.config.doubles and game > 1:
                         toss = s.toss or toss  # in doubles a later game's order is the pair's own choice
-                    self.s = _replace(s, game_order=order, toss=toss)
+                    self.s = replace(s, game_order=order, toss=toss)
                 else:
                     wanted = player or (_who(server_side) if not s.config.doubles else None)
                     anchor = _pair_with_server(pair, wanted, server_side, s.config.doubles)
                     if anchor is not None:
-                        self.s = _replace(
-                            s, order_anchor=(s.game_number, sum(s.points), anchor[0], anchor[1])
-                        )
+                        self.s = replace(s, order_anchor=(s.game_number, sum(s.points), anchor[0], anchor[1]))
         if c.ends is not None:
-            self.s = _replace(self.s, ends_anchor=(_ends_changes(self.s), c.ends), ends_flagged=None)
+            self.s = replace(self.s, ends_anchor=(_ends_changes(self.s), c.ends), ends_flagged=None)
         s = self.s
         pair = service(s)
         self.fact(
@@ -1223,7 +1215,7 @@ def _fit_order(
     if prefer_first_receiver:  # with nothing else to go on, the first player of the receiving pair receives
         orders.sort(key=lambda o: o[1][-1] != "1" if len(o[1]) == 2 else False)
     for order in orders:
-        pair = service(_replace(state, game_order=order))
+        pair = service(replace(state, game_order=order))
         if pair is None:
             continue
         if server_player is not None and state.config.doubles:
@@ -1319,7 +1311,7 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
     played = a + b
     doubles = config.doubles
     order = s.game_order
-    cycle = _CYCLES.get(order) if order is not None else None  # type: ignore[arg-type]
+    cycle = _CYCLES.get(order) if order is not None else None
     if (
         cycle is not None
         and s.order_anchor is None
@@ -1344,7 +1336,7 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
             return None
     server = (0 if pair[0][0] == "A" else 1) if pair else 0
     player = pair[0] if pair and doubles else None
-    record = _new_point(game, new_points, side, server, player, at, False)
+    record = PointRecord(game, new_points, side, server, player, at, False)
     state = _after_rally(
         s, new_points, (*s.points_log, record), s.rallies + 1, at if clock is None else clock, paused, d
     )
@@ -1352,15 +1344,15 @@ def _one_rally(s: TableTennisState, d: Display, at: float) -> Outcome[TableTenni
     if doubles:
         data["server_player"] = player
     if wins_game:  # `_Fold.after_points`
-        won = _new_fact("game", {"side": side, "score": [n0, n1], "game": game})
-        return _new_outcome(state, (_new_fact("point", data), won), ())
-    return _new_outcome(state, (_new_fact("point", data),), ())
+        won = Fact("game", {"side": side, "score": [n0, n1], "game": game})
+        return Outcome(state, (Fact("point", data), won), ())
+    return Outcome(state, (Fact("point", data),), ())
 
 
 def _next_game(s: TableTennisState, games: tuple[int, int], **more: Any) -> TableTennisState:
     """The state once the game is closed at its score and the next one begins, `games` won (`new_game`)."""
     previous = s.game_order
-    return _replace(  # type: ignore[no-any-return]
+    return replace(
         s,
         games=games,
         game_scores=(*s.game_scores, s.points),
@@ -1433,7 +1425,7 @@ def _next_game_display(s: TableTennisState, d: Display) -> Outcome[TableTennisSt
         return None
     if d.ends is not None and d.ends != state.ends:
         return None
-    return _new_outcome(state, (), ())
+    return Outcome(state, (), ())
 
 
 def fold_rallies(
@@ -1454,15 +1446,17 @@ def fold_rallies(
     """
     last = s.last_display
     config = s.config
+    game_order = s.game_order
     if (
-        not _settled_singles(s)
+        last is None  # `_settled_singles` says so too; said here for the type checker
+        or game_order is None
+        or not _settled_singles(s)
         or s.order_anchor is not None
         or s.expedite_anchor is not None
-        or last.games != s.games  # type: ignore[union-attr]
+        or last.games != s.games
     ):
         return s, 0, _NO_FACTS
-    game_order = s.game_order
-    cycle = _CYCLES.get(game_order)  # type: ignore[arg-type]
+    cycle = _CYCLES.get(game_order)
     if cycle is None:
         return s, 0, _NO_FACTS
     target, swap_point, clock_limit, serves, deuce = _LEGACY21 if config.ruleset == "legacy21" else _ITTF
@@ -1573,12 +1567,12 @@ def fold_rallies(
             or type(shown_games[1]) is not int
         ):
             break
-        history = data.get("game_scores")
+        shown_history = data.get("game_scores")
         if last_history:
             # equal, and integers (11.0 and True compare equal to 11 and 1)
-            if history != last_history or not _int_pairs(history):
+            if shown_history != last_history or not _int_pairs(shown_history):
                 break
-        elif history:
+        elif shown_history:
             break
         server = data.get("server")
         if server is not None and (type(server) is not int or (server != 0 and server != 1)):
@@ -1615,7 +1609,7 @@ def fold_rallies(
         if won:
             game_points.append(len(records))
             over = True
-        records.append(_new_point(game, shown, side, server, None, at, False))
+        records.append(PointRecord(game, shown, side, server, None, at, False))
         record_rows.append(row - start)
         a, b = n0, n1
         rallies += 1
@@ -1634,7 +1628,7 @@ def fold_rallies(
     points_log = s.points_log + tuple(records) if records else s.points_log
     if not new_games:
         return _after_rally(s, (a, b), points_log, rallies, clock, paused, last), folded, facts
-    state = _replace(
+    state = replace(
         s,
         games=games,
         game_scores=game_scores,
@@ -1680,9 +1674,7 @@ def _run_facts(
                 out.append(
                     (
                         rows[k],
-                        _new_fact(
-                            "game", {"side": r.side, "score": [r.points[0], r.points[1]], "game": r.game}
-                        ),
+                        Fact("game", {"side": r.side, "score": [r.points[0], r.points[1]], "game": r.game}),
                     )
                 )
                 if len(out) >= wanted:
@@ -1693,7 +1685,7 @@ def _run_facts(
                 "game": r.game,
                 "server": r.server,
             }
-            out.append((rows[k], _new_fact("point", data)))
+            out.append((rows[k], Fact("point", data)))
             k -= 1
         out.reverse()
         return out
@@ -1729,7 +1721,7 @@ def _apply_in_full(state: TableTennisState, item: Input, at: float) -> Outcome[T
             fold.umpire_undo(item.side)
         elif isinstance(item, Correction):
             fold.correction(item)
-    return _new_outcome(fold.s, tuple(fold.facts), tuple(fold.anomalies))
+    return Outcome(fold.s, tuple(fold.facts), tuple(fold.anomalies))
 
 
 # -- device reports and plain data -------------------------------------------------------------------------
@@ -1765,7 +1757,7 @@ def to_input(report: Any) -> Input:
         except ValueError:
             pass
         return OtherEvent(report.kind, data)
-    return report  # type: ignore[no-any-return]
+    return report
 
 
 def _pair(value: Any) -> tuple[int, int]:
@@ -1927,7 +1919,7 @@ def _display_from_dict(data: dict[str, Any]) -> Display | None:
                 return None
             pairs.append((a, b))
         scores = tuple(pairs)
-    return _new_display((p0, p1), (g0, g1), server, scores, ends, expedite, player)
+    return Display((p0, p1), (g0, g1), server, scores, ends, expedite, player)
 
 
 def _score(data: dict[str, Any], key: str) -> tuple[int, int]:
@@ -2123,6 +2115,14 @@ def _tile(state: TableTennisState, pair: tuple[str, str] | None) -> dict[str, An
     }
 
 
+def _last_display_from_dict(data: dict[str, Any]) -> Display:
+    """The last display as `_bookkeeping` wrote it (`input_to_dict` of a Display)."""
+    display = input_from_dict(data)
+    if not isinstance(display, Display):
+        raise ValueError(f"last_display must be a display, got {data!r}")
+    return display
+
+
 def from_dict(data: dict[str, Any]) -> TableTennisState:
     """The inverse of `to_dict` (older skeleton snapshots read with defaults)."""
     c = data.get("config") or {"best_of": data["best_of"]}
@@ -2139,6 +2139,7 @@ def from_dict(data: dict[str, Any]) -> TableTennisState:
     toss = data.get("toss")
     order = data.get("game_order")
     final = data.get("final_scores")
+    cards = data.get("cards", [[], []])
     return TableTennisState(
         config=config,
         toss=None if toss is None else (toss[0], toss[1]),
@@ -2161,7 +2162,7 @@ def from_dict(data: dict[str, Any]) -> TableTennisState:
         timeouts=(bool(data.get("timeouts", [0, 0])[0]), bool(data.get("timeouts", [0, 0])[1])),
         timeout_active=data.get("timeout_active"),
         timeout_at=data.get("timeout_at"),
-        cards=tuple(tuple(c) for c in data.get("cards", [[], []])),  # type: ignore[arg-type]
+        cards=(tuple(cards[0]), tuple(cards[1])),
         penalty_points=_pair(data.get("penalty_points", [0, 0])),
         unshown=_pair(data.get("unshown", [0, 0])),
         carry=_pair(data.get("carry", [0, 0])),
@@ -2170,7 +2171,7 @@ def from_dict(data: dict[str, Any]) -> TableTennisState:
         expedite_due_game=data.get("expedite_due_game"),
         expedite_dropped_game=data.get("expedite_dropped_game"),
         ends_flagged=data.get("ends_flagged"),
-        last_display=None if last is None else input_from_dict(last),  # type: ignore[arg-type]
+        last_display=None if last is None else _last_display_from_dict(last),
         points_log=tuple(
             PointRecord(
                 p["game"],

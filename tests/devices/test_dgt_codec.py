@@ -26,22 +26,13 @@ from devices.dgt.codec import (
     board_dump_from_fen,
     bus_checksum,
     decode_message,
-    encode_battery_status,
-    encode_clock_beep,
-    encode_clock_button_query,
     encode_clock_command,
     encode_clock_end_text,
     encode_clock_set_and_run,
     encode_clock_text,
-    encode_clock_version,
     encode_command,
     encode_message,
-    encode_reset,
-    encode_send_board,
-    encode_send_clock,
-    encode_serial_number,
     encode_update_mode,
-    encode_version,
 )
 from devices.dgt.messages import (
     BoardDump,
@@ -533,16 +524,16 @@ def test_ack2_and_ack3_take_their_top_bits_from_the_right_hours_byte() -> None:
 
 
 def test_board_commands_are_the_documented_single_bytes() -> None:
-    assert encode_reset() == b"\x40"
-    assert encode_send_clock() == b"\x41"
-    assert encode_send_board() == b"\x42"
+    assert encode_command(Command.SEND_RESET) == b"\x40"
+    assert encode_command(Command.SEND_CLK) == b"\x41"
+    assert encode_command(Command.SEND_BRD) == b"\x42"
     assert encode_update_mode(UpdateMode.UPDATE) == b"\x43"
     assert encode_update_mode(UpdateMode.UPDATE_BOARD) == b"\x44"
     assert encode_update_mode(UpdateMode.UPDATE_NICE) == b"\x4b"
-    assert encode_serial_number() == b"\x45"
-    assert encode_serial_number(long=True) == b"\x55"
-    assert encode_battery_status() == b"\x4c"
-    assert encode_version() == b"\x4d"
+    assert encode_command(Command.RETURN_SERIALNR) == b"\x45"
+    assert encode_command(Command.RETURN_LONG_SERIALNR) == b"\x55"
+    assert encode_command(Command.SEND_BATTERY_STATUS) == b"\x4c"
+    assert encode_command(Command.SEND_VERSION) == b"\x4d"
     assert encode_command(Command.SEND_EE_MOVES) == b"\x49"
 
 
@@ -569,9 +560,9 @@ def test_set_and_run_sends_binary_hours_minutes_seconds_left_then_right() -> Non
 
 
 def test_other_clock_commands_use_the_same_wrapper() -> None:
-    assert encode_clock_beep(16) == bytes.fromhex("2b 04 03 0b 10 00")
-    assert encode_clock_version() == bytes.fromhex("2b 03 03 09 00")
-    assert encode_clock_button_query() == bytes.fromhex("2b 03 03 08 00")
+    assert encode_clock_command(ClockCommand.BEEP, bytes([16])) == bytes.fromhex("2b 04 03 0b 10 00")
+    assert encode_clock_command(ClockCommand.VERSION) == bytes.fromhex("2b 03 03 09 00")
+    assert encode_clock_command(ClockCommand.BUTTON) == bytes.fromhex("2b 03 03 08 00")
     xl = encode_clock_command(ClockCommand.DISPLAY, bytes(6) + b"\x00\x03")
     assert xl[:4] == bytes.fromhex("2b 0b 03 01") and xl[-1] == 0 and len(xl) == 13
 

@@ -17,14 +17,15 @@ import pytest
 import serial
 
 from devices.dgt.codec import (
+    ClockCommand,
     ClockRun,
     Command,
     DgtCodec,
     DgtError,
     DgtErrorKind,
+    encode_clock_command,
     encode_clock_set_and_run,
     encode_clock_text,
-    encode_clock_version,
 )
 from devices.dgt.messages import (
     BatteryStatus,
@@ -248,7 +249,7 @@ async def test_clock_commands_are_done_and_acknowledged_in_the_update_modes() ->
             text = board.shown_text
             host.send(encode_clock_set_and_run(600, 299, ClockRun.RIGHT))
             await host.until(lambda: len(host.of(ClockAck)) == 2)
-            host.send(encode_clock_version())
+            host.send(encode_clock_command(ClockCommand.VERSION))
             await host.until(lambda: len(host.of(ClockAck)) == 3)
             board.refuse_setnrun = True
             host.send(encode_clock_set_and_run(60, 60, ClockRun.LEFT))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from msgspec.structs import replace
+
 from benchmarks.common import tt_rallies
 from hub.rules import tabletennis as tt
 
@@ -35,7 +37,7 @@ def test_a_log_that_differs_before_its_end_is_built_again() -> None:
     full = states[-1]
     tt.view(full)
     changed = (*full.points_log[:10], tt.PointRecord(9, (9, 9), 1, 0, None, 1.5), *full.points_log[11:])
-    other = tt._replace(full, points_log=changed)
+    other = replace(full, points_log=changed)
     assert tt.view(other)["points_log"][10] == {
         "game": 9,
         "points": [9, 9],

@@ -93,10 +93,12 @@ def test_a_missing_venue_file_exits_2(tmp_path: Path) -> None:
     assert "nope.toml: file: no such file" in result.stderr
 
 
-def test_the_readmes_venue_example_loads_once_its_hashes_are_filled_in(tmp_path: Path) -> None:
-    """The organiser copies the README's example: it must be a venue, with `"…"` standing for the hashes."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+@pytest.mark.parametrize("document", ["README.md", "docs/VENUE.md"])
+def test_the_readmes_venue_example_loads_once_its_hashes_are_filled_in(tmp_path: Path, document: str) -> None:
+    """The organiser copies the README's example (and the venue reference's, the same one): it must be a
+    venue, with `"…"` standing for the hashes."""
+    text = (Path(__file__).resolve().parents[2] / document).read_text(encoding="utf-8")
+    example = text.split("```toml\n", 1)[1].split("```", 1)[0]
     assert example.count('"…"') == 2
     venue_file = tmp_path / "hall.toml"
     venue_file.write_text(example.replace('"…"', f'"{"ab" * 32}"'), encoding="utf-8")

@@ -4,14 +4,15 @@ allocator with one heap, as the command starts itself: hub/allocator.py), real W
 
 Each closed connection used to leave its objects in reference cycles, and CPython's small-object allocator
 keeps a 1 MiB arena while any object in it lives: 14,000 connections took a hub from 53 to 289 MB, and with
-the cycles broken a hub still held twice its start after the first burst.
+the cycles broken a hub still held twice its start after the first burst. On the C allocator it came back
+to 1.2× its start, held there by small blocks that the WebSocket library's date formatting left on ~1,600
+pages of each burst's memory (hub/wsfeed.py `_Handshakes.accept`); without them, 1.07×.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 import time
 from pathlib import Path
 
@@ -67,9 +68,8 @@ def test_memory_comes_back_after_thousands_of_spectators_leave(tmp_path: Path, t
     assert served == ROUNDS * CLIENTS and clients == 0
     # each burst's memory went back to the system within a few seconds of its last client leaving
     assert max(waited) < GIVE_BACK_WITHIN_S, waited
-    # within 20 % of the start once the rounds are done (the median of the last five looks, as one look can
-    # catch the system's own page accounting mid-way), and after every round within a quarter
-    assert statistics.median(after[-5:]) <= start * 1.2 and max(after) <= start * 1.25, (start, after)
+    # after every round, within 20 % of the start
+    assert max(after) <= start * 1.2, (start, after)
     tried(
         f"{ROUNDS} rounds of {CLIENTS} WebSocket spectators connecting, subscribing and leaving",
         area="hostile web clients",

@@ -1,0 +1,65 @@
+"""The venue file: tables, their devices, matches and referees, read from TOML and checked field by field.
+
+A mistake in the file is reported once, precisely: the file, the line, the field, what is wrong, in English
+and Turkish. The organiser fixes one line and runs again.
+
+- `model`: the dataclasses (`Venue`, `TableConfig`, …) and `VenueError`;
+- `parse`: `load_venue` / `parse_venue`, the `[venue]` settings, tables, team matches, referees, players;
+- `keys`: the keys each place may hold, unknown keys refused with a suggestion, lines found for errors;
+- `devices`: device and clock URLs, checked by the parser each session uses;
+- `matches`: `[[matches]]`, with each sport's own fields.
+"""
+
+from hub.matches import MatchInfo
+from hub.venue.devices import CHESS_BOARD_PROTOCOLS, DEVICE_URL_PARSERS, device_kind, device_protocol
+from hub.venue.keys import (
+    BACKGAMMON_CLOCK_KEYS,
+    MATCH_KEYS,
+    PLAYER_KEYS,
+    REFEREE_KEYS,
+    SPORT_MATCH_KEYS,
+    TABLE_KEYS,
+    TEAM_MATCH_KEYS,
+    TOP_KEYS,
+    VENUE_KEYS,
+)
+from hub.venue.matches import RULESETS
+from hub.venue.model import (
+    CHESS_BOARD_CATEGORIES,
+    ID_PATTERN,
+    PlayerConfig,
+    RefereeConfig,
+    TableConfig,
+    TeamMatchConfig,
+    Venue,
+    VenueError,
+)
+from hub.venue.parse import load_venue, parse_venue
+
+__all__ = [
+    "BACKGAMMON_CLOCK_KEYS",
+    "CHESS_BOARD_CATEGORIES",
+    "CHESS_BOARD_PROTOCOLS",
+    "DEVICE_URL_PARSERS",
+    "ID_PATTERN",
+    "MATCH_KEYS",
+    "PLAYER_KEYS",
+    "REFEREE_KEYS",
+    "RULESETS",
+    "SPORT_MATCH_KEYS",
+    "TABLE_KEYS",
+    "TEAM_MATCH_KEYS",
+    "TOP_KEYS",
+    "VENUE_KEYS",
+    "MatchInfo",
+    "PlayerConfig",
+    "RefereeConfig",
+    "TableConfig",
+    "TeamMatchConfig",
+    "Venue",
+    "VenueError",
+    "device_kind",
+    "device_protocol",
+    "load_venue",
+    "parse_venue",
+]

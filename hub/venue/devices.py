@@ -1,0 +1,130 @@
+"""The venue file's device URLs: which session reads each, checked by the parser that session uses.
+
+A table's `device`, its `device_id` and token hash, a chess table's separate `clock`, and the rule that the
+devices on one TCP gateway port name it the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from devices.chessnut.session import parse_chessnut_url
+from devices.dgt.session import parse_dgt_url
+from devices.transports.ble import parse_wire_ble_url
+from devices.transports.serial import parse_wire_serial_url
+from devices.transports.tcp import parse_tcp_url
+from hub.venue.model import ID_PATTERN, TableConfig
+
+CHESS_BOARD_PROTOCOLS = {"dgt": parse_dgt_url, "chessnut": parse_chessnut_url}  # URL checks by protocol=
+
+
+def device_protocol(url: str) -> str | None:
+    """The `protocol=` a device URL names (dgt, chessnut, dscore, wire), or None for Boardcast Wire."""
+    try:
+        values = parse_qs(urlsplit(url).query).get("protocol")
+    except ValueError:  # not a URL at all (urlsplit refuses "serial://[x"): its parser says why
+        return None
+    return values[-1] if values else None
+
+
+def device_kind(url: str) -> str:
+    """Which session reads a table's device, as hub/app.py `_session` and `_opener` choose it: "dgt" and
+    "chessnut" by `protocol=`, else Boardcast Wire over "tcp", "ble" or "serial" (any port pyserial opens)."""
+    protocol = device_protocol(url)
+    if protocol in CHESS_BOARD_PROTOCOLS:
+        return protocol
+    if url.startswith("tcp://"):
+        return "tcp"
+    return "ble" if url.startswith("ble://") else "serial"
+
+
+# The parser each kind of session checks its URL with when the hub starts: the venue check calls the same.
+DEVICE_URL_PARSERS = {
+    **CHESS_BOARD_PROTOCOLS,
+    "tcp": parse_tcp_url,
+    "ble": parse_wire_ble_url,
+    "serial": parse_wire_serial_url,
+}
+_BAD_URL = {
+    "dgt": "geçersiz satranç tahtası adresi",
+    "chessnut": "geçersiz satranç tahtası adresi",
+    "tcp": "geçersiz TCP adresi",
+    "ble": "geçersiz BLE adresi",
+    "serial": "geçersiz cihaz adresi",
+}
+
+
+def table_clock(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | None]:
+    """A chess table's separate clock device (URL and optional id), for boards without a clock of their own."""
+    url, clock_id = t.get("clock"), t.get("clock_id")
+    if url is None:
+        if clock_id is not None:
+            raise fail("clock_id", "needs a clock URL beside it / yanında saat adresi gerekli")
+        return None, None
+    if sport != "chess":
+        raise fail(
+            "clock", "only a chess table has a separate clock / ayrı saat yalnızca satranç masasında olur"
+        )
+    if not isinstance(url, str) or not url.strip() or url.startswith("tcp://"):
+        raise fail(
+            "clock",
+            "must be a serial or ble:// URL of a Boardcast Wire chess clock / seri ya da ble:// saat adresi olmalı",
+        )
+    try:  # a Boardcast Wire session, as hub/app.py `_opener` makes for it
+        (parse_wire_ble_url if url.startswith("ble://") else parse_wire_serial_url)(url)
+    except ValueError as exc:
+        raise fail("clock", f"{exc} / geçersiz saat adresi") from None
+    if clock_id is not None and not (isinstance(clock_id, str) and ID_PATTERN.match(clock_id)):
+        raise fail("clock_id", "must be an id (letters, digits, '-', '_', '.') / kimlik olmalı")
+    return url, clock_id
+
+
+def same_gateway_same_address(device: str | None, tables: list[TableConfig], fail) -> None:
+    """Devices on one TCP gateway port must name it the same way: the hub opens one gateway per address, and
+    tcp://127.0.0.1:7000 beside tcp://0.0.0.0:7000 would be two gateways on one port."""
+    if device is None or not device.startswith("tcp://"):
+        return
+    port = parse_tcp_url(device)[1]
+    gateways = [x for x in tables if x.device and x.device.startswith("tcp://") and x.device != device]
+    for other in gateways:
+        if parse_tcp_url(str(other.device))[1] == port:
+            raise fail(
+                "device",
+                f"table {other.id!r} names the gateway on port {port} as {other.device}; write the same "
+                f"address for every device on that port / aynı bağlantı noktasındaki cihazlar aynı adresi "
+                f"yazmalı",
+            )
+
+
+def table_device(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | None, str | None]:
+    """A table's `device` URL, checked by the parser its session uses, with its `device_id` and token hash."""
+    device = t.get("device")
+    if device is not None and (not isinstance(device, str) or not device.strip()):
+        raise fail("device", "must be a device URL such as serial:///dev/ttyUSB0 / cihaz adresi")
+    device_id = t.get("device_id")
+    if device_id is not None and not (isinstance(device_id, str) and ID_PATTERN.match(device_id)):
+        raise fail("device_id", "must be an id (letters, digits, '-', '_', '.') / kimlik olmalı")
+    digest = t.get("device_token_sha256")
+    if digest is not None and not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+        raise fail(
+            "device_token_sha256", "must be 64 lowercase hex digits (a SHA-256) / SHA-256 özeti olmalı"
+        )
+    if device is None:
+        return None, device_id, digest
+    kind = device_kind(device)
+    if kind in CHESS_BOARD_PROTOCOLS and sport != "chess":
+        raise fail("device", f"a {kind} e-board needs a chess table / satranç masası gerekli")
+    try:
+        DEVICE_URL_PARSERS[kind](device)
+    except ValueError as exc:
+        raise fail("device", f"{exc} / {_BAD_URL[kind]}") from None
+    if kind == "tcp" and device_id is None:
+        raise fail("device_id", "a TCP device needs its device_id / TCP cihazı için kimlik gerekli")
+    if kind == "tcp" and digest is None:
+        raise fail(
+            "device_token_sha256",
+            "a TCP device needs the SHA-256 of its token (boardcast device-token ID) / belirteç özeti gerekli",
+        )
+    return device, device_id, digest

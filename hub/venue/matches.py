@@ -1,0 +1,218 @@
+"""The venue file's `[[matches]]`: the fields every match has, then those of its table's sport.
+
+Table tennis (best_of, ruleset, the toss), chess (time control, clock side, team-match board) and
+backgammon (length, clock); a key of another sport's matches is refused saying whose it is.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from hub.matches import MatchInfo
+from hub.venue.keys import (
+    BACKGAMMON_CLOCK_KEYS,
+    MATCH_KEYS,
+    SPORT_MATCH_KEYS,
+    array,
+    ident,
+    nearest_key,
+    unknown_key,
+)
+from hub.venue.model import CHESS_BOARD_CATEGORIES, TableConfig, TeamMatchConfig
+
+RULESETS = ("ittf", "legacy21")
+
+
+def parse_matches(
+    data: dict[str, Any], tables: tuple[TableConfig, ...], team_matches: tuple[TeamMatchConfig, ...], fail
+) -> tuple[MatchInfo, ...]:
+    """The `[[matches]]` entries, each checked against its table's sport."""
+    matches: list[MatchInfo] = []
+    for i, m in enumerate(array(data, "matches", fail)):
+        at = partial(fail, "matches", i)
+        table = next((t for t in tables if t.id == m.get("table")), None)
+        _match_keys(m, table.sport if table else None, at)
+        mid = ident(m, "id", at)
+        if any(x.id == mid for x in matches):
+            raise at("id", f"match {mid!r} is defined twice / maç iki kez tanımlı")
+        if table is None:
+            raise at("table", f"no table {m.get('table')!r} in [[tables]] / böyle bir masa yok")
+        matches.append(_match(m, mid, table, team_matches, matches, at))
+    return tuple(matches)
+
+
+def _match_keys(m: dict[str, Any], sport: str | None, fail) -> None:
+    """Refuse a key no match takes, or one another sport's matches take (best_of on a chess game)."""
+    every = MATCH_KEYS + tuple(k for keys in SPORT_MATCH_KEYS.values() for k in keys)
+    known = every if sport is None else MATCH_KEYS + SPORT_MATCH_KEYS.get(sport, ())
+    for key in m:
+        if key in known:
+            continue
+        if key not in every:
+            raise fail(key, unknown_key(key, known))
+        others = [s for s, keys in SPORT_MATCH_KEYS.items() if key in keys]
+        raise fail(
+            key,
+            f"{key} is for {' and '.join(others)} matches, not {sport}; a {sport} match takes "
+            f"{', '.join(known)} / {key} bu spor dalının maçında kullanılmaz",
+        )
+
+
+def _match(
+    m: dict[str, Any],
+    mid: str,
+    table: TableConfig,
+    team_matches: tuple[TeamMatchConfig, ...],
+    matches: list[MatchInfo],
+    fail,
+) -> MatchInfo:
+    """One match on its table: the fields every sport has, then its sport's own."""
+    rnd = m.get("round", 1)
+    if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
+        raise fail("round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı")
+    doubles = m.get("doubles", False)
+    if not isinstance(doubles, bool):
+        raise fail("doubles", "must be true or false / true ya da false olmalı")
+    wanted = 4 if doubles else 2
+    players = m.get("players", [""] * wanted)
+    if not (
+        isinstance(players, list) and len(players) == wanted and all(isinstance(p, str) for p in players)
+    ):
+        shape = '["A1", "A2", "B1", "B2"]' if doubles else '["A", "B"]'
+        raise fail("players", f"must be {wanted} names, {shape} / {wanted} isim olmalı")
+    best_of, ruleset, first_server, first_receiver = _tabletennis_fields(m, doubles, fail)
+    length, clock = 0, None
+    clock_white, board, team_match = None, None, None
+    if table.sport == "backgammon":
+        length, clock = _backgammon_fields(m, fail)
+    if table.sport == "chess":
+        clock, clock_white, board, team_match = _chess_fields(m, list(team_matches), fail)
+        if team_match is not None and any(x.team_match == team_match and x.board == board for x in matches):
+            raise fail("board", f"board {board} of {team_match} is defined twice / masa iki kez tanımlı")
+        rnd = next(t.round for t in team_matches if t.id == team_match) if team_match else rnd
+    return MatchInfo(
+        mid,
+        table.sport,
+        table.id,
+        rnd,
+        tuple(players),
+        best_of,
+        doubles,
+        first_server,
+        first_receiver,
+        ruleset,
+        length,
+        clock or None,
+        clock_white,
+        board,
+        team_match,
+    )
+
+
+def _tabletennis_fields(m: dict[str, Any], doubles: bool, fail) -> tuple[int, str, str | None, str | None]:
+    """A table-tennis match's best_of, ruleset and toss (first server, and first receiver in doubles)."""
+    best_of = m.get("best_of", 5)
+    if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
+        raise fail(
+            "best_of",
+            f"must be an odd number of games (3, 5, 7), got {best_of!r} / tek bir tam sayı olmalı",
+        )
+    ruleset = m.get("ruleset", "ittf")
+    if ruleset not in RULESETS:
+        raise fail("ruleset", f"must be one of {', '.join(RULESETS)} / geçersiz kural seti")
+    sides = ("A1", "A2", "B1", "B2") if doubles else ("A", "B")
+    first_server = m.get("first_server")
+    if first_server is not None and first_server not in sides:
+        raise fail("first_server", f"must be one of {', '.join(sides)} / geçersiz ilk servis")
+    first_receiver = m.get("first_receiver")
+    if first_receiver is not None:
+        if not doubles or first_receiver not in sides:
+            raise fail("first_receiver", "only for doubles: one of B1, B2, A1, A2 / yalnızca çiftlerde")
+        if first_server is not None and first_receiver[0] == first_server[0]:
+            raise fail(
+                "first_receiver", "must be on the other side from first_server / karşı taraftan olmalı"
+            )
+    return best_of, ruleset, first_server, first_receiver
+
+
+def _chess_fields(
+    m: dict[str, Any], team_matches: list[TeamMatchConfig], fail
+) -> tuple[str | None, str | None, int | None, str | None]:
+    """A chess game's time control, clock side for White, board number and team match."""
+    from hub.rules.chess import ChessConfig  # the rules own the time-control notation
+
+    if m.get("doubles", False):
+        raise fail("doubles", "chess is played one against one / satranç bire bir oynanır")
+    control = m.get("time_control")
+    if control is not None:
+        if not isinstance(control, str):
+            raise fail("time_control", 'must be text such as "5400+30" / "5400+30" gibi bir metin olmalı')
+        try:
+            ChessConfig.from_text(control)
+        except ValueError as exc:
+            raise fail("time_control", str(exc)) from None
+    clock_white = m.get("clock_white")
+    if clock_white not in (None, "left", "right"):
+        raise fail("clock_white", 'must be "left" or "right" / "left" ya da "right" olmalı')
+    team_match = m.get("team_match")
+    board = m.get("board")
+    if team_match is None:
+        if board is not None:
+            raise fail("board", "a board number needs its team_match / masa numarası takım maçıyla verilir")
+        return control, clock_white, None, None
+    if not any(t.id == team_match for t in team_matches):
+        raise fail(
+            "team_match", f"no team match {team_match!r} in [[team_matches]] / böyle bir takım maçı yok"
+        )
+    if not isinstance(board, int) or isinstance(board, bool) or board not in CHESS_BOARD_CATEGORIES:
+        raise fail("board", f"must be a board number 1-8, got {board!r} / 1-8 arası masa numarası olmalı")
+    return control, clock_white, board, team_match
+
+
+def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:
+    """A backgammon match's `length` (required, at least 1) and optional `clock`, as (length, clock text).
+
+    The clock is kept as text (`simple:600:12`, mode:reserve_s:delay_s) in MatchInfo.clock.
+    """
+    if m.get("doubles", False):
+        raise fail("doubles", "backgammon is played one against one / tavla bire bir oynanır")
+    length = m.get("length")
+    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+        raise fail(
+            "length",
+            f"a backgammon match needs its length in points, a whole number from 1, got {length!r} "
+            f"/ maç uzunluğu (puan) 1 veya büyük bir tam sayı olmalı",
+        )
+    clock = m.get("clock")
+    if clock is None:
+        return length, ""
+    if not isinstance(clock, dict):
+        raise fail(
+            "clock", 'must be a table: {mode = "simple", reserve_s = 600, delay_s = 12} / tablo olmalı'
+        )
+    unknown = [key for key in clock if key not in BACKGAMMON_CLOCK_KEYS]
+    if unknown:
+        nearest = nearest_key(unknown[0], BACKGAMMON_CLOCK_KEYS)
+        hint = (f"; did you mean {nearest}?", f"; {nearest} mı demek istediniz?") if nearest else ("", "")
+        raise fail(
+            "clock",
+            f"unknown keys {', '.join(sorted(unknown))}; known: mode, reserve_s, delay_s{hint[0]} "
+            f"/ bilinmeyen alan{hint[1]}",
+            at=f"clock.{unknown[0]}",
+        )
+    mode = clock.get("mode", "simple")
+    if mode not in ("simple", "bronstein"):
+        raise fail("clock.mode", f'must be "simple" or "bronstein", got {mode!r} / geçersiz saat türü')
+    reserve = clock.get("reserve_s", 600)
+    if not isinstance(reserve, int | float) or isinstance(reserve, bool) or reserve <= 0:
+        raise fail(
+            "clock.reserve_s",
+            f"must be a positive number of seconds, got {reserve!r} / pozitif saniye olmalı",
+        )
+    delay = clock.get("delay_s", 12)
+    if not isinstance(delay, int | float) or isinstance(delay, bool) or delay < 0:
+        raise fail(
+            "clock.delay_s", f"must be a number of seconds >= 0, got {delay!r} / 0 veya büyük saniye olmalı"
+        )
+    return length, f"{mode}:{float(reserve):g}:{float(delay):g}"

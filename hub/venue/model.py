@@ -1,0 +1,101 @@
+"""The venue's model: tables, referees, players, team matches and the venue itself, as read from its file.
+
+Plain frozen dataclasses and the error a bad file raises; reading and checking the file is `hub.venue.parse`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hub.matches import MatchInfo
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class VenueError(ValueError):
+    """A venue file that cannot be used; str() is the message for the organiser."""
+
+    def __init__(self, path: Path, line: int | None, field: str, message: str) -> None:
+        self.path, self.line, self.field = path, line, field
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {field}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """A table and the device that reports from it."""
+
+    id: str
+    sport: str
+    device: str | None = None  # a device URL: serial:///dev/ttyUSB0, /dev/pts/3, socket://host:port
+    device_id: str | None = None  # the id the device must announce, when known
+    device_token_sha256: str | None = None  # for devices that connect over TCP: SHA-256 of their token
+    wristbands: tuple[str, ...] = ()  # D-SCORE umpire wristbands: ble://AA:..?protocol=dscore&side=0
+    clock: str | None = None  # chess: a separate clock (Boardcast Wire chess-clock), when the board has none
+    clock_id: str | None = None  # the id that clock must announce, when known
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    """A referee who may act in the console, identified by a token stored only as its hash."""
+
+    name: str
+    role: str
+    token_sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerConfig:
+    """A player's public details and the contacts only referees and the organiser may see (seed 000 §14)."""
+
+    name: str
+    club: str = ""
+    city: str = ""
+    phone: str | None = None  # private: never in a spectator view
+    email: str | None = None  # private: never in a spectator view
+
+
+# Seed 002 §4.2.2 and §5.5 (RULES.md §2): boards 1-4 are open; the others are kept for a category. (§4.3 of
+# the same seed fills boards 5 and 6 the other way round; §5.5, which the medals follow, is used here.)
+CHESS_BOARD_CATEGORIES = {
+    1: ("open", "genel"),
+    2: ("open", "genel"),
+    3: ("open", "genel"),
+    4: ("open", "genel"),
+    5: ("under 20", "20 yaş ve altı"),
+    6: ("woman", "kadın"),
+    7: ("under 16", "16 yaş ve altı"),
+    8: ("under 16 girl", "16 yaş ve altı kadın"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TeamMatchConfig:
+    """A chess team match: two teams on up to eight boards; its games are the matches that name it."""
+
+    id: str
+    round: int
+    teams: tuple[str, str]  # the first-named team has White on the odd boards unless a game says otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class Venue:
+    """A whole venue, as read from its file."""
+
+    name: str
+    tables: tuple[TableConfig, ...]
+    matches: tuple[MatchInfo, ...]
+    referees: tuple[RefereeConfig, ...] = ()
+    path: Path | None = None
+    team_matches: tuple[TeamMatchConfig, ...] = ()
+    broadcast_delay_s: float = 0.0  # chess: spectators see every game this many seconds late (anti-cheating)
+    players: tuple[PlayerConfig, ...] = ()  # optional: clubs, cities and the private contacts of players
+    show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
+    allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
+    trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
+
+    def table(self, table_id: str) -> TableConfig:
+        """The table with this id."""
+        return next(t for t in self.tables if t.id == table_id)

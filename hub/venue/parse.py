@@ -1,0 +1,251 @@
+"""Reading a venue file: TOML in, a checked `Venue` out, or one `VenueError` naming file, line and field.
+
+The `[venue]` settings, `[[tables]]`, `[[team_matches]]`, `[[referees]]` and `[[players]]` are checked here;
+devices (`hub.venue.devices`) and matches (`hub.venue.matches`) have modules of their own.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import tomllib
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from devices.dscore.session import parse_dscore_url
+from hub.limits import split_host
+from hub.sports import SPORTS
+from hub.venue.devices import same_gateway_same_address, table_clock, table_device
+from hub.venue.keys import (
+    PLAYER_KEYS,
+    REFEREE_KEYS,
+    TABLE_KEYS,
+    TEAM_MATCH_KEYS,
+    TOP_KEYS,
+    VENUE_KEYS,
+    Locator,
+    array,
+    ident,
+    refuse_unknown,
+    unknown_key,
+)
+from hub.venue.matches import parse_matches
+from hub.venue.model import PlayerConfig, RefereeConfig, TableConfig, TeamMatchConfig, Venue, VenueError
+
+_ROLES = ("referee", "chief")
+
+
+def load_venue(path: Path | str) -> Venue:
+    """Read and check a venue file; raise VenueError naming the file, line and field."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise VenueError(path, None, "file", "no such file / dosya bulunamadı") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VenueError(path, None, "file", f"cannot be read ({exc}) / dosya okunamadı") from None
+    return parse_venue(text, path)
+
+
+def parse_venue(text: str, path: Path) -> Venue:
+    """Check a venue file's text; raise VenueError naming the file, line and field."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise VenueError(
+            path, int(match.group(1)) if match else None, "toml", f"{exc} / TOML sözdizimi hatası"
+        ) from None
+    loc = Locator(text)
+
+    def fail(
+        section: str | None, index: int | None, key: str | None, message: str, at: str | None = None
+    ) -> VenueError:
+        """The error for a field; `at` is the key path to point the line at, when it is not the field's."""
+        field = section if index is None else f"{section}[{index + 1}]"
+        if key:
+            field = f"{field}.{key}" if field else key
+        return VenueError(path, loc.line(section, index, at or key), field or "", message)
+
+    for key, value in data.items():
+        if key not in TOP_KEYS:
+            is_table = isinstance(value, dict) or (
+                isinstance(value, list) and value and isinstance(value[0], dict)
+            )
+            raise fail(None, None, key, unknown_key(key, TOP_KEYS, table=bool(is_table)))
+    venue_table = data.get("venue", {})
+    if not isinstance(venue_table, dict):
+        raise fail("venue", None, None, "must be a table ([venue]) / [venue] bir tablo olmalı")
+    refuse_unknown(venue_table, VENUE_KEYS, partial(fail, "venue", None))
+    name = venue_table.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise fail("venue", None, "name", "must be a non-empty string / boş olmayan bir metin olmalı")
+    tables = _tables(data, fail)
+    delay = venue_table.get("broadcast_delay_s", 0)
+    if not isinstance(delay, int | float) or isinstance(delay, bool) or not 0 <= delay <= 24 * 3600:
+        raise fail(
+            "venue",
+            None,
+            "broadcast_delay_s",
+            f"must be a number of seconds from 0 to 86400, got {delay!r} / 0-86400 arası saniye olmalı",
+        )
+    show_names = venue_table.get("show_referee_names", False)
+    if not isinstance(show_names, bool):
+        raise fail("venue", None, "show_referee_names", "must be true or false / true ya da false olmalı")
+    allowed_hosts = _allowed_hosts(venue_table, partial(fail, "venue", None))
+    trusted_proxies = _trusted_proxies(venue_table, partial(fail, "venue", None))
+    team_matches = _team_matches(data, fail)
+    matches = parse_matches(data, tables, team_matches, fail)
+    referees = _referees(data, fail)
+    players = _players(data, fail)
+    return Venue(
+        name,
+        tables,
+        matches,
+        referees,
+        path,
+        team_matches,
+        float(delay),
+        players=players,
+        show_referee_names=show_names,
+        allowed_hosts=allowed_hosts,
+        trusted_proxies=trusted_proxies,
+    )
+
+
+def _strings(venue_table: dict[str, Any], key: str, fail, shape: str) -> list[str]:
+    """A `[venue]` list of strings, or [] when absent."""
+    value = venue_table.get(key, [])
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise fail(key, f"must be a list of strings such as {shape} / metin listesi olmalı: {shape}")
+    return value
+
+
+def _allowed_hosts(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
+    """`allowed_hosts`: the names (host or host:port, no URL) spectators and referees reach the hub by."""
+    names = _strings(venue_table, "allowed_hosts", fail, '["hall.example.org", "10.0.0.5:8000"]')
+    for name in names:
+        if split_host(name) is None:
+            raise fail(
+                "allowed_hosts",
+                f"{name!r} is not a host name or address with an optional :port (write hall.example.org, "
+                f"not http://hall.example.org/) / {name!r} bir ana makine adı ya da adresi değil",
+            )
+    return tuple(names)
+
+
+def _trusted_proxies(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
+    """`trusted_proxies`: IP addresses or networks of reverse proxies allowed to name the client."""
+    proxies = _strings(venue_table, "trusted_proxies", fail, '["127.0.0.1", "10.0.0.0/8"]')
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise fail(
+                "trusted_proxies",
+                f"{proxy!r} is not an IP address or network such as 127.0.0.1 or 10.0.0.0/8 "
+                f"/ {proxy!r} bir IP adresi ya da ağı değil",
+            ) from None
+    return tuple(proxies)
+
+
+def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
+    """The `[[tables]]` entries, each with its device, wristbands and clock checked."""
+    tables: list[TableConfig] = []
+    for i, t in enumerate(array(data, "tables", fail)):
+        at = partial(fail, "tables", i)
+        refuse_unknown(t, TABLE_KEYS, at)
+        tid = ident(t, "id", at)
+        if any(x.id == tid for x in tables):
+            raise at("id", f"table {tid!r} is defined twice / masa iki kez tanımlı")
+        sport = t.get("sport")
+        if sport not in SPORTS:
+            raise at("sport", f"unknown sport {sport!r}; known: {', '.join(SPORTS)} / bilinmeyen spor dalı")
+        device, device_id, digest = table_device(t, sport, at)
+        same_gateway_same_address(device, tables, at)
+        if device_id is not None and any(x.device_id == device_id for x in tables):
+            raise at("device_id", f"device {device_id!r} is already on another table / cihaz başka masada")
+        wristbands = t.get("wristbands", [])
+        if not (isinstance(wristbands, list) and all(isinstance(w, str) for w in wristbands)):
+            raise at("wristbands", "must be a list of ble:// URLs / ble:// adresleri listesi olmalı")
+        for url in wristbands:
+            try:
+                parse_dscore_url(url)
+            except ValueError as exc:
+                raise at("wristbands", f"{exc} / geçersiz bileklik adresi") from None
+        clock_url, clock_id = table_clock(t, sport, at)
+        if clock_id is not None and any(clock_id in (x.device_id, x.clock_id) for x in tables):
+            raise at("clock_id", f"device {clock_id!r} is already on another table / cihaz başka masada")
+        tables.append(
+            TableConfig(tid, sport, device, device_id, digest, tuple(wristbands), clock_url, clock_id)
+        )
+    return tuple(tables)
+
+
+def _team_matches(data: dict[str, Any], fail) -> tuple[TeamMatchConfig, ...]:
+    """The `[[team_matches]]` entries: chess team matches, each two teams in a round."""
+    team_matches: list[TeamMatchConfig] = []
+    for i, tm in enumerate(array(data, "team_matches", fail)):
+        at = partial(fail, "team_matches", i)
+        refuse_unknown(tm, TEAM_MATCH_KEYS, at)
+        tmid = ident(tm, "id", at)
+        if any(x.id == tmid for x in team_matches):
+            raise at("id", f"team match {tmid!r} is defined twice / iki kez tanımlı")
+        teams = tm.get("teams")
+        if not (
+            isinstance(teams, list)
+            and len(teams) == 2
+            and all(isinstance(x, str) and x.strip() for x in teams)
+        ):
+            raise at("teams", 'must be two team names, ["Home", "Away"] / iki takım adı olmalı')
+        rnd = tm.get("round", 1)
+        if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
+            raise at("round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı")
+        team_matches.append(TeamMatchConfig(tmid, rnd, (teams[0], teams[1])))
+    return tuple(team_matches)
+
+
+def _referees(data: dict[str, Any], fail) -> tuple[RefereeConfig, ...]:
+    """The `[[referees]]` entries: a name, a role and the SHA-256 of the referee's token."""
+    referees: list[RefereeConfig] = []
+    for i, r in enumerate(array(data, "referees", fail)):
+        at = partial(fail, "referees", i)
+        refuse_unknown(r, REFEREE_KEYS, at)
+        rname = r.get("name")
+        if not isinstance(rname, str) or not rname.strip():
+            raise at("name", "must be a non-empty string / boş olmayan bir metin olmalı")
+        role = r.get("role", "referee")
+        if role not in _ROLES:
+            raise at("role", f"must be one of {', '.join(_ROLES)} / geçersiz rol")
+        digest = r.get("token_sha256")
+        if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise at("token_sha256", "must be 64 lowercase hex digits (a SHA-256) / SHA-256 özeti olmalı")
+        if any(x.name == rname for x in referees):  # the audit names referees: a name must say who
+            raise at("name", f"referee {rname!r} is listed twice / hakem iki kez yazılmış")
+        referees.append(RefereeConfig(rname, role, digest))
+    return tuple(referees)
+
+
+def _players(data: dict[str, Any], fail) -> tuple[PlayerConfig, ...]:
+    """The `[[players]]` entries: a name, optional club and city (public), phone and e-mail (referees only)."""
+    players: list[PlayerConfig] = []
+    for i, p in enumerate(array(data, "players", fail)):
+        at = partial(fail, "players", i)
+        refuse_unknown(p, PLAYER_KEYS, at)
+        pname = p.get("name")
+        if not isinstance(pname, str) or not pname.strip():
+            raise at("name", "must be a non-empty string / boş olmayan bir metin olmalı")
+        if any(x.name == pname for x in players):
+            raise at("name", f"player {pname!r} is listed twice / oyuncu iki kez yazılmış")
+        for key in ("club", "city", "phone", "email"):
+            if key in p and not isinstance(p[key], str):
+                raise at(key, "must be text / metin olmalı")
+        email = p.get("email")
+        if email is not None and not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", email):
+            raise at("email", f"{email!r} is not an e-mail address / geçersiz e-posta")
+        phone = p.get("phone")
+        if phone is not None and not re.fullmatch(r"\+?[0-9 ()-]{5,24}", phone):
+            raise at("phone", f"{phone!r} is not a phone number / geçersiz telefon")
+        players.append(PlayerConfig(pname, p.get("club", ""), p.get("city", ""), phone, email))
+    return tuple(players)

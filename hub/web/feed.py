@@ -1,0 +1,203 @@
+"""The spectators' `/ws` feed: one socket per client, its subscribe/unsubscribe requests and what it is owed.
+
+Under the hub's own WebSocket protocol (`hub.wsfeed`) the fan-out writes to each socket itself and this
+module only reads requests; under any other ASGI server a writer task per client sends what is queued.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import orjson
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from hub.auth import Authenticator
+from hub.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
+from hub.limits import CLOSE_POLICY, RateLimiter, WebLimits
+from hub.web.context import PublicContext
+from hub.wsfeed import LINK
+
+MAX_CLIENT_MESSAGE = 4096
+CLOSE_TOO_BIG = 1009
+YIELD_EVERY = 32
+BATCH_S = 0.2  # a tick for clients that ask for batches: at most 5 messages a second
+REFEREE_TOPICS = frozenset({"referee"})  # topics that carry what only referees may see
+
+
+def feed_route(ctx: PublicContext) -> WebSocketRoute:
+    """The `/ws` route: every client of the hall's fan-out, until it leaves or is closed."""
+    ctx.fanout.stuck_after_s = ctx.stuck_after_s
+
+    async def feed(websocket: WebSocket) -> None:
+        await websocket.accept()
+        link = websocket.scope.get("extensions", {}).get(LINK)
+        sub = ctx.fanout.connect(link)  # with the hub's own protocol the fan-out writes to the socket itself
+        try:
+            if link is not None:  # one coroutine per client, reading its requests: nothing else to own
+                link.forget_handshake()
+                with contextlib.suppress(WebSocketDisconnect, _ClientGone):
+                    await _read_requests(websocket, ctx.fanout, sub, ctx.auth, ctx)
+                return
+            try:  # any other ASGI server: a writer task per client as well, from what it is owed
+                async with asyncio.TaskGroup() as tg:
+                    tg.create_task(_read_requests(websocket, ctx.fanout, sub, ctx.auth, ctx))
+                    tg.create_task(_write_changes(websocket, sub, ctx))
+            except* (WebSocketDisconnect, _ClientGone):
+                pass
+        finally:
+            ctx.fanout.disconnect(sub)
+
+    return WebSocketRoute("/ws", feed)
+
+
+class _ClientGone(Exception):
+    """The client closed, or was closed for breaking a limit."""
+
+
+async def _read_requests(
+    websocket: WebSocket,
+    fanout: Fanout,
+    sub: Subscriber,
+    auth: Authenticator,
+    ctx: PublicContext | None = None,
+) -> None:
+    """Handle subscribe/unsubscribe requests; a bad request gets an error message, not silence."""
+    limits = ctx.limits if ctx is not None else WebLimits()
+    messages = RateLimiter(limits.messages_per_s, limits.message_burst)  # this client's requests
+    loop = asyncio.get_running_loop()
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise _ClientGone
+        text = message.get("text")
+        if text is None and message.get("bytes") is not None:
+            text = message["bytes"].decode("utf-8", "replace")
+        if text is None:
+            continue
+        if messages.take("", loop.time()) > 0:  # a subscribe/unsubscribe flood: costs the hub, helps no one
+            if ctx is not None:
+                ctx.refused["messages_per_s"] += 1
+            await websocket.close(
+                CLOSE_POLICY, f"more than {limits.messages_per_s:g} requests a second / çok fazla istek"
+            )
+            raise _ClientGone
+        if len(text) > MAX_CLIENT_MESSAGE:
+            await websocket.close(CLOSE_TOO_BIG, f"messages are limited to {MAX_CLIENT_MESSAGE} bytes")
+            raise _ClientGone
+        for reply in handle_request(fanout, sub, text, auth):
+            await websocket.send_text(reply)
+
+
+def handle_request(
+    fanout: Fanout, sub: Subscriber, text: str, auth: Authenticator | None = None
+) -> list[str]:
+    """Apply one client request; return the error replies to send, if any."""
+    try:
+        request = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return [_client_error('not JSON; send {"subscribe": ["venue"]} / JSON değil')]
+    if not isinstance(request, dict):
+        return [_client_error('expected an object such as {"subscribe": ["venue"]} / nesne bekleniyordu')]
+    errors: list[str] = []
+    resume = request.get("resume") or {}
+    if not isinstance(resume, dict):
+        errors.append(_client_error("resume must map topics to versions / resume konu→sürüm olmalı"))
+        resume = {}
+    for topic in _topics(request, "unsubscribe", errors):
+        fanout.unsubscribe(sub, topic)
+    _set_batch(fanout, sub, request.get("batch"), errors)
+    token = request.get("token")
+    if isinstance(token, str) and auth is not None:
+        referee = auth.referee_for(f"Bearer {token}")
+        if referee is None:
+            errors.append(_client_error("the referee token is not valid / hakem anahtarı geçersiz"))
+        sub.referee = referee.name if referee else sub.referee
+    for topic in _topics(request, "subscribe", errors):
+        _subscribe(fanout, sub, topic, resume.get(topic), errors)
+    if not {"subscribe", "unsubscribe", "batch", "token"} & request.keys():
+        errors.append(_client_error('nothing to do: use "subscribe" or "unsubscribe" / istek boş'))
+    return errors
+
+
+def _set_batch(fanout: Fanout, sub: Subscriber, batch: Any, errors: list[str]) -> None:
+    """Apply a request's "batch": true, false or a tick in seconds."""
+    if batch is None:
+        return
+    if batch is False or batch is True:
+        fanout.set_batch(sub, batch)
+    elif isinstance(batch, int | float) and 0.05 <= batch <= 5:
+        fanout.set_batch(sub, True, float(batch))
+    else:
+        errors.append(
+            _client_error("batch must be true, false or seconds between 0.05 and 5 / geçersiz batch")
+        )
+
+
+def _subscribe(fanout: Fanout, sub: Subscriber, topic: str, version: Any, errors: list[str]) -> None:
+    """Subscribe to one topic, resuming after `version` when given; a refusal is added to `errors`."""
+    if topic in REFEREE_TOPICS and sub.referee is None:
+        errors.append(
+            _client_error(
+                'this topic needs a referee token: {"subscribe": ["referee"], "token": "…"} '
+                "/ bu konu hakem anahtarı ister",
+                topic,
+            )
+        )
+        return
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        errors.append(_client_error(f"resume version for {topic} must be an integer", topic))
+        version = None
+    try:
+        fanout.subscribe(sub, topic, version)
+    except SubscriptionRefused as exc:
+        errors.append(_client_error(str(exc), topic))
+
+
+def _topics(request: dict[str, Any], key: str, errors: list[str]) -> list[str]:
+    value = request.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        errors.append(_client_error(f"{key} must be a list of topic names / konu adları listesi olmalı"))
+        return []
+    return value
+
+
+def _client_error(message: str, topic: str | None = None) -> str:
+    return orjson.dumps({"error": message, "topic": topic} if topic else {"error": message}).decode()
+
+
+async def _write_changes(websocket: WebSocket, sub: Subscriber, ctx: PublicContext) -> None:
+    """Send queued changes to a client with no direct link; a socket blocked past the limit is closed.
+
+    Only under an ASGI server other than the hub's (see `hub.wsfeed`). A client that asked for batches gets
+    at most one message per tick: a JSON array of every change queued in that tick, each the latest of its
+    topic and key."""
+    loop = asyncio.get_running_loop()
+    next_send = 0.0
+    while True:
+        frames = await sub.take()
+        if sub.batch:
+            wait = next_send - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                frames += sub.take_now()
+            next_send = loop.time() + (sub.batch_s or BATCH_S)
+            frames = ["[" + ",".join(frames) + "]"]
+        try:
+            async with asyncio.timeout(ctx.stuck_after_s):
+                for n, text in enumerate(frames, start=1):
+                    await websocket.send_text(text)
+                    sub.sent += 1
+                    if n % YIELD_EVERY == 0:  # a writable socket never blocks: let devices and commits run
+                        await asyncio.sleep(0)
+        except TimeoutError:
+            if websocket.application_state is WebSocketState.CONNECTED:
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(1.0):  # the close frame may not fit either
+                        await websocket.close(CLOSE_STUCK, "client too slow / istemci çok yavaş")
+            ctx.fanout.closed_stuck += 1
+            raise _ClientGone from None
+        except (RuntimeError, OSError) as exc:  # the socket closed under us
+            raise _ClientGone from exc

@@ -1,0 +1,126 @@
+"""The public routes: the pages, the REST reads of matches and team matches, exports, PGN and the `/ws` feed.
+
+Everything here is for spectators and needs no token; it reads only a `PublicContext`, so a spectator edge
+serves these same routes from the bus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from hub import chess_feed
+from hub.web.context import PublicContext
+from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
+from hub.web.feed import feed_route
+
+WEB_DISPLAY = Path(__file__).resolve().parent.parent.parent / "web-display"
+
+
+def pgn_response(text: str) -> Response:
+    """A PGN for relays that poll: never cached, so each poll sees the latest move."""
+    return Response(
+        text,
+        media_type="application/x-chess-pgn; charset=utf-8",
+        headers={"Cache-Control": "no-cache, max-age=0", "Access-Control-Allow-Origin": "*"},
+    )
+
+
+class PublicRoutes:
+    """The spectators' endpoints of one hall."""
+
+    def __init__(self, ctx: PublicContext, static_dir: Path) -> None:
+        self.ctx = ctx
+        self.static_dir = static_dir
+
+    async def index(self, request: Request) -> Response:
+        """The venue's wall."""
+        return FileResponse(self.static_dir / "index.html")
+
+    async def console_page(self, request: Request) -> Response:
+        """The referee console's page: no data in it; every call it makes needs a referee token."""
+        return FileResponse(self.static_dir / "console.html")
+
+    async def match_page(self, request: Request) -> Response:
+        """One match's page."""
+        if request.path_params["match_id"] not in self.ctx.hall.infos:  # an edge has no committed state
+            raise NotFound(NO_MATCH)
+        return FileResponse(self.static_dir / "match.html")
+
+    async def team_page(self, request: Request) -> Response:
+        """One team match's page."""
+        if request.path_params["team_id"] not in self.ctx.hall.team_matches:
+            raise NotFound(NO_TEAM_MATCH)
+        return FileResponse(self.static_dir / "team.html")
+
+    async def list_matches(self, request: Request) -> Response:
+        """Every public match, as spectators see it."""
+        hall = self.ctx.hall
+        return ORJSONResponse([hall.spectator_view(m) for m in hall.public_matches()])
+
+    async def get_match(self, request: Request) -> Response:
+        """One match, as spectators see it (404 when unknown)."""
+        hall = self.ctx.hall
+        return ORJSONResponse(hall.spectator_view(hall.public_match(request.path_params["match_id"])))
+
+    async def export(self, request: Request) -> Response:
+        """One of a sport's exports of a match: text, or JSON with the match's status."""
+        match = self.ctx.hall.public_match(request.path_params["match_id"])
+        exports = match.info.rules.exports
+        name = request.path_params["name"]
+        if name not in exports:
+            raise NotFound(f"no export {name!r} for {match.info.sport}; known: {', '.join(exports)}")
+        data = exports[name](match.sport_state, match.info.players)
+        if isinstance(data, str):
+            return Response(data + "\n", media_type="text/plain; charset=utf-8")
+        return ORJSONResponse({"official": match.official, "status": match.status.value, name: data})
+
+    async def list_team_matches(self, request: Request) -> Response:
+        """Every team match."""
+        hall = self.ctx.hall
+        return ORJSONResponse([hall.team_view(t) for t in hall.team_matches])
+
+    async def get_team_match(self, request: Request) -> Response:
+        """One team match (404 when unknown)."""
+        team_id = request.path_params["team_id"]
+        if team_id not in self.ctx.hall.team_matches:
+            raise NotFound(NO_TEAM_MATCH)
+        return ORJSONResponse(self.ctx.hall.team_view(team_id))
+
+    async def game_pgn(self, request: Request) -> Response:
+        """One chess game as PGN."""
+        match = self.ctx.hall.public_match(request.path_params["match_id"])
+        if match.info.sport != "chess":
+            raise NotFound("PGN is for chess games only / PGN yalnızca satranç oyunları için")
+        return pgn_response(chess_feed.game_pgn(match, self.ctx.hall.venue))
+
+    async def round_pgn(self, request: Request) -> Response:
+        """Every chess game of a round as one PGN."""
+        hall, number = self.ctx.hall, request.path_params["round"]
+        if not any(m.sport == "chess" and m.round == number for m in hall.infos.values()):
+            raise NotFound(f"no chess games in round {number} / bu turda satranç oyunu yok")
+        return pgn_response(chess_feed.round_pgn(hall.public_matches(), hall.venue, number))
+
+
+def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[BaseRoute]:
+    """The routes anyone may use, on a hub and on its spectator edges alike."""
+    api = PublicRoutes(ctx, static_dir)
+    return [
+        Route("/", api.index),
+        Route("/match/{match_id}", api.match_page),
+        Route("/console", api.console_page),
+        Route("/team/{team_id}", api.team_page),
+        Route("/api/matches", api.list_matches),
+        Route("/api/matches/{match_id}", api.get_match),
+        Route("/api/matches/{match_id}/export/{name}", api.export),
+        Route("/api/team-matches", api.list_team_matches),
+        Route("/api/team-matches/{team_id}", api.get_team_match),
+        Route("/pgn/round-{round:int}.pgn", api.round_pgn),
+        Route("/pgn/{match_id}.pgn", api.game_pgn),
+        feed_route(ctx),
+        Mount("/static", StaticFiles(directory=static_dir), name="static"),
+    ]

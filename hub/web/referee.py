@@ -1,0 +1,178 @@
+"""The referee routes: the console's API, actions, confirmation, inputs and device commands.
+
+Every route here runs behind `referee_only`, the one place that checks the referee token (401 without a
+valid one); nothing here is public. A request is checked against the working state and recorded as a hall
+event; what a referee may not do is a typed error, answered by its type (`hub.web.errors`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from devices.wire.messages import Command, command_fields
+from hub.auth import Authenticator
+from hub.matches import EventKind, MatchState, check_confirm, public_view
+from hub.referee import ActionInvalid, action_fields, check_input, check_unlocked, input_fields, prepare
+from hub.venue import RefereeConfig
+from hub.web.bodies import no_fields, query_int, read_object
+from hub.web.context import WebContext
+from hub.web.errors import NO_MATCH, Invalid, NotFound, ORJSONResponse, Unauthorized
+
+log = logging.getLogger(__name__)
+
+MAX_EVIDENCE = 50  # events per evidence request
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+RefereeEndpoint = Callable[[Request, RefereeConfig], Awaitable[Response]]
+
+
+def referee_for(auth: Authenticator, request: Request) -> RefereeConfig:
+    """The referee whose token the request carries; Unauthorized (401) without a valid one."""
+    referee = auth.referee_for(request.headers.get("authorization"))
+    if referee is None:
+        raise Unauthorized()
+    return referee
+
+
+def referee_only(auth: Authenticator, endpoint: RefereeEndpoint) -> Endpoint:
+    """`endpoint` behind the referee token check: it runs only for a referee, and is told which."""
+
+    async def checked(request: Request) -> Response:
+        return await endpoint(request, referee_for(auth, request))
+
+    checked.__name__ = checked.__qualname__ = getattr(endpoint, "__name__", "referee_route")
+    return checked
+
+
+class RefereeRoutes:
+    """The referees' endpoints of one hub; each is handed the referee the token names."""
+
+    def __init__(self, ctx: WebContext) -> None:
+        self.ctx = ctx
+
+    def _working(self, request: Request) -> tuple[str, MatchState]:
+        """The match the path names, in its working state (404 when unknown)."""
+        match_id = request.path_params["match_id"]
+        match = self.ctx.hall.working.get(match_id)
+        if match is None:
+            raise NotFound(NO_MATCH)
+        return match_id, match
+
+    async def me(self, request: Request, referee: RefereeConfig) -> Response:
+        """Who the token names, for the console."""
+        return ORJSONResponse({"name": referee.name, "role": referee.role, "venue": self.ctx.hall.venue.name})
+
+    async def matches(self, request: Request, referee: RefereeConfig) -> Response:
+        """Every match as the console shows it."""
+        hall = self.ctx.hall
+        return ORJSONResponse([hall.console_view(m) for m in hall.matches()])
+
+    async def audit(self, request: Request, referee: RefereeConfig) -> Response:
+        """The hall's audit: what referees did and what is still open."""
+        return ORJSONResponse(self.ctx.hall.audit())
+
+    async def evidence(self, request: Request, referee: RefereeConfig) -> Response:
+        """The logged events of a match between two offsets: the reports an anomaly stands on, raw bytes too."""
+        hall, match_id = self.ctx.hall, request.path_params["match_id"]
+        if match_id not in hall.committed:
+            raise NotFound(NO_MATCH)
+        last = query_int(request, "to", hall.committed[match_id].version)
+        first = query_int(request, "from", max(1, last - 4))
+        if not 1 <= first <= last or last - first >= MAX_EVIDENCE:
+            raise Invalid(f"give 1 <= from <= to, at most {MAX_EVIDENCE} events / geçersiz aralık", ("from",))
+        events = []
+        for record in hall.log.match_events(match_id, first - 1):
+            if record.offset is None or record.offset > last:
+                break
+            events.append(
+                {
+                    "offset": record.offset,
+                    "id": record.id,
+                    "kind": record.kind,
+                    "at": record.at,
+                    "actor": record.actor,
+                    "device_id": record.device_id,
+                    "boot_epoch": record.boot_epoch,
+                    "seq": record.seq,
+                    "body": record.body,
+                    "raw": record.raw.hex() if record.raw else None,
+                }
+            )
+        return ORJSONResponse({"match": match_id, "from": first, "to": last, "events": events})
+
+    async def confirm(self, request: Request, referee: RefereeConfig) -> Response:
+        """Confirm a finished match's result (409 when its state does not allow it)."""
+        match_id, _ = self._working(request)
+        await read_object(request, no_fields, self.ctx.refused)  # nothing to say: {} or no body
+        check_confirm(self.ctx.hall.working[match_id])
+        await self.ctx.hall.record(match_id, EventKind.REFEREE_CONFIRM, {}, time.time(), actor=referee.name)
+        return ORJSONResponse(public_view(self.ctx.hall.match(match_id)))
+
+    async def input(self, request: Request, referee: RefereeConfig) -> Response:
+        """A score input typed by a referee, for a sport scored by hand; not once the match is locked."""
+        match_id, match = self._working(request)
+        body = await read_object(request, lambda body: input_fields(match, body), self.ctx.refused)
+        try:  # what the rules read, rebuilt: the log never holds the request as sent
+            event = check_input(match, body)
+        except ActionInvalid as exc:
+            raise Invalid(str(exc), ("type", *body)) from None
+        check_unlocked(self.ctx.hall.working[match_id])  # an input changes the score: not once locked
+        await self.ctx.hall.record(match_id, event.kind, event.body, time.time(), actor=referee.name)
+        return ORJSONResponse(public_view(self.ctx.hall.match(match_id)))
+
+    async def action(self, request: Request, referee: RefereeConfig) -> Response:
+        """A referee action (anomaly, correction, penalty, forfeit, appeal, decision) on a match."""
+        match_id, _ = self._working(request)
+        wanted = await read_object(request, action_fields, self.ctx.refused)
+        at = time.time()
+        try:  # checked against the working state and recorded with no await between: nothing slips in
+            event = prepare(self.ctx.hall.working[match_id], wanted, role=referee.role, at=at)
+        except ActionInvalid as exc:
+            raise Invalid(str(exc), ("action", *wanted)) from None
+        stored = self.ctx.hall.record(match_id, event.kind, event.body, at, actor=referee.name)
+        await stored
+        log.info("referee %s: %s on %s", referee.name, event.kind.value, match_id)
+        return ORJSONResponse(self.ctx.hall.console_view(self.ctx.hall.match(match_id)))
+
+    async def command(self, request: Request, referee: RefereeConfig) -> Response:
+        """A command to a table's device: checked values only, within its frame, acknowledged or not."""
+        table_id = request.path_params["table_id"]
+        session = self.ctx.sessions.get(table_id)
+        if session is None:
+            if all(t.id != table_id for t in self.ctx.hall.venue.tables):
+                raise NotFound("no such table / böyle bir masa yok")
+            raise NotFound("no device on that table / bu masada cihaz yok")
+        body = await read_object(request, command_fields, self.ctx.refused)
+        wanted = Command.checked(body)  # a device gets only checked values, within its frame
+        ack = await session.command(wanted)
+        log.info("referee %s sent %s to table %s: ok=%s", referee.name, wanted.cmd, table_id, ack.ok)
+        return ORJSONResponse({"ok": ack.ok, "error": ack.error, "attempts": ack.attempts, "seq": ack.seq})
+
+
+# The referee routes: path, endpoint name on RefereeRoutes, methods. An edge answers these paths with the hub's
+# address instead (hub/edge.py).
+REFEREE_ROUTES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("/api/matches/{match_id}/confirm", "confirm", ("POST",)),
+    ("/api/matches/{match_id}/inputs", "input", ("POST",)),
+    ("/api/matches/{match_id}/actions", "action", ("POST",)),
+    ("/api/referee/me", "me", ("GET",)),
+    ("/api/referee/matches", "matches", ("GET",)),
+    ("/api/referee/audit", "audit", ("GET",)),
+    ("/api/referee/matches/{match_id}/events", "evidence", ("GET",)),
+    ("/api/tables/{table_id}/command", "command", ("POST",)),
+)
+
+
+def referee_routes(ctx: WebContext) -> list[BaseRoute]:
+    """The routes only a referee may use, each behind the token check."""
+    api = RefereeRoutes(ctx)
+    return [
+        Route(path, referee_only(ctx.auth, getattr(api, name)), methods=list(methods))
+        for path, name, methods in REFEREE_ROUTES
+    ]
