@@ -11,7 +11,7 @@ import random
 import time
 
 from hub.rules.backgammon import legal_position_ids
-from hub.rules.backgammon_ids import position_id
+from hub.rules.backgammon.ids import position_id
 
 CASES = 1500
 SEED = 20261129

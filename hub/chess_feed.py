@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from hub.matches import MatchState, MatchStatus
-from hub.rules.chess_pgn import pgn
+from hub.rules.chess import pgn
 from hub.teams import game_result, home_is_white
 from hub.venue import Venue
 

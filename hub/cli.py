@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         from hub.check import run as run_check
 
         if args.sport == "chess":
-            from hub.check_chess import run as run_chess
+            from hub.check.chess import run as run_chess
 
             if (args.dgt or args.file) is None:
                 print("boardcast check chess: give --dgt FILE / --dgt DOSYA verin", file=sys.stderr)

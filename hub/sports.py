@@ -15,8 +15,10 @@ from devices.observations import (
     DeviceFamily,
     ScoreboardState,
 )
-from hub.rules import backgammon, backgammon_export, chess, chess_pgn, tabletennis, tabletennis_export
+from hub.rules import backgammon, chess, tabletennis
+from hub.rules.backgammon import export as backgammon_export
 from hub.rules.base import Fact, Outcome
+from hub.rules.tabletennis import export as tabletennis_export
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +175,7 @@ CHESS = Sport(
     result=chess.result,
     view=lambda state: {k: v for k, v in chess.to_dict(state).items() if k != "resume"},
     referee_inputs=chess.REFEREE_INPUTS,
-    exports={"pgn": lambda state, players: chess_pgn.pgn(state, {"White": players[0], "Black": players[1]})},
+    exports={"pgn": lambda state, players: chess.pgn(state, {"White": players[0], "Black": players[1]})},
 )
 
 SPORTS: dict[str, Sport] = {s.name: s for s in (TABLE_TENNIS, BACKGAMMON, CHESS)}

@@ -10,7 +10,7 @@ import pytest
 from test_backgammon_moves import gnubg, random_board, run_gnubg_python  # noqa: F401 (fixture)
 
 from hub.rules import backgammon as bg
-from hub.rules.backgammon_ids import (
+from hub.rules.backgammon.ids import (
     IdError,
     MatchKey,
     Xgid,

@@ -22,7 +22,7 @@ from hub.rules.backgammon import (
     partial_results,
     play_steps,
 )
-from hub.rules.backgammon_ids import IdError, board_from_position_id, position_id
+from hub.rules.backgammon.ids import IdError, board_from_position_id, position_id
 
 try:
     import gnubg_nn

@@ -9,7 +9,7 @@ import chess.pgn
 import pytest
 
 from hub.rules import chess as rc
-from hub.rules.chess_pgn import pgn
+from hub.rules.chess import pgn
 from tests.hub.chess_support import DGT, capture, capture_reports_untimed, fold
 
 

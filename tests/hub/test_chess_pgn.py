@@ -9,7 +9,7 @@ import chess.pgn
 import pytest
 
 from hub.rules import chess as rc
-from hub.rules.chess_pgn import clk, pgn
+from hub.rules.chess.export import clk, pgn
 from tests.hub.chess_support import Table, read_games
 
 

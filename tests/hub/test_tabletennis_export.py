@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hub.rules import tabletennis as tt
-from hub.rules.tabletennis_export import compact, match_card
+from hub.rules.tabletennis.export import compact, match_card
 
 
 def play(config: tt.TableTennisConfig, *games: tuple[int, int]) -> tt.TableTennisState:

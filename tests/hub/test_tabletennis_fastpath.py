@@ -1,10 +1,12 @@
-"""The table-tennis reducer's one-rally shortcut returns exactly what the full fold returns, on every input.
+"""Replay's run shortcut (`fastpath.fold_rallies`) gives exactly what the plain reducer gives row by row.
 
-`tabletennis.apply` folds the commonest display (one point more, nothing else to say) directly and hands
-anything else to `_apply_in_full`. Here both run on every input of generated matches, legal ones and ones
-with a noisy board (wrong indicators, jumps, repeats, decreases, a stray expedite light, a wrong game
-history, long gaps that make the expedite system due), and the outcomes (state, facts, anomalies) must be
-equal. The shortcut must also be taken, or the comparison proves nothing.
+`fold_rallies` folds a run of logged scoreboard displays in one step. Here generated matches, legal ones and
+ones with a noisy board (wrong indicators, jumps, repeats, decreases, a stray expedite light, a wrong game
+history, a board reset, time-outs, long gaps that make the expedite system due), are logged as match event
+rows and folded both ways: each run `fold_rallies` takes must give the state and facts `apply` gives on its
+rows one by one (and raise no anomaly), and the shortcut must be taken, or the comparison proves nothing.
+Also here: a scoreboard report written as its display is, the wall tile and the public view against the
+full state.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_tabletennis_properties import Plan, config_for, plans, play
 
 from devices.observations import ScoreboardState
 from hub.rules import tabletennis as tt
+from hub.rules.tabletennis import fastpath
 
 
 def _noisy(item: object, rng: random.Random, doubles: bool) -> list[object]:
@@ -46,107 +48,89 @@ def _noisy(item: object, rng: random.Random, doubles: bool) -> list[object]:
     return [replace(item, points=(0, 0))]  # a board reset mid-game
 
 
-def _fold_both(plan: Plan, seed: int, noise: bool) -> tuple[int, int]:
-    """Fold a match through `apply` and `_apply_in_full` side by side; return (inputs, shortcuts taken)."""
+def _rows(plan: Plan, seed: int, noise: bool) -> list[tuple[int, str, float, str | None, dict]]:
+    """The match as event rows `(offset, kind, at, actor, body)`, as the log holds them."""
     rng = random.Random(seed ^ 0x5EED)
-    state = tt.initial(config_for(plan))
-    inputs = taken = 0
+    rows: list[tuple[int, str, float, str | None, dict]] = []
     at_shift = 0.0
     for at, item, _model in play(plan, seed):
         if noise and rng.random() < 0.02:
             at_shift += 700.0  # a long game: the expedite system comes due
         for sent in _noisy(item, rng, plan.doubles) if noise else [item]:
-            when = at + at_shift
-            fast = tt.apply(state, sent, when)
-            full = tt._apply_in_full(state, tt.to_input(sent), when)
-            assert fast == full, (sent, state)
-            if type(sent) is tt.Display and tt._one_rally(state, sent, when) is not None:
-                taken += 1
-            inputs += 1
-            state = fast.state
-    return inputs, taken
+            data = tt.input_to_dict(sent)
+            if isinstance(sent, tt.Display):
+                rows.append((len(rows) + 1, "device.report", at + at_shift, None, {"report": data}))
+            else:
+                rows.append((len(rows) + 1, "referee.input", at + at_shift, "ref", {"input": data}))
+    return rows
+
+
+def _plain(state: tt.TableTennisState, row: tuple) -> tt.Outcome[tt.TableTennisState]:
+    body = row[4]
+    return tt.apply(state, tt.input_from_dict(body.get("report") or body["input"]), row[2])
+
+
+def _fold_both(plan: Plan, seed: int, noise: bool) -> tuple[int, int, int]:
+    """Fold a match's rows through `fold_rallies` where it takes them and through `apply` row by row, side
+    by side; return (rows, rows folded in runs, runs that crossed into a next game)."""
+    rows = _rows(plan, seed, noise)
+    state = tt.initial(config_for(plan))
+    i = taken = crossed = 0
+    while i < len(rows):
+        after, folded, facts = fastpath.fold_rallies(state, rows, i, len(rows))
+        if not folded:
+            assert after is state
+            state = _plain(state, rows[i]).state
+            i += 1
+            continue
+        plain, plain_facts = state, []
+        for n in range(folded):
+            outcome = _plain(plain, rows[i + n])
+            assert outcome.anomalies == ()
+            plain_facts += [(n, f) for f in outcome.facts]
+            plain = outcome.state
+        assert after == plain, (i, rows[i : i + folded])
+        assert facts(len(plain_facts) + 3) == plain_facts
+        assert facts(1) == plain_facts[-1:]
+        crossed += sum(after.games) > sum(state.games)
+        taken += folded
+        state = after
+        i += folded
+    return len(rows), taken, crossed
 
 
 @settings(max_examples=150, deadline=None)
 @given(plans())
-def test_the_shortcut_equals_the_full_fold_on_legal_matches(drawn: tuple[Plan, int]) -> None:
+def test_a_run_folds_as_the_reducer_does_on_legal_matches(drawn: tuple[Plan, int]) -> None:
     plan, seed = drawn
-    inputs, taken = _fold_both(plan, seed, noise=False)
-    if plan.expedite_at is None:  # under expedite every rally takes the full fold
-        assert taken > inputs // 3  # most inputs of a legal match are one rally: the shortcut is exercised
+    rows, taken, _ = _fold_both(plan, seed, noise=False)
+    if plan.expedite_at is None and not plan.doubles:  # runs are singles without expedite
+        assert taken > rows // 3  # most rows of a legal match are one rally: the shortcut is exercised
 
 
 @settings(max_examples=300, deadline=None)
 @given(plans())
-def test_the_shortcut_equals_the_full_fold_on_a_noisy_board(drawn: tuple[Plan, int]) -> None:
+def test_a_run_folds_as_the_reducer_does_on_a_noisy_board(drawn: tuple[Plan, int]) -> None:
     plan, seed = drawn
     _fold_both(plan, seed, noise=True)
 
 
-def test_the_shortcut_is_taken_on_noisy_boards_too() -> None:
+def test_runs_are_taken_on_noisy_boards_too() -> None:
     # a stray expedite light starts the expedite system for good, so one match may never take it: count 20
     plan = Plan(5, False, "A", "B", True, None, None, None, False)
     folded = [_fold_both(plan, seed, noise=True) for seed in range(20)]
-    inputs, taken = sum(i for i, _ in folded), sum(t for _, t in folded)
-    assert inputs // 3 < taken < inputs
+    rows, taken = sum(r for r, _, _ in folded), sum(t for _, t, _ in folded)
+    assert rows // 3 < taken < rows
 
 
-def test_a_game_won_and_the_next_games_first_display_take_shortcuts_too() -> None:
-    """Every game boundary but the match's last: the winning rally (`_one_rally`, with its "game" fact) and
-    the 0-0 display of the next game (`_next_game_display`); both held to the full fold by the tests above."""
+def test_a_legal_match_goes_in_runs_across_games() -> None:
+    """All but the first display, the change of ends at 5 in a deciding game, the match point and what
+    follows it: games won and the next games' first displays go in the runs too."""
     plan = Plan(5, False, "A", "B", True, None, None, None, False)
     for seed in range(6):
-        state = tt.initial(config_for(plan))
-        won = next_game = 0
-        for at, item, _model in play(plan, seed):
-            if type(item) is tt.Display:
-                rally = tt._one_rally(state, item, at)
-                won += rally is not None and [f.kind for f in rally.facts] == ["point", "game"]
-                next_game += tt._next_game_display(state, item) is not None
-            state = tt.apply(state, item, at).state
-        assert state.winner is not None
-        assert won == next_game == sum(state.games) - 1
-
-
-# -- reading a logged display -------------------------------------------------------------------------------
-
-_COUNT = st.one_of(st.integers(-2, 25), st.booleans(), st.none(), st.floats(0, 2), st.text(max_size=1))
-_TWO = st.one_of(st.lists(_COUNT, max_size=3), st.tuples(_COUNT, _COUNT), _COUNT)
-_DISPLAY = st.fixed_dictionaries(
-    {},
-    optional={
-        "type": st.sampled_from(["display", "tick", "point"]),
-        "points": _TWO,
-        "games": _TWO,
-        "server": st.sampled_from([0, 1, 2, None, True, False, "A", 1.0, 0.0]),
-        "game_scores": st.one_of(st.lists(_TWO, max_size=3), st.none(), st.tuples(_TWO)),
-        "ends": st.sampled_from(["normal", "swapped", "left", None, 0, True]),
-        "expedite": st.sampled_from([True, False, None, 0, 1]),
-        "server_player": st.sampled_from(["A1", "B2", "C1", None, 2]),
-    },
-)
-
-
-@given(_DISPLAY)
-def test_a_logged_display_reads_the_same_inline_as_field_by_field(data: dict) -> None:
-    try:
-        expected = tt._checked_input_from_dict(data)
-    except ValueError as exc:
-        with pytest.raises(ValueError) as raised:
-            tt.input_from_dict(data)
-        assert str(raised.value) == str(exc)
-        return
-    got = tt.input_from_dict(data)
-    assert got == expected and type(got) is type(expected)
-    if isinstance(got, tt.Display):
-        assert [type(v) for v in (got.server, got.ends, got.expedite)] == [
-            type(v) for v in (expected.server, expected.ends, expected.expedite)
-        ]
-
-
-def test_a_written_display_takes_the_inline_reading() -> None:
-    written = tt.input_to_dict(tt.Display((3, 4), (1, 0), 1, ((11, 9),), "swapped", False, None))
-    assert tt._display_from_dict(written) == tt._checked_input_from_dict(written)
+        rows, taken, crossed = _fold_both(plan, seed, noise=False)
+        assert crossed > 0
+        assert taken >= rows - 4
 
 
 _N = st.one_of(st.integers(0, 30), st.booleans())

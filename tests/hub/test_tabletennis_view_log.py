@@ -9,6 +9,7 @@ from msgspec.structs import replace
 
 from benchmarks.common import tt_rallies
 from hub.rules import tabletennis as tt
+from hub.rules.tabletennis import views
 
 
 def _states(seed: int) -> list[tt.TableTennisState]:
@@ -21,7 +22,7 @@ def _states(seed: int) -> list[tt.TableTennisState]:
 
 
 def _built(state: tt.TableTennisState) -> list[dict]:
-    return [tt._point_view(p) for p in state.points_log]
+    return [views._point_view(p) for p in state.points_log]
 
 
 def test_views_in_any_order_show_exactly_their_states_log() -> None:
@@ -50,7 +51,7 @@ def test_a_log_that_differs_before_its_end_is_built_again() -> None:
 
 
 def test_a_view_is_a_list_of_its_own_and_many_matches_stay_correct() -> None:
-    matches = [_states(seed) for seed in range(tt._POINTS_LOGS_KEPT + 20)]
+    matches = [_states(seed) for seed in range(views._POINTS_LOGS_KEPT + 20)]
     for states in matches:
         tt.view(states[len(states) // 2])
     for states in matches:  # the oldest entries were dropped: built again
@@ -58,4 +59,4 @@ def test_a_view_is_a_list_of_its_own_and_many_matches_stay_correct() -> None:
         assert shown == _built(states[-1])
         shown.clear()
         assert tt.view(states[-1])["points_log"] == _built(states[-1])
-    assert len(tt._points_logs) <= tt._POINTS_LOGS_KEPT
+    assert len(views._points_logs) <= views._POINTS_LOGS_KEPT

@@ -22,7 +22,9 @@ from devices.dgt.codec import DgtCodec
 from devices.dgt.reader import DgtReader
 from devices.dscore.codec import DScoreCodec
 from devices.wire.codec import MessageType, WireCodec, encode_frame
-from hub import check, check_backgammon, check_chess
+from hub.check import backgammon as check_backgammon
+from hub.check import chess as check_chess
+from hub.check import tabletennis as check_tt
 from hub.rules import chess as rc
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -85,7 +87,7 @@ def _lines(data: bytes) -> list[str]:
 
 def check_tabletennis(data: bytes) -> None:
     """`boardcast check tabletennis`: JSON lines."""
-    code = check._check(_lines(data), "fuzz", io.StringIO(), io.StringIO())
+    code = check_tt.check(_lines(data), "fuzz", io.StringIO(), io.StringIO())
     assert code in EXIT_CODES, code
 
 

@@ -379,7 +379,7 @@ def _referee_at_work(hub: HubThread) -> None:
     first, second = (a["id"] for a in next(m["anomalies"] for m in console if m["id"] == "R1-T1"))
     _act(hub, "R1-T1", {"action": "acknowledge", "anomaly": first, "reason": NOTES["acknowledge"]})
     _act(hub, "R1-T1", {"action": "dismiss", "anomaly": second, "reason": NOTES["dismiss"]})
-    # last: resolving one anomaly also clears the latest other one of its code still waiting (matches.py)
+    # last: resolving one anomaly also clears the latest other one of its code still waiting (hub/matches/effects.py)
     _act(hub, "R1-T1", {"action": "resolve", "anomaly": first, "reason": NOTES["resolve"]})
     _input(hub, "R1-T1", {"type": "correction", "points": [2, 1], "games": [0, 0], "reason": NOTES["input"]})
     _act(hub, "R1-T1", {"action": "correct", "score": [3, 1], "reason": NOTES["correct"]})

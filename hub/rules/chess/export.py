@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hub.rules.chess import ChessState, time_control_text
+from hub.rules.chess.model import ChessState
+from hub.rules.chess.timecontrol import time_control_text
 
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?", "Black": "?"}

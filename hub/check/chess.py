@@ -29,9 +29,9 @@ from typing import Any, TextIO
 from devices.dgt.codec import DgtError
 from devices.dgt.reader import DgtReader, DgtReport
 from devices.observations import ChessClockState
-from hub.check import EXIT_BAD_INPUT, EXIT_OK, emit_line, emit_outcome, quiet_broken_pipe
+from hub.check.common import EXIT_BAD_INPUT, EXIT_OK, emit_line, emit_outcome, quiet_broken_pipe
 from hub.rules import chess as rc
-from hub.rules.chess_pgn import pgn
+from hub.rules.chess import pgn
 
 READ_STEP_S = 0.01
 END_TICK_S = 2.0

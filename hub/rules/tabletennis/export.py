@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hub.rules.tabletennis import TableTennisState, match_result
+from hub.rules.tabletennis.model import TableTennisState, match_result
 
 
 def compact(state: TableTennisState) -> str:

@@ -18,10 +18,10 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO, TypeGuard
 
-from hub.check import EXIT_BAD_INPUT as EXIT_BAD_INPUT
-from hub.check import EXIT_OK as EXIT_OK
-from hub.check import CheckInputError as CheckInputError
-from hub.check import _fail, check_lines
+from hub.check.common import EXIT_BAD_INPUT as EXIT_BAD_INPUT
+from hub.check.common import EXIT_OK as EXIT_OK
+from hub.check.common import CheckInputError as CheckInputError
+from hub.check.common import check_lines, fail
 from hub.rules import backgammon as bg
 from hub.rules import clock as clk
 from hub.rules.base import Outcome
@@ -65,25 +65,25 @@ def read_match(data: dict[str, Any], number: int = 1) -> bg.BackgammonState:
     """The match line: `{"match": {"length": 5, "clock": {...}}}` as an initial state."""
     match = data.get("match")
     if not isinstance(match, dict):
-        raise _fail(number, '"match"', 'is missing; the first line must be {"match": {"length": N}}')
+        raise fail(number, '"match"', 'is missing; the first line must be {"match": {"length": N}}')
     length = match.get("length")
     if not _is_int(length) or length < 1:
-        raise _fail(number, "match.length", f"must be a positive whole number of points, got {length!r}")
+        raise fail(number, "match.length", f"must be a positive whole number of points, got {length!r}")
     control = None
     clock = match.get("clock")
     if clock is not None:
         if not isinstance(clock, dict):
-            raise _fail(number, "match.clock", "must be an object")
+            raise fail(number, "match.clock", "must be an object")
         mode = clock.get("mode", "simple")
         if mode not in ("simple", "bronstein"):
-            raise _fail(number, "match.clock.mode", f'must be "simple" or "bronstein", got {mode!r}')
+            raise fail(number, "match.clock.mode", f'must be "simple" or "bronstein", got {mode!r}')
         reserve, delay = clock.get("reserve_s"), clock.get("delay_s", 0)
         if not _num(reserve) or reserve <= 0:
-            raise _fail(
+            raise fail(
                 number, "match.clock.reserve_s", f"must be a positive number of seconds, got {reserve!r}"
             )
         if not _num(delay) or delay < 0:
-            raise _fail(number, "match.clock.delay_s", f"must be a number of seconds >= 0, got {delay!r}")
+            raise fail(number, "match.clock.delay_s", f"must be a number of seconds >= 0, got {delay!r}")
         control = clk.TimeControl.delay(float(reserve), float(delay), mode)
     return bg.initial(length, control)
 
@@ -91,13 +91,13 @@ def read_match(data: dict[str, Any], number: int = 1) -> bg.BackgammonState:
 def _side(data: dict[str, Any], number: int) -> int:
     value = data.get("side")
     if value not in ("A", "B"):
-        raise _fail(number, '"side"', f'must be "A" or "B", got {value!r}')
+        raise fail(number, '"side"', f'must be "A" or "B", got {value!r}')
     return 0 if value == "A" else 1
 
 
 def _ints(value: Any, count: int, number: int, field: str) -> tuple[int, ...]:
     if not isinstance(value, list) or len(value) != count or not all(_is_int(v) for v in value):
-        raise _fail(number, f'"{field}"', f"must be a list of {count} integers, got {value!r}")
+        raise fail(number, f'"{field}"', f"must be a list of {count} integers, got {value!r}")
     return tuple(value)
 
 
@@ -105,12 +105,12 @@ def read_event(data: dict[str, Any], number: int) -> tuple[float, bg.Event]:
     """One event line as (at, engine event)."""
     at = data.get("at")
     if not _num(at):
-        raise _fail(number, '"at"', f"must be a number of seconds, got {at!r}")
+        raise fail(number, '"at"', f"must be a number of seconds, got {at!r}")
     event = data.get("event")
     if event == "opening":
         dice = data.get("dice")
         if not isinstance(dice, dict) or not _is_int(dice.get("A")) or not _is_int(dice.get("B")):
-            raise _fail(number, '"dice"', f'must be {{"A": die, "B": die}}, got {dice!r}')
+            raise fail(number, '"dice"', f'must be {{"A": die, "B": die}}, got {dice!r}')
         return float(at), bg.Opening((dice["A"], dice["B"]))
     if event == "roll":
         d1, d2 = _ints(data.get("dice"), 2, number, "dice")
@@ -127,7 +127,7 @@ def read_event(data: dict[str, Any], number: int) -> tuple[float, bg.Event]:
         return float(at), bg.Cube(bg.CubeAction(event), _side(data, number))
     if event == "invalid_dice":
         return float(at), bg.InvalidDice(_side(data, number))
-    raise _fail(
+    raise fail(
         number,
         '"event"',
         f"must be opening, roll, board, clock, double, take, drop or invalid_dice, got {event!r}",

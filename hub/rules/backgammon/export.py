@@ -8,7 +8,7 @@ the steps of an illegal play are not known; gnubg will then disagree with the po
 
 from __future__ import annotations
 
-from hub.rules.backgammon import Action, BackgammonState, GameRecord
+from hub.rules.backgammon.state import Action, BackgammonState, GameRecord
 
 _CELL = 28
 _PREFIX = 5  # " 12) "

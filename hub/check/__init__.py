@@ -1,0 +1,61 @@
+"""`boardcast check SPORT FILE`: audit a recorded match offline with the hub's own rules engines.
+
+`run` reads the file and hands its lines to the sport's checker: `tabletennis` and `backgammon` (JSON lines,
+folded by `common.check_lines`); chess reads a DGT capture instead (`hub.check.chess.run`, its own options).
+Shared pieces (exit codes, the input error, printing JSON lines) are in `common`; the checkers import only it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+from hub.check import backgammon, tabletennis
+from hub.check.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    CheckInputError,
+    check_lines,
+    emit_line,
+    emit_outcome,
+    quiet_broken_pipe,
+)
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_OK",
+    "SPORTS",
+    "CheckInputError",
+    "check_lines",
+    "emit_line",
+    "emit_outcome",
+    "quiet_broken_pipe",
+    "run",
+]
+
+SPORTS = ("tabletennis", "backgammon")
+
+
+def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Check a file ('-' for standard input); print JSON lines; return the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if sport not in SPORTS:
+        print(f"boardcast check: unknown sport {sport!r}; known: {', '.join(SPORTS)}", file=err)
+        return EXIT_BAD_INPUT
+    check = tabletennis.check if sport == "tabletennis" else _check_backgammon
+    try:
+        if path == "-":
+            return check(sys.stdin, path, out, err)
+        with open(path, encoding="utf-8") as f:
+            return check(f, path, out, err)
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say, and not an error
+        return quiet_broken_pipe()
+    except OSError as exc:
+        print(f"boardcast check: cannot read {path}: {exc.strerror or exc} / dosya okunamadı", file=err)
+        return EXIT_BAD_INPUT
+
+
+def _check_backgammon(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+    return backgammon.run(lines, out, err)

@@ -1,0 +1,153 @@
+"""What every kind of match event does the same way: the sport's rules folded in, the event's facts and
+anomalies kept on the match, and the new state stamped with the event's offset and time."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from hub.matches.model import (
+    MAX_KEPT_ANOMALIES,
+    MAX_KEPT_FACTS,
+    RULES_ACTOR,
+    ActionRecord,
+    AnomalyRecord,
+    AnomalyState,
+    FactRecord,
+    MatchOutcome,
+    MatchState,
+    MatchStatus,
+    RefereeRecord,
+)
+from hub.rules.base import Anomaly, Fact, Severity
+from hub.sports import SPORTS
+
+CLOSED_TO_REPORTS = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
+
+
+def fold_rules(
+    match: MatchState, report: Any, body: dict[str, Any], at: float
+) -> tuple[Any, MatchStatus, float | None, float | None, tuple[Fact, ...], tuple[Anomaly, ...]]:
+    """One input through the sport's rules: (sport state, status, started_at, finished_at, facts, anomalies).
+
+    The first input makes a scheduled match live, and the rules saying it is over finish it. A match closed
+    to reports keeps its state; a report that changes something there is a `match.report_after_close`
+    anomaly (a board repeating its final display is no news)."""
+    outcome = SPORTS[match.info.sport].apply(match.sport_state, report, at)
+    status = match.status
+    if status in CLOSED_TO_REPORTS:
+        after_close: tuple[Anomaly, ...] = ()
+        if outcome.facts or outcome.anomalies:
+            after_close = (_report_after_close(status, body),)
+        return match.sport_state, status, match.started_at, match.finished_at, (), after_close
+    started_at, finished_at = match.started_at, match.finished_at
+    if status is MatchStatus.SCHEDULED:
+        status, started_at = MatchStatus.LIVE, at
+    if status is MatchStatus.LIVE and SPORTS[match.info.sport].is_over(outcome.state):
+        status, finished_at = MatchStatus.FINISHED, at
+    return outcome.state, status, started_at, finished_at, outcome.facts, outcome.anomalies
+
+
+def _report_after_close(status: MatchStatus, body: dict[str, Any]) -> Anomaly:
+    return Anomaly(
+        "match.report_after_close",
+        Severity.WARNING,
+        f"The device reported a change after the match was {status.value}; the result was not changed.",
+        "Cihaz, maç kapandıktan sonra değişiklik bildirdi; sonuç değiştirilmedi.",
+        {"device_id": body.get("device_id")},
+    )
+
+
+def settle(
+    match: MatchState,
+    offset: int,
+    at: float,
+    facts: tuple[Fact, ...] = (),
+    raised: tuple[Anomaly, ...] = (),
+    **changes: Any,
+) -> MatchOutcome:
+    """The outcome of an event: `match` with `changes` (MatchState fields; `anomalies` the records as the event
+    left them) made, the event's facts and the anomalies it `raised` kept, and its offset and time as the
+    state's version and update time."""
+    kept = changes.pop("anomalies", match.anomalies)
+    state = replace(
+        match,
+        version=offset,
+        updated_at=at,
+        anomalies=keep_anomalies(kept, facts, raised, offset, at),
+        facts=keep_facts(match.facts, facts, offset, at),
+        **changes,
+    )
+    return MatchOutcome(state, facts, raised)
+
+
+def audited(
+    referee: RefereeRecord,
+    kind: str,
+    body: dict[str, Any],
+    offset: int,
+    at: float,
+    actor: str | None,
+    **changes: Any,
+) -> RefereeRecord:
+    """The referee record after a referee (or hub) action: `changes` made and the action added to the audit."""
+    action = ActionRecord(offset, at, actor, str(kind), body)
+    return replace(referee, actions=(*referee.actions, action), **changes)
+
+
+def keep_anomalies(
+    kept: tuple[AnomalyRecord, ...],
+    facts: tuple[Fact, ...],
+    anomalies: tuple[Anomaly, ...],
+    offset: int,
+    at: float,
+) -> tuple[AnomalyRecord, ...]:
+    """A match's anomalies after an event: those its facts resolved marked so, its new ones added (the
+    newest MAX_KEPT_ANOMALIES)."""
+    if facts and kept:
+        kept = _resolved_by_rules(kept, facts, at)
+    if anomalies:
+        new = tuple(
+            AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data, i)
+            for i, a in enumerate(anomalies)
+        )
+        kept = (kept + new)[-MAX_KEPT_ANOMALIES:]
+    return kept
+
+
+def keep_facts(
+    kept: tuple[FactRecord, ...], facts: tuple[Fact, ...], offset: int, at: float
+) -> tuple[FactRecord, ...]:
+    """A match's facts after an event: its new ones added, the newest MAX_KEPT_FACTS kept."""
+    if not facts:
+        return kept
+    kept += tuple([FactRecord(f.kind, f.data, offset, at) for f in facts])
+    return kept[-MAX_KEPT_FACTS:] if len(kept) > MAX_KEPT_FACTS else kept
+
+
+def handled(a: AnomalyRecord, state: AnomalyState, by: str | None, at: float, reason: str) -> AnomalyRecord:
+    """Anomaly `a` taken to `state` by `by` at `at`, for `reason`."""
+    return AnomalyRecord(
+        a.code, a.severity, a.message_en, a.message_tr, a.offset, a.at, a.data, a.index, state, by, at, reason
+    )
+
+
+def _resolved_by_rules(
+    anomalies: tuple[AnomalyRecord, ...], facts: tuple[Fact, ...], at: float
+) -> tuple[AnomalyRecord, ...]:
+    """A rules fact `anomaly_resolved` {"code": …} clears the latest anomaly of that code still waiting."""
+    for fact in facts:
+        if fact.kind != "anomaly_resolved":
+            continue
+        code = fact.data.get("code")
+        for i in range(len(anomalies) - 1, -1, -1):
+            a = anomalies[i]
+            if a.code == code and a.state in (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED):
+                how = str(fact.data.get("how", "by the rules"))
+                anomalies = (
+                    *anomalies[:i],
+                    handled(a, AnomalyState.RESOLVED, RULES_ACTOR, at, how),
+                    *anomalies[i + 1 :],
+                )
+                break
+    return anomalies

@@ -1,0 +1,220 @@
+"""The match state as plain data (`to_dict`, `from_dict`) and as GNU Backgammon / XG identifiers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hub.rules import clock as clk
+from hub.rules.backgammon import ids
+from hub.rules.backgammon.model import SIDE_NAMES, Position, notation, pair, side_name
+from hub.rules.backgammon.state import Action, BackgammonState, GameRecord, Phase, PlayedTurn
+
+
+def to_xgid(state: BackgammonState) -> ids.Xgid:
+    """The state's XGID content (A is XG's bottom player)."""
+    pos = state.position
+    return ids.Xgid(
+        points=pos.points,
+        bar=pos.bar,
+        cube_value=state.cube_value,
+        cube_owner=state.cube_owner,
+        turn=state.turn,
+        dice=state.dice if state.phase is Phase.MOVING and state.dice else (0, 0),
+        double_offered=state.phase is Phase.DOUBLED,
+        score=state.score,
+        crawford=state.crawford,
+        length=state.length,
+    )
+
+
+def gnubg_id(state: BackgammonState) -> str:
+    """`posid:matchid` of the current board and match state, as GNU Backgammon shows it for the XGID."""
+    return ids.xgid_to_gnubg_id(to_xgid(state))
+
+
+def xgid(state: BackgammonState) -> str:
+    """XGID text of the current board and match state."""
+    return ids.encode_xgid(to_xgid(state))
+
+
+def _action_to_dict(a: Action) -> dict[str, Any]:
+    return {
+        "side": side_name(a.side),
+        "kind": a.kind,
+        "dice": None if a.dice is None else list(a.dice),
+        "moves": [[f, t, h] for f, t, h in a.moves],
+        "legal": a.legal,
+        "text": (notation(a.moves) if a.moves else "no play" if a.legal else "?")
+        if a.kind == "move"
+        else a.kind,
+    }
+
+
+def _action_from_dict(d: dict[str, Any]) -> Action:
+    dice = d.get("dice")
+    return Action(
+        SIDE_NAMES.index(d["side"]),
+        d["kind"],
+        None if dice is None else (dice[0], dice[1]),
+        tuple((f, t, bool(h)) for f, t, h in d.get("moves", ())),
+        d.get("legal", True),
+    )
+
+
+def _position_to_dict(p: Position | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"points": list(p.points), "bar": list(p.bar), "off": list(p.off), "turn": p.turn}
+
+
+def _position_from_dict(d: dict[str, Any]) -> Position:
+    return Position(tuple(d["points"]), pair(d["bar"]), pair(d["off"]), d["turn"])
+
+
+def _maybe_position_from_dict(d: dict[str, Any] | None) -> Position | None:
+    return None if d is None else _position_from_dict(d)
+
+
+def _clock_to_dict(c: clk.ClockState | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {
+        "control": {
+            "periods": [
+                {
+                    "time_s": p.time_s,
+                    "moves": p.moves,
+                    "increment_s": p.increment_s,
+                    "delay_s": p.delay_s,
+                    "delay_mode": p.delay_mode.value,
+                }
+                for p in c.control.periods
+            ],
+            "increment_before_first_move": c.control.increment_before_first_move,
+        },
+        "remaining_s": list(c.remaining_s),
+        "moves": list(c.moves),
+        "period": list(c.period),
+        "running": c.running,
+        "since": c.since,
+        "flagged": c.flagged,
+        "flag_at": c.flag_at,
+        # for screens: the running side's allowance per turn
+        "mode": c.control.periods[0].delay_mode.value,
+        "delay_s": c.control.periods[0].delay_s,
+    }
+
+
+def _clock_from_dict(d: dict[str, Any] | None) -> clk.ClockState | None:
+    if d is None:
+        return None
+    control = clk.TimeControl(
+        tuple(
+            clk.Period(
+                p["time_s"], p["moves"], p["increment_s"], p["delay_s"], clk.DelayMode(p["delay_mode"])
+            )
+            for p in d["control"]["periods"]
+        ),
+        d["control"]["increment_before_first_move"],
+    )
+    return clk.ClockState(
+        control,
+        pair(d["remaining_s"]),
+        pair(d["moves"]),
+        pair(d["period"]),
+        d["running"],
+        d["since"],
+        d["flagged"],
+        d["flag_at"],
+    )
+
+
+def to_dict(state: BackgammonState) -> dict[str, Any]:
+    """The state as plain data, for snapshots and spectators; `from_dict` reads it back exactly."""
+    pos = state.position
+    last = state.last_turn
+    return {
+        "length": state.length,
+        "score": {"A": state.score[0], "B": state.score[1]},
+        "phase": state.phase.value,
+        "game": state.game,
+        "turn": side_name(state.turn),
+        "dice": list(state.dice) if state.dice else None,
+        "points": list(pos.points),
+        "bar": list(pos.bar),
+        "off": list(pos.off),
+        "cube": {
+            "value": state.cube_value,
+            "owner": None if state.cube_owner is None else side_name(state.cube_owner),
+        },
+        "crawford": state.crawford,
+        "post_crawford": state.post_crawford,
+        "winner": None if state.winner is None else side_name(state.winner),
+        "gnubg_id": gnubg_id(state),
+        "xgid": xgid(state),
+        "illegal_pending": state.illegal_pending,
+        "clock": _clock_to_dict(state.clock),
+        "moves": [_action_to_dict(a) for a in state.actions],  # this game's record, for the move list
+        "games": [
+            {
+                "number": g.number,
+                "score_before": list(g.score_before),
+                "actions": [_action_to_dict(a) for a in g.actions],
+                "winner": None if g.winner is None else side_name(g.winner),
+                "points": g.points,
+                "crawford": g.crawford,
+            }
+            for g in state.games
+        ],
+        # what only a resumed reducer needs
+        "position_turn": pos.turn,
+        "turn_start": _position_to_dict(state.turn_start),
+        "last_turn": None
+        if last is None
+        else {"side": last.side, "start": _position_to_dict(last.start), "dice": list(last.dice)},
+        "crawford_done": state.crawford_done,
+        "opening_tie": state.opening_tie,
+        "shown_dice": None if state.shown_dice is None else list(state.shown_dice),
+    }
+
+
+def from_dict(d: dict[str, Any]) -> BackgammonState:
+    """The inverse of `to_dict`."""
+    last = d.get("last_turn")
+    owner = d["cube"]["owner"]
+    winner = d.get("winner")
+    shown = d.get("shown_dice")
+    return BackgammonState(
+        length=d["length"],
+        score=(d["score"]["A"], d["score"]["B"]),
+        phase=Phase(d["phase"]),
+        game=d["game"],
+        position=Position(tuple(d["points"]), pair(d["bar"]), pair(d["off"]), d.get("position_turn", 0)),
+        turn=SIDE_NAMES.index(d["turn"]),
+        dice=None if d["dice"] is None else pair(d["dice"]),
+        turn_start=_maybe_position_from_dict(d.get("turn_start")),
+        cube_value=d["cube"]["value"],
+        cube_owner=None if owner is None else SIDE_NAMES.index(owner),
+        crawford=d["crawford"],
+        crawford_done=d.get("crawford_done", False),
+        illegal_pending=d.get("illegal_pending", False),
+        last_turn=None
+        if last is None
+        else PlayedTurn(last["side"], _position_from_dict(last["start"]), pair(last["dice"])),
+        opening_tie=d.get("opening_tie"),
+        winner=None if winner is None else SIDE_NAMES.index(winner),
+        clock=_clock_from_dict(d.get("clock")),
+        actions=tuple(_action_from_dict(a) for a in d.get("moves", ())),
+        games=tuple(
+            GameRecord(
+                g["number"],
+                pair(g["score_before"]),
+                tuple(_action_from_dict(a) for a in g["actions"]),
+                None if g["winner"] is None else SIDE_NAMES.index(g["winner"]),
+                g["points"],
+                g["crawford"],
+            )
+            for g in d.get("games", ())
+        ),
+        shown_dice=None if shown is None else pair(shown),
+    )

@@ -1,0 +1,486 @@
+"""The clock: readings and presses bound to colours, the time control judged (start time, increments,
+delays, periods, time going up) and flag fall, from readings or estimated between them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import chess
+
+from devices.observations import ChessClockState, DeviceEvent
+from hub.rules import clock as clk
+from hub.rules.base import Severity
+from hub.rules.chess.model import (
+    COLOUR_NAMES,
+    COLOUR_TR,
+    EARLY_PRESSES,
+    LEARN_FRESH_S,
+    SIDE_NAMES,
+    SIDE_TR,
+    ChessState,
+    ClockReading,
+    Out,
+    _colour_en,
+    _colour_name,
+    _colour_of,
+    _hms,
+    _moves_by,
+)
+from hub.rules.chess.moves import _complete, _settle
+from hub.rules.chess.timecontrol import _num, time_control_text
+
+
+def _reading_of(report: ChessClockState, at: float) -> ClockReading | None:
+    """The report as a reading, or None when its fields are not two times and two pairs of flags."""
+    try:
+        return ClockReading(
+            (int(report.remaining_ms[0]), int(report.remaining_ms[1])),
+            report.running,
+            at,
+            (bool(report.flags[0]), bool(report.flags[1])),
+            (bool(report.period_flags[0]), bool(report.period_flags[1])),
+            int(report.resolution_ms),
+        )
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> ChessState:
+    """A Wire clock's press event `{"side": 0|1, "remaining_ms": [a, b]}`; other events change nothing."""
+    if event.kind != "press":
+        return _settle(state, at, out)
+    side = event.data.get("side")
+    remaining = event.data.get("remaining_ms")
+    if side not in (0, 1) or isinstance(side, bool):
+        out.anomaly(
+            "chess.bad_event",
+            Severity.WARNING,
+            f"A clock press event names no side (0 or 1): {event.data!r}; it was kept and skipped.",
+            f"Saat basma olayında taraf (0 ya da 1) yok: {event.data!r}; saklandı ve atlandı.",
+            data=dict(event.data),
+        )
+        return _settle(state, at, out)
+    prev = state.clock
+    if (
+        isinstance(remaining, list | tuple)
+        and len(remaining) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in remaining)
+    ):
+        times = (remaining[0], remaining[1])
+    elif prev is not None:
+        times = prev.remaining_ms
+    else:
+        return _settle(state, at, out)  # a press with no time at all: nothing to judge yet
+    reading = ClockReading(
+        times,
+        1 - side,
+        at,
+        prev.flags if prev else (False, False),
+        prev.period_flags if prev else (False, False),
+        prev.resolution_ms if prev else 1000,
+    )
+    return _on_clock(state, reading, at, out, press_side=side)
+
+
+def _on_clock(
+    state: ChessState, reading: ClockReading, at: float, out: Out, *, press_side: int | None = None
+) -> ChessState:
+    state = _settle(state, at, out)
+    if reading.running not in (None, 0, 1) or min(reading.remaining_ms) < 0 or reading.resolution_ms <= 0:
+        out.anomaly(
+            "chess.bad_event",
+            Severity.WARNING,
+            f"A clock reading cannot be right (running {reading.running!r}, times {list(reading.remaining_ms)}, "
+            f"resolution {reading.resolution_ms} ms); it was kept and skipped.",
+            f"Bir saat okuması doğru olamaz (çalışan {reading.running!r}, süreler {list(reading.remaining_ms)}, "
+            f"çözünürlük {reading.resolution_ms} ms); saklandı ve atlandı.",
+            running=reading.running,
+            remaining_ms=list(reading.remaining_ms),
+            resolution_ms=reading.resolution_ms,
+        )
+        return state
+    prev = state.clock
+    if prev is not None and press_side is None and _same_reading(prev, reading):
+        return replace(state, clock=replace(prev, at=at))  # nothing new (a press event was already folded)
+    pressed = press_side
+    if pressed is None and reading.running is not None and state.last_running not in (None, reading.running):
+        pressed = state.last_running
+    over = state.result is not None
+    if not state.clock_checked and not state.moves and state.control is not None:
+        state = _check_start(state, reading, out)
+    if state.first_clock_ms is None and not state.moves:
+        state = replace(state, first_clock_ms=reading.remaining_ms)
+    started = reading.running is not None and state.last_running is None and pressed is None
+    if started and state.white_side is None and not over:
+        assert reading.running is not None  # `started` says so
+        turn = state.game.board.turn
+        white = reading.running if turn == chess.WHITE else 1 - reading.running
+        state = replace(state, white_side=white, sides_source="start")
+        out.fact("clock_sides", white_side=SIDE_NAMES[white], source="start")
+    explained = [False, False]
+    if pressed is not None:
+        explained[pressed] = True
+    state, explained = _periods(state, prev, reading, at, out, explained)
+    if prev is not None and not over:
+        _time_increases(state, prev, reading, explained, out)
+    running = reading.running if reading.running is not None else state.last_running
+    turn_start = list(state.turn_start_ms)
+    if started and reading.running is not None:
+        turn_start[reading.running] = reading.remaining_ms[reading.running]
+    if pressed is not None and reading.running is not None:
+        turn_start[reading.running] = reading.remaining_ms[reading.running]
+    new_state = replace(
+        state, clock=reading, last_running=running, turn_start_ms=(turn_start[0], turn_start[1])
+    )
+    if pressed is not None and not over:
+        new_state = _press(new_state, pressed, prev, reading, at, out)
+    return _flags(new_state, prev, reading, at, out)
+
+
+def _same_reading(a: ClockReading, b: ClockReading) -> bool:
+    return (
+        a.remaining_ms == b.remaining_ms
+        and a.running == b.running
+        and a.flags == b.flags
+        and a.period_flags == b.period_flags
+    )
+
+
+def _check_start(state: ChessState, reading: ClockReading, out: Out) -> ChessState:
+    """Before the first move the clock must show the control's starting time (with or without the first
+    increment); a running side may already have used some."""
+    assert state.control is not None
+    first = state.control.periods[0]
+    base = first.time_s * 1000
+    allowed = {base, base + first.increment_s * 1000}
+    res = reading.resolution_ms
+    wrong = []
+    for side in (0, 1):
+        shown = reading.remaining_ms[side]
+        if reading.running == side:
+            ok = any(shown <= a + res for a in allowed)
+        else:
+            ok = any(abs(shown - a) <= res for a in allowed)
+        if not ok:
+            wrong.append(side)
+    if wrong:
+        text = time_control_text(state.control)
+        shown_text = ", ".join(f"{SIDE_NAMES[s]} {_hms(reading.remaining_ms[s])}" for s in wrong)
+        shown_tr = ", ".join(f"{SIDE_TR[s]} {_hms(reading.remaining_ms[s])}" for s in wrong)
+        expected = " or ".join(_hms(a) for a in sorted(allowed))
+        out.anomaly(
+            "chess.clock_setting",
+            Severity.WARNING,
+            f"The clock starts at {shown_text}, but the time control {text} starts at {expected}; set the clock.",
+            f"Saat {shown_tr} ile başlıyor, ancak {text} süre kontrolü {expected} ile başlar; saati ayarlayın.",
+            sides=[SIDE_NAMES[s] for s in wrong],
+            shown_ms=list(reading.remaining_ms),
+            expected_ms=sorted(int(a) for a in allowed),
+            time_control=text,
+        )
+    return replace(state, clock_checked=True)
+
+
+def _periods(
+    state: ChessState,
+    prev: ClockReading | None,
+    reading: ClockReading,
+    at: float,
+    out: Out,
+    explained: list[bool],
+) -> tuple[ChessState, list[bool]]:
+    """A period flag rising: the clock added the next period at zero. The hub checks the move count."""
+    for side in (0, 1):
+        if not reading.period_flags[side] or (prev is not None and prev.period_flags[side]):
+            continue
+        explained[side] = True
+        if state.result is not None:
+            continue
+        index = state.periods_added[side]
+        colour = _colour_of(state, side)
+        control = state.control
+        if control is not None:
+            need = clk.moves_to_complete(control, index)
+            made = _moves_by(state, colour)
+            if need is None or made < need:
+                state = _flag_fall(
+                    state,
+                    side,
+                    at,
+                    out,
+                    source="period",
+                    detail=f"{made} of {need} moves made" if need is not None else "no further period",
+                )
+                continue
+        added = list(state.periods_added)
+        added[side] += 1
+        state = replace(state, periods_added=(added[0], added[1]))
+        out.fact(
+            "period",
+            side=SIDE_NAMES[side],
+            colour=None if colour is None else COLOUR_NAMES[colour],
+            period=added[side] + 1,
+            remaining_ms=reading.remaining_ms[side],
+        )
+    return state, explained
+
+
+def _time_increases(
+    state: ChessState, prev: ClockReading, reading: ClockReading, explained: list[bool], out: Out
+) -> None:
+    res = max(prev.resolution_ms, reading.resolution_ms)
+    for side in (0, 1):
+        if explained[side]:
+            continue
+        before, after = prev.remaining_ms[side], reading.remaining_ms[side]
+        if after > before + res:
+            out.anomaly(
+                "chess.time_increased",
+                Severity.WARNING,
+                f"The {SIDE_NAMES[side]} clock went up from {_hms(before)} to {_hms(after)} with no press or new "
+                f"period; check that the times were set on purpose.",
+                f"{SIDE_TR[side].capitalize()} saat, basma ya da yeni dönem olmadan {_hms(before)}'den "
+                f"{_hms(after)}'e çıktı; sürelerin bilerek ayarlandığını kontrol edin.",
+                side=SIDE_NAMES[side],
+                colour=_colour_name(state, side),
+                before_ms=before,
+                after_ms=after,
+                ply=len(state.moves),
+            )
+
+
+def _press(
+    state: ChessState, side: int, prev: ClockReading | None, reading: ClockReading, at: float, out: Out
+) -> ChessState:
+    """`side` pressed: the board is read at once, the press completes the last ply, and it is judged."""
+    entry = (at, side, reading.remaining_ms[side])
+    state = replace(state, early_presses=(*state.early_presses[-(EARLY_PRESSES - 1) :], entry))
+    state = _settle(state, at, out, press=True)
+    if state.unpressed >= 1 and state.early_presses:
+        state = _complete(replace(state, early_presses=state.early_presses[1:]), state.early_presses[0], out)
+    completed = entry not in state.early_presses
+    presses = state.presses + 1
+    state = replace(state, presses=presses)
+    out.fact(
+        "press",
+        side=SIDE_NAMES[side],
+        colour=_colour_name(state, side),
+        ply=len(state.moves),
+        clock_ms=reading.remaining_ms[side],
+        completes=state.moves[-1].uci if completed and state.moves else None,
+    )
+    if prev is None or prev.running != side:
+        return state  # the side was not seen running: no time to judge
+    if state.control is None:
+        if state.first_clock_ms is not None:
+            state = _learn_control(state, side, prev, reading, at, out)
+        return state
+    return _judge_press(state, side, prev, reading, at, out)
+
+
+def _learn_control(
+    state: ChessState, side: int, prev: ClockReading, reading: ClockReading, at: float, out: Out
+) -> ChessState:
+    """No control was given: learn it from the start reading, which holds the base plus one increment.
+
+    Bases are whole minutes, so a start of 3:02 is 3+2 and 1:30:30 is 90+30. A start on a whole minute
+    leaves the increment to the first press read within `LEARN_FRESH_S` of the reading before it (a
+    staler pair hides the increment behind the time that ran between them): until then, nothing is judged.
+    """
+    assert state.first_clock_ms is not None
+    start_s = round(state.first_clock_ms[side] / 1000)
+    if start_s % 60:
+        increment = start_s % 60
+    elif at - prev.at <= LEARN_FRESH_S:
+        increment = max(0, round((reading.remaining_ms[side] - prev.remaining_ms[side]) / 1000))
+    else:
+        return state
+    base = start_s - increment
+    if base <= 0:
+        return state
+    control = clk.TimeControl.fischer(float(base), float(increment))
+    text = time_control_text(control)
+    out.fact("time_control", text=text, learned=True, increment_s=increment, base_s=base)
+    return replace(state, control=control, control_learned=True)
+
+
+def _judge_press(
+    state: ChessState, side: int, prev: ClockReading, reading: ClockReading, at: float, out: Out
+) -> ChessState:
+    """Increment, delay or refund at the press, judged with the display resolution and the time between
+    the last reading and the press."""
+    control = state.control
+    assert control is not None
+    index = state.periods_added[side]
+    period = clk.period_for(control, index)
+    before, after = prev.remaining_ms[side], reading.remaining_ms[side]
+    elapsed = max(0.0, at - prev.at)
+    res_s = max(prev.resolution_ms, reading.resolution_ms) / 1000
+    start = state.turn_start_ms[side]
+    window = clk.press_window(period, before / 1000, elapsed, res_s, None if start is None else start / 1000)
+    if window is None:
+        return state
+    low, high = window
+    shown = after / 1000
+    if low - 1e-6 <= shown <= high + 1e-6:
+        return state
+    colour = _colour_of(state, side)
+    counted = _period_at_count(state, side, colour, window, after, out)
+    if counted is not None:
+        return counted
+    gain = after - before
+    expected_low, expected_high = round(low * 1000), round(high * 1000)
+    what_en, what_tr = _what_press_gives(period)
+    gives_time = period.increment_s > res_s or (
+        period.delay_mode is clk.DelayMode.BRONSTEIN and high * 1000 - before > prev.resolution_ms
+    )
+    missing = shown < low and gives_time and gain <= reading.resolution_ms
+    code = "chess.increment_missing" if missing else "chess.increment_wrong"
+    if missing:
+        en = f"The {SIDE_NAMES[side]} clock got no {what_en} at the press: {_hms(before)} became {_hms(after)}."
+        tr = (
+            f"{SIDE_TR[side].capitalize()} saate basınca {what_tr} eklenmedi: {_hms(before)} → {_hms(after)}."
+        )
+    else:
+        en = (
+            f"The {SIDE_NAMES[side]} clock shows {_hms(after)} after the press, expected "
+            f"{_hms(expected_low)}-{_hms(expected_high)} ({what_en}, from {_hms(before)})."
+        )
+        tr = (
+            f"{SIDE_TR[side].capitalize()} saat basıştan sonra {_hms(after)} gösteriyor, beklenen "
+            f"{_hms(expected_low)}-{_hms(expected_high)} ({what_tr}, {_hms(before)}'den)."
+        )
+    out.anomaly(
+        code,
+        Severity.WARNING,
+        en,
+        tr,
+        side=SIDE_NAMES[side],
+        colour=None if colour is None else COLOUR_NAMES[colour],
+        before_ms=before,
+        after_ms=after,
+        expected_ms=[expected_low, expected_high],
+        since_reading_s=round(elapsed, 3),
+        ply=len(state.moves),
+        time_control=time_control_text(control),
+    )
+    return state
+
+
+def _period_at_count(
+    state: ChessState,
+    side: int,
+    colour: chess.Color | None,
+    window: tuple[float, float],
+    after: int,
+    out: Out,
+) -> ChessState | None:
+    """A clock that adds the next period when the move count is reached: the press shows the window plus the
+    next period's time. The state with the period added, or None when the press shows no such thing."""
+    control = state.control
+    assert control is not None
+    index = state.periods_added[side]
+    low, high = window
+    shown = after / 1000
+    need = clk.moves_to_complete(control, index)
+    if need is not None and index + 1 < len(control.periods) and _moves_by(state, colour) >= need:
+        extra = control.periods[index + 1].time_s
+        if low + extra - 1e-6 <= shown <= high + extra + 1e-6:  # a clock that adds the period at the count
+            added = list(state.periods_added)
+            added[side] += 1
+            out.fact(
+                "period",
+                side=SIDE_NAMES[side],
+                colour=None if colour is None else COLOUR_NAMES[colour],
+                period=added[side] + 1,
+                remaining_ms=after,
+            )
+            return replace(state, periods_added=(added[0], added[1]))
+    return None
+
+
+def _what_press_gives(period: clk.Period) -> tuple[str, str]:
+    """What a press should give in `period`, in English and Turkish."""
+    what_en = {
+        clk.DelayMode.NONE: f"increment of {_num(period.increment_s)} s",
+        clk.DelayMode.SIMPLE: f"delay of {_num(period.delay_s)} s (no time added)",
+        clk.DelayMode.BRONSTEIN: f"Bronstein refund of up to {_num(period.delay_s)} s",
+    }[period.delay_mode]
+    what_tr = {
+        clk.DelayMode.NONE: f"{_num(period.increment_s)} sn artış",
+        clk.DelayMode.SIMPLE: f"{_num(period.delay_s)} sn gecikme (süre eklenmez)",
+        clk.DelayMode.BRONSTEIN: f"en çok {_num(period.delay_s)} sn Bronstein iadesi",
+    }[period.delay_mode]
+    return what_en, what_tr
+
+
+def _flags(
+    state: ChessState, prev: ClockReading | None, reading: ClockReading, at: float, out: Out
+) -> ChessState:
+    for side in (0, 1):
+        if reading.flags[side] and not (prev is not None and prev.flags[side]) and state.result is None:
+            state = _flag_fall(state, side, at, out, source="clock")
+    return state
+
+
+def _flag_fall(
+    state: ChessState, side: int, at: float, out: Out, *, source: str, detail: str = ""
+) -> ChessState:
+    """`side`'s time is up: the opponent wins, or it is a draw when the opponent cannot mate (FIDE 6.9)."""
+    board = state.game.board
+    colour = _colour_of(state, side)
+    if colour is None:
+        colour = board.turn  # the clock runs for the player to move
+    opponent = not colour
+    draw = board.has_insufficient_material(opponent)
+    outcome = "1/2-1/2" if draw else ("1-0" if opponent == chess.WHITE else "0-1")
+    reading = state.clock
+    shown = None if reading is None else reading.remaining_ms[side]
+    out.fact("game_over", result=outcome, reason="flag_fall", ply=len(state.moves), side=SIDE_NAMES[side])
+    tail_en = f"a draw: {_colour_en(opponent)} cannot checkmate" if draw else f"{_colour_en(opponent)} wins"
+    tail_tr = f"berabere: {COLOUR_TR[opponent]} mat edemez" if draw else f"{COLOUR_TR[opponent]} kazanır"
+    how_en = {
+        "clock": "",
+        "period": f" (the time control was not reached: {detail})",
+        "estimate": " (no reading since)",
+    }
+    how_tr = {
+        "clock": "",
+        "period": f" (süre kontrolüne ulaşılamadı: {detail})",
+        "estimate": " (o zamandan beri okuma yok)",
+    }
+    out.anomaly(
+        "chess.flag_fall",
+        Severity.INFO,
+        f"{_colour_en(colour)}'s flag fell on the {SIDE_NAMES[side]} clock{how_en[source]}: {tail_en} ({outcome}).",
+        f"{COLOUR_TR[colour]} oyuncusunun {SIDE_TR[side]} saatte bayrağı düştü{how_tr[source]}: {tail_tr} "
+        f"({outcome}).",
+        side=SIDE_NAMES[side],
+        colour=COLOUR_NAMES[colour],
+        result=outcome,
+        draw=draw,
+        source=source,
+        remaining_ms=shown,
+        ply=len(state.moves),
+        at=at,
+    )
+    return replace(
+        state, result=outcome, result_reason="flag_fall", illegal=None, mismatch_open=False, out_since=None
+    )
+
+
+def _on_tick(state: ChessState, at: float, out: Out) -> ChessState:
+    state = _settle(state, at, out)
+    reading = state.clock
+    control = state.control
+    if state.result is not None or reading is None or reading.running is None or control is None:
+        return state
+    side = reading.running
+    if state.periods_added[side] < len(control.periods) - 1:
+        return state  # the clock adds the next period at zero; its reading will tell
+    period = clk.period_for(control, state.periods_added[side])
+    grace = period.delay_s if period.delay_mode is clk.DelayMode.SIMPLE else 0.0
+    left_s = reading.remaining_ms[side] / 1000 - (at - reading.at) + grace
+    if left_s < -state.config.flag_slack_s:
+        return _flag_fall(state, side, at, out, source="estimate")
+    return state

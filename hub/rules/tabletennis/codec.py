@@ -1,0 +1,326 @@
+"""Table-tennis inputs and state as plain JSON data, and device reports as engine inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from devices.observations import DeviceEvent, ScoreboardState
+from hub.rules.tabletennis.model import (
+    CARDS,
+    DOUBLES_PLAYERS,
+    ENDS,
+    Card,
+    Correction,
+    Display,
+    ExpediteStart,
+    Input,
+    OtherEvent,
+    PointRecord,
+    TableTennisConfig,
+    TableTennisState,
+    Tick,
+    TimeOut,
+    UmpirePoint,
+    UmpireUndo,
+)
+from hub.rules.tabletennis.views import view
+
+
+def _side_of(data: dict[str, Any]) -> int:
+    side = data.get("side")
+    if side in ("A", "B"):
+        return 0 if side == "A" else 1
+    if side not in (0, 1) or isinstance(side, bool):
+        raise ValueError(f"side must be 0 or 1, got {side!r}")
+    return int(side)
+
+
+def to_input(report: Any) -> Input:
+    """An engine input from a device report; events the rules cannot read become `OtherEvent`."""
+    if isinstance(report, ScoreboardState):
+        return Display.of(report)
+    if isinstance(report, DeviceEvent):
+        data = dict(report.data)
+        try:
+            if report.kind == "timeout":
+                return TimeOut(_side_of(data))
+            if report.kind == "card" and data.get("card") in CARDS:
+                return Card(_side_of(data), data["card"], data.get("player"))
+            if report.kind == "expedite":
+                ball = data.get("ball_in_play")
+                return ExpediteStart(ball if isinstance(ball, bool) else None)
+            if report.kind == "point":
+                return UmpirePoint(_side_of(data))
+            if report.kind == "undo":
+                return UmpireUndo(_side_of(data))
+        except ValueError:
+            pass
+        return OtherEvent(report.kind, data)
+    return report
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    return (int(value[0]), int(value[1]))
+
+
+def input_to_dict(item: Any) -> dict[str, Any]:
+    """An input (or a device report) as plain data with a "type" key; `input_from_dict` reverses it."""
+    if type(item) is ScoreboardState:  # every scoreboard report: `Display.of` and the dict below, in one
+        points, games, history = item.points, item.games, item.game_scores
+        return {
+            "type": "display",
+            "points": [int(points[0]), int(points[1])],
+            "games": [int(games[0]), int(games[1])],
+            "server": item.server,
+            "game_scores": [[int(a), int(b)] for a, b in history] if history else [],
+            "ends": None if item.ends is None else str(item.ends),
+            "expedite": item.expedite,
+            "server_player": None if item.server_player is None else str(item.server_player),
+        }
+    item = to_input(item)
+    if isinstance(item, Display):
+        return {
+            "type": "display",
+            "points": list(item.points),
+            "games": list(item.games),
+            "server": item.server,
+            "game_scores": [list(g) for g in item.game_scores],
+            "ends": item.ends,
+            "expedite": item.expedite,
+            "server_player": item.server_player,
+        }
+    if isinstance(item, TimeOut):
+        return {"type": "timeout", "side": item.side}
+    if isinstance(item, Card):
+        return {"type": "card", "side": item.side, "card": item.card, "player": item.player}
+    if isinstance(item, ExpediteStart):
+        return {"type": "expedite", "ball_in_play": item.ball_in_play}
+    if isinstance(item, UmpirePoint):
+        return {"type": "point", "side": item.side}
+    if isinstance(item, UmpireUndo):
+        return {"type": "undo", "side": item.side}
+    if isinstance(item, Correction):
+        return {
+            "type": "correction",
+            "points": list(item.points),
+            "games": list(item.games),
+            "reason": item.reason,
+            "server": item.server,
+            "ends": item.ends,
+        }
+    if isinstance(item, Tick):
+        return {"type": "tick"}
+    if isinstance(item, OtherEvent):
+        return {"type": "event", "kind": item.kind, "data": dict(item.data)}
+    raise TypeError(f"no table-tennis input encoding for {type(item).__name__}")
+
+
+def input_from_dict(data: dict[str, Any]) -> Input:
+    """The inverse of `input_to_dict`; a dict without "type" is a display (the skeleton's log bodies).
+
+    Raises ValueError naming the field when the data is not a valid input (for referee input checked at the
+    API before it is logged; what `input_to_dict` wrote always reads back).
+    """
+    kind = data.get("type", "display")
+    try:
+        if kind == "display":
+            return Display(
+                _score(data, "points"),
+                _score(data, "games"),
+                _optional(data, "server", _SIDES),
+                tuple([_two_counts(g, "game") for g in data.get("game_scores") or ()]),
+                _optional(data, "ends", ENDS),
+                _optional(data, "expedite", _BOOLS),
+                _optional(data, "server_player", DOUBLES_PLAYERS),
+            )
+        if kind == "timeout":
+            return TimeOut(_required_side(data))
+        if kind == "card":
+            card = data.get("card")
+            if card not in CARDS:
+                raise ValueError(f"card must be one of {', '.join(CARDS)}, got {card!r}")
+            return Card(_required_side(data), card, _optional(data, "player", DOUBLES_PLAYERS))
+        if kind == "expedite":
+            return ExpediteStart(_optional(data, "ball_in_play", _BOOLS))
+        if kind == "point":
+            return UmpirePoint(_required_side(data))
+        if kind == "undo":
+            return UmpireUndo(_required_side(data))
+        if kind == "correction":
+            reason = data.get("reason", "")
+            if not isinstance(reason, str):
+                raise ValueError(f"reason must be text, got {reason!r}")
+            return Correction(
+                _score(data, "points"),
+                _score(data, "games"),
+                reason,
+                _optional(data, "server", _SERVERS),
+                _optional(data, "ends", ENDS),
+            )
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ValueError(f"{kind} input: {exc!r} missing or malformed") from None
+    if kind == "tick":
+        return Tick()
+    return OtherEvent(str(data.get("kind", kind)), dict(data.get("data") or {}))
+
+
+def _score(data: dict[str, Any], key: str) -> tuple[int, int]:
+    return _two_counts(data.get(key), key)
+
+
+def _two_counts(value: Any, key: str) -> tuple[int, int]:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        a, b = value
+        if type(a) is int and type(b) is int and a >= 0 and b >= 0:
+            return a, b
+        if (
+            isinstance(a, int)
+            and not isinstance(a, bool)
+            and a >= 0
+            and isinstance(b, int)
+            and not isinstance(b, bool)
+            and b >= 0
+        ):
+            return a, b
+    raise ValueError(f"{key} must be two non-negative integers, got {value!r}")
+
+
+def _required_side(data: dict[str, Any]) -> int:
+    side = data.get("side")
+    if side not in (0, 1) or isinstance(side, bool):
+        raise ValueError(f"side must be 0 or 1, got {side!r}")
+    return int(side)
+
+
+_BOOLS = (True, False)
+_SIDES = (0, 1)
+_SERVERS = (0, 1, *DOUBLES_PLAYERS)
+# the exact types each of the module's value sets holds: a value is one of them only with one of these types
+# (True is not side 1, nor 1.0)
+_TYPES_OF = {id(t): frozenset(type(a) for a in t) for t in (_BOOLS, _SIDES, _SERVERS, ENDS, DOUBLES_PLAYERS)}
+
+
+def _optional(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> Any:
+    value = data.get(key)
+    if value is None:
+        return None
+    types = _TYPES_OF.get(id(allowed))  # the module's own tuples: they live as long as it does
+    if types is None:
+        types = frozenset(type(a) for a in allowed)
+    if type(value) not in types or value not in allowed:
+        raise ValueError(f"{key} must be one of {', '.join(map(str, allowed))} or null, got {value!r}")
+    return value
+
+
+def _config_to_dict(c: TableTennisConfig) -> dict[str, Any]:
+    return {
+        "best_of": c.best_of,
+        "doubles": c.doubles,
+        "ruleset": c.ruleset,
+        "first_server": c.first_server,
+        "first_server_player": c.first_server_player,
+        "first_receiver_player": c.first_receiver_player,
+    }
+
+
+def _anchor(value: Any) -> tuple[int, int, str, str] | None:
+    return None if value is None else (int(value[0]), int(value[1]), str(value[2]), str(value[3]))
+
+
+def to_dict(state: TableTennisState) -> dict[str, Any]:
+    """The state as plain JSON data: the keys the hub and screens read (`view`), then what resuming needs."""
+    return {**view(state), **_bookkeeping(state)}
+
+
+def _bookkeeping(state: TableTennisState) -> dict[str, Any]:
+    return {
+        "config": _config_to_dict(state.config),
+        "toss": None if state.toss is None else list(state.toss),
+        "game_order": None if state.game_order is None else list(state.game_order),
+        "final_scores": None if state.final_scores is None else [list(g) for g in state.final_scores],
+        "swap_at": state.swap_at,
+        "ends_anchor": list(state.ends_anchor),
+        "expedite_anchor": None if state.expedite_anchor is None else list(state.expedite_anchor),
+        "order_anchor": None if state.order_anchor is None else list(state.order_anchor),
+        "timeout_at": state.timeout_at,
+        "unshown": list(state.unshown),
+        "carry": list(state.carry),
+        "game_clock": state.game_clock,
+        "paused": state.paused,
+        "expedite_due_game": state.expedite_due_game,
+        "expedite_dropped_game": state.expedite_dropped_game,
+        "ends_flagged": state.ends_flagged,
+        "last_display": None if state.last_display is None else input_to_dict(state.last_display),
+    }
+
+
+def _last_display_from_dict(data: dict[str, Any]) -> Display:
+    """The last display as `_bookkeeping` wrote it (`input_to_dict` of a Display)."""
+    display = input_from_dict(data)
+    if not isinstance(display, Display):
+        raise ValueError(f"last_display must be a display, got {data!r}")
+    return display
+
+
+def from_dict(data: dict[str, Any]) -> TableTennisState:
+    """The inverse of `to_dict` (older skeleton snapshots read with defaults)."""
+    c = data.get("config") or {"best_of": data["best_of"]}
+    config = TableTennisConfig(
+        best_of=c["best_of"],
+        doubles=c.get("doubles", False),
+        ruleset=c.get("ruleset", "ittf"),
+        first_server=c.get("first_server"),
+        first_server_player=c.get("first_server_player"),
+        first_receiver_player=c.get("first_receiver_player"),
+    )
+    since = data.get("expedite_since")
+    last = data.get("last_display")
+    toss = data.get("toss")
+    order = data.get("game_order")
+    final = data.get("final_scores")
+    cards = data.get("cards", [[], []])
+    return TableTennisState(
+        config=config,
+        toss=None if toss is None else (toss[0], toss[1]),
+        game_order=None if order is None else (order[0], order[1]),
+        points=_pair(data["points"]),
+        games=_pair(data["games"]),
+        game_scores=tuple(_pair(g) for g in data["game_scores"]),
+        winner=data["winner"],
+        final_scores=None if final is None else tuple(_pair(g) for g in final),
+        rallies=data["rallies"],
+        swap_at=data.get("swap_at"),
+        ends_anchor=(
+            int(data.get("ends_anchor", [0, "normal"])[0]),
+            str(data.get("ends_anchor", [0, "normal"])[1]),
+        ),
+        expedite=data.get("expedite", False),
+        expedite_since=None if since is None else (since["game"], _pair(since["points"])),
+        expedite_anchor=_anchor(data.get("expedite_anchor")),
+        order_anchor=_anchor(data.get("order_anchor")),
+        timeouts=(bool(data.get("timeouts", [0, 0])[0]), bool(data.get("timeouts", [0, 0])[1])),
+        timeout_active=data.get("timeout_active"),
+        timeout_at=data.get("timeout_at"),
+        cards=(tuple(cards[0]), tuple(cards[1])),
+        penalty_points=_pair(data.get("penalty_points", [0, 0])),
+        unshown=_pair(data.get("unshown", [0, 0])),
+        carry=_pair(data.get("carry", [0, 0])),
+        game_clock=data.get("game_clock"),
+        paused=data.get("paused", 0.0),
+        expedite_due_game=data.get("expedite_due_game"),
+        expedite_dropped_game=data.get("expedite_dropped_game"),
+        ends_flagged=data.get("ends_flagged"),
+        last_display=None if last is None else _last_display_from_dict(last),
+        points_log=tuple(
+            PointRecord(
+                p["game"],
+                _pair(p["points"]),
+                p["side"],
+                p["server"],
+                p["server_player"],
+                p["at"],
+                p.get("penalty", False),
+            )
+            for p in data.get("points_log", ())
+        ),
+    )
