@@ -1,6 +1,6 @@
 """fanout: frames/s delivered to N real WebSocket clients in another process, ours vs `websockets.broadcast()`.
 
-Ours: a real `HubRuntime` (`hub.fanout` writing finished frames to each socket through `hub.wsfeed`, the
+Ours: a real `HubRuntime` (`hub.feed.fanout` writing finished frames to each socket through `hub.feed.protocol`, the
 Starlette app on uvicorn); a publisher task publishes a change to one topic that every client watches,
 then yields (`asyncio.sleep(0)`), as fast as the loop lets it. The topic's window (1,000 watchers: 50 ms)
 gathers changes into one write per client; every change still arrives as its own frame and is counted
@@ -26,7 +26,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from benchmarks.common import HOST, ClientFleet, Result, RunningHub, pin_server, scratch, tt_venue
 from benchmarks.common import sizes as pick_sizes
-from hub.fanout import encode
+from hub.feed.fanout import encode
 
 NAME = "fanout"
 FULL = {"clients": 1000, "warmup_s": 1.5, "window_s": 8.0, "frame_bytes": 100, "client_processes": 1}

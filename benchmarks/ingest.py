@@ -26,12 +26,12 @@ from benchmarks.common import sizes as pick_sizes
 from devices.observations import DeviceFamily, DeviceHello
 from devices.session import Backoff, DeviceSession
 from devices.wire.messages import encode_report
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.heap import collect_on_a_clock, settle
 from hub.ingest import Ingest
-from hub.logstore import _INSERT_EVENT, _SCHEMA
+from hub.log.eventlog import EventLog
+from hub.log.store import _INSERT_EVENT, _SCHEMA
 
 NAME = "ingest"
 FULL = {"tables": 200, "rounds": 4, "best_of": 5}

@@ -6,7 +6,7 @@ commit) and fan-out. Devices: `benchmarks.ptydevices`, another process holding e
 one display per table per second and stamps each write. Spectators: `benchmarks.wsclient` processes, each
 client on one match as a phone on a match page is (`web-display/match.js` subscribes to `match:ID` only),
 recording (match id, match version, receive time) for every change frame in the window. The venue wall
-gathers its changes in a window that grows with its audience (`hub.fanout`): its latency is the
+gathers its changes in a window that grows with its audience (`hub.feed.fanout`): its latency is the
 `spectators` benchmark's row. The hub runs on its own loop in its own thread (`ThreadedHub`) so the benchmark's
 clock and pipes never wait on it. After the run the benchmark stops the hub, reads the log, ties each match version to the device
 write that produced it (by table and displayed score, which never repeats within a match), and the
@@ -41,7 +41,7 @@ from benchmarks.common import (
 )
 from benchmarks.common import sizes as pick_sizes
 from devices.simulators.pty import open_pty_pair
-from hub.eventlog import unpack
+from hub.log.eventlog import unpack
 
 NAME = "latency"
 FULL = {"tables": 200, "clients": 1000, "rate_per_table": 1.0, "warmup_s": 3.0, "window_s": 10.0}

@@ -24,10 +24,10 @@ from pathlib import Path
 from benchmarks.common import Result, say, scratch, tt_rallies, tt_venue
 from benchmarks.common import sizes as pick_sizes
 from devices.wire.messages import encode_report
-from hub.eventlog import EventLog, pack
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
-from hub.logstore import _INSERT_EVENT
+from hub.log.eventlog import EventLog, pack
+from hub.log.store import _INSERT_EVENT
 from hub.sports import report_to_dict
 
 NAME = "replay"

@@ -28,16 +28,16 @@ from devices.transports.ble import BleConnector
 from devices.transports.tcp import UNPROVEN_TOTAL, TcpGateway, parse_tcp_url
 from hub.auth import Authenticator
 from hub.connections import Unfinished, quiet_repeats, raise_open_files_limit
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
+from hub.feed.protocol import announce_started, burst_gone, server_config
 from hub.hall import Hall
 from hub.heap import HeapStats, collect_on_a_clock, give_back_after_bursts, settle
 from hub.ingest import Ingest
 from hub.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
+from hub.log.eventlog import EventLog
 from hub.startup import EXIT_BAD_INPUT, StartupError, gateway_refusal, listen, prepare_data_dir
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.web import WebContext, create_app
-from hub.wsfeed import announce_started, burst_gone, server_config
 
 log = logging.getLogger(__name__)
 

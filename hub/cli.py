@@ -23,7 +23,7 @@ from hub import __version__
 from hub.allocator import prefer_returning_allocator
 from hub.app import HubRuntime
 from hub.auth import hash_token, new_token
-from hub.eventlog import EventLogError
+from hub.log.eventlog import EventLogError
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port
 from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import VenueError, load_venue

@@ -34,7 +34,8 @@ from hub.app import SEND_BUFFER
 from hub.auth import Authenticator
 from hub.bus import BusReader, PublicChange
 from hub.connections import Unfinished, open_files, quiet_repeats, raise_open_files_limit
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
+from hub.feed.protocol import announce_started, burst_gone, server_config
 from hub.heap import HeapStats, give_back_after_bursts
 from hub.limits import Access, WebLimits, access_for
 from hub.matches import from_snapshot, new_match
@@ -42,7 +43,6 @@ from hub.public import PublicHall
 from hub.startup import listen
 from hub.venue import Venue
 from hub.web import STUCK_AFTER_S, ORJSONResponse, assemble, hub_only_routes, public_routes
-from hub.wsfeed import announce_started, burst_gone, server_config
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from hub import referee
-from hub.eventlog import EventLog, EventRecord, Snapshot
-from hub.fanout import Fanout, SnapshotSource
+from hub.feed.fanout import Fanout, SnapshotSource
+from hub.log.eventlog import EventLog, EventRecord, Snapshot
 from hub.matches import (
     EventKind,
     MatchInfo,

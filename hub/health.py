@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from devices.observations import LinkState
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 
 TOPIC = "devices"
 

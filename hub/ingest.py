@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from devices.observations import DeviceEvent, DeviceHello, Heartbeat, LinkChange, LinkState, Observation
-from hub.eventlog import EventRecord
 from hub.hall import DeviceReportRow, Hall
 from hub.health import DeviceHealth, HealthBoard
+from hub.log.eventlog import EventRecord
 from hub.matches import EventKind
 from hub.rules.base import Severity
 from hub.sports import Sport, report_to_dict

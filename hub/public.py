@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from hub.fanout import Fanout, SnapshotSource, running_loop
+from hub.feed.fanout import Fanout, SnapshotSource, running_loop
 from hub.matches import MatchInfo, MatchState, public_view, summary
 from hub.teams import team_match_view
 from hub.venue import Venue

@@ -15,8 +15,8 @@ from devices.observations import BackgammonBoardEvent, BackgammonBoardState
 from devices.simulators.backgammon import BackgammonBoard, Fault, MatchOptions
 from devices.simulators.pty import open_pty_pair
 from hub.auth import hash_token
-from hub.eventlog import EventLog
 from hub.hall import replay_match
+from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, new_match, public_view
 from hub.rules import backgammon as bg
 from hub.sports import BACKGAMMON, SPORTS, report_to_dict

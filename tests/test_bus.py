@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from hub.auth import hash_token
 from hub.bus import BusPublisher, BusReader, BusUrlError, Keys, PublicChange, check_bus_url
 from hub.edge import EdgeHall
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.matches import MatchInfo, new_match, to_snapshot
 from hub.venue import Venue
 from tests.conftest import ROOT, free_port, get_json

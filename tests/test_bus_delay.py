@@ -16,9 +16,9 @@ import pytest
 from hub.bus import BusPublisher, BusReader
 from hub.chess_feed import game_pgn
 from hub.edge import EdgeHall
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
+from hub.log.eventlog import EventLog
 from hub.matches import MatchStatus
 from tests.hub.test_chess_hall import MOVES, START, chess_venue, feed_game
 from tests.test_bus import RedisServer, running_redis

@@ -13,8 +13,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from hub.demo import build_demo_venue
-from hub.eventlog import EventLog
 from hub.hall import replay_match
+from hub.log.eventlog import EventLog
 from hub.matches import public_view
 from tests.conftest import DemoProcess, get_json, start_demo
 

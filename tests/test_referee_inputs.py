@@ -6,10 +6,10 @@ import asyncio
 from pathlib import Path
 
 from devices.observations import DeviceHello, Observation, ScoreboardState
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall, replay_match
 from hub.ingest import Ingest
+from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, public_view
 from hub.venue import TableConfig, Venue
 from tests.hubsupport import post_json, running_hub, venue

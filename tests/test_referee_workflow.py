@@ -14,9 +14,9 @@ from websockets.asyncio.client import connect
 
 from hub.auth import hash_token
 from hub.cli import main as cli
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall, replay_match
+from hub.log.eventlog import EventLog
 from hub.matches import (
     ActionRefused,
     AnomalyState,

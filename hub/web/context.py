@@ -17,7 +17,7 @@ from devices.session import CommandTarget
 from devices.transports.tcp import TcpGateway
 from hub.auth import Authenticator
 from hub.connections import Unfinished
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.heap import HeapStats
 from hub.ingest import Ingest

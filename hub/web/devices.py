@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 
 from hub import __version__
 from hub.connections import open_files
-from hub.logwriter import WriterProcess
+from hub.log.writer import WriterProcess
 from hub.web.context import WebContext
 from hub.web.errors import ORJSONResponse
 

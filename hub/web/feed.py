@@ -1,6 +1,6 @@
 """The spectators' `/ws` feed: one socket per client, its subscribe/unsubscribe requests and what it is owed.
 
-Under the hub's own WebSocket protocol (`hub.wsfeed`) the fan-out writes to each socket itself and this
+Under the hub's own WebSocket protocol (`hub.feed.protocol`) the fan-out writes to each socket itself and this
 module only reads requests; under any other ASGI server a writer task per client sends what is queued.
 """
 
@@ -15,10 +15,10 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from hub.auth import Authenticator
-from hub.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
+from hub.feed.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
+from hub.feed.protocol import LINK
 from hub.limits import CLOSE_POLICY, RateLimiter, WebLimits
 from hub.web.context import PublicContext
-from hub.wsfeed import LINK
 
 MAX_CLIENT_MESSAGE = 4096
 CLOSE_TOO_BIG = 1009
@@ -171,7 +171,7 @@ def _client_error(message: str, topic: str | None = None) -> str:
 async def _write_changes(websocket: WebSocket, sub: Subscriber, ctx: PublicContext) -> None:
     """Send queued changes to a client with no direct link; a socket blocked past the limit is closed.
 
-    Only under an ASGI server other than the hub's (see `hub.wsfeed`). A client that asked for batches gets
+    Only under an ASGI server other than the hub's (see `hub.feed.protocol`). A client that asked for batches gets
     at most one message per tick: a JSON array of every change queued in that tick, each the latest of its
     topic and key."""
     loop = asyncio.get_running_loop()

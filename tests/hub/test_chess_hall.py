@@ -13,10 +13,10 @@ import chess.pgn
 from devices.observations import ChessBoardState, ChessClockState, DeviceHello, Observation
 from devices.simulators.chess_motion import MotionStyle, apply_motions, motions
 from hub.chess_feed import game_pgn, round_pgn
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.ingest import Ingest
+from hub.log.eventlog import EventLog
 from hub.matches import EventKind, MatchInfo, MatchStatus
 from hub.venue import TableConfig, TeamMatchConfig, Venue
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from hub.eventlog import (
+from hub.log.eventlog import (
     EventLog,
     EventLogError,
     EventRecord,
@@ -18,8 +18,8 @@ from hub.eventlog import (
     pack,
     unpack,
 )
-from hub.logstore import _INSERT_EVENT, _ROWS_PER_INSERT, connect, pack_snapshot
-from hub.logwriter import WriterProcess
+from hub.log.store import _INSERT_EVENT, _ROWS_PER_INSERT, connect, pack_snapshot
+from hub.log.writer import WriterProcess
 
 
 def device_record(log: EventLog, seq: int, body: dict | None = None) -> EventRecord:

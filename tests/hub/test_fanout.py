@@ -17,14 +17,14 @@ import uvicorn
 from websockets.asyncio.client import connect
 
 from hub.auth import Authenticator
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
+from hub.feed.protocol import server_config
 from hub.hall import Hall
 from hub.ingest import Ingest
+from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue
 from hub.web import WebContext, create_app
-from hub.wsfeed import server_config
 from tests.conftest import free_port
 
 

@@ -13,10 +13,10 @@ from devices.observations import DeviceHello, Observation, ScoreboardState
 from devices.session import DeviceSession
 from devices.simulators.pty import open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.ingest import Ingest, TableSink
+from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue
 

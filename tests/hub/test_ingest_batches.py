@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from devices.observations import DeviceEvent, DeviceHello, Heartbeat, Observation, ScoreboardState
 from devices.simulators.tabletennis import TableTennisMatchSim
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.ingest import Ingest
+from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, public_view, to_snapshot
 from hub.venue import TableConfig, Venue
 

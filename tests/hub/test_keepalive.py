@@ -9,7 +9,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from hub.wsfeed import PING_SPREAD, keepalive_delay
+from hub.feed.protocol import PING_SPREAD, keepalive_delay
 from tests.hub.test_fanout import served_hall
 
 INTERVAL = 2.0

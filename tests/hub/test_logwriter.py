@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.eventlog import EventLog, EventLogError, EventRecord
-from hub.logwriter import WriterProcess, encode_batch
+from hub.log.eventlog import EventLog, EventLogError, EventRecord
+from hub.log.writer import WriterProcess, encode_batch
 from tests.hub import test_eventlog as eventlog_tests
 
 
@@ -152,7 +152,7 @@ def test_the_writer_ends_when_the_hub_is_killed(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, sys
-        from hub.eventlog import EventLog, EventRecord
+        from hub.log.eventlog import EventLog, EventRecord
 
         async def main():
             log = EventLog({str(tmp_path / "log.sqlite3")!r})

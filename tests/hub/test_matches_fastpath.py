@@ -16,7 +16,7 @@ from test_tabletennis_fastpath import _noisy
 from test_tabletennis_properties import Plan, plans
 from test_tabletennis_properties import play as play_match
 
-from hub.eventlog import pack
+from hub.log.eventlog import pack
 from hub.matches import MatchInfo, MatchState, apply_event, fold_events, new_match, to_snapshot
 from hub.rules import tabletennis as tt
 from hub.sports import SPORTS

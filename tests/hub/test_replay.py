@@ -11,10 +11,10 @@ from test_tabletennis_properties import Plan
 
 from devices.observations import DeviceHello, Observation
 from devices.simulators.tabletennis import TableTennisMatchSim
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall, replay_match
 from hub.ingest import Ingest
+from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, apply_event, new_match, public_view, result_to_dict, summary
 from hub.sports import SPORTS
 from hub.venue import TableConfig, Venue

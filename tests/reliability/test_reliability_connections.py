@@ -21,8 +21,8 @@ import uvicorn
 import websockets
 
 from hub.connections import QuietRepeats, Unfinished
+from hub.feed.protocol import announce_started, server_config
 from hub.limits import SECURITY_HEADERS, WebLimits
-from hub.wsfeed import announce_started, server_config
 from tests.conftest import free_port
 from tests.reliability.conftest import Tried
 from tests.reliability.served import MINIMAL_VENUE, ServedHub, closed_by_peer, percentile, silent_sockets

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from hub.app import HubRuntime
-from hub.eventlog import EventLog, EventLogError, unpack
 from hub.hall import replay_match
+from hub.log.eventlog import EventLog, EventLogError, unpack
 from tests.conftest import ROOT, free_port
 from tests.reliability import crashhub
 from tests.reliability.conftest import Tried

@@ -19,10 +19,10 @@ from devices.observations import DeviceHello, Heartbeat, ScoreboardState
 from devices.session import DeviceSession
 from devices.simulators.pty import open_pty_pair
 from devices.wire.messages import encode_report
-from hub.eventlog import EventLog
-from hub.fanout import Fanout
+from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.ingest import Ingest
+from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue
 from tests.devices.support import FAST, eventually

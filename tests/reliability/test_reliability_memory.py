@@ -6,7 +6,7 @@ Each closed connection used to leave its objects in reference cycles, and CPytho
 keeps a 1 MiB arena while any object in it lives: 14,000 connections took a hub from 53 to 289 MB, and with
 the cycles broken a hub still held twice its start after the first burst. On the C allocator it came back
 to 1.2× its start, held there by small blocks that the WebSocket library's date formatting left on ~1,600
-pages of each burst's memory (hub/wsfeed.py `_Handshakes.accept`); without them, 1.07×.
+pages of each burst's memory (hub/feed/protocol.py `_Handshakes.accept`); without them, 1.07×.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 The log is the source of truth. Every device report, derived anomaly and referee action that the hub
 accepts is a row here before anyone else hears of it: `append` queues a record for the log's feeding thread,
-which hands whatever has queued up to the writer process (`hub.logwriter`) as one transaction
+which hands whatever has queued up to the writer process (`hub.log.writer`) as one transaction
 (`synchronous=FULL`, so a commit survives power loss), then reports the batch back to the event loop in
 commit order. Callers learn that an event is stored only from that report. The file's schema and body
-encoding are `hub.logstore`'s; the hub reads the file through a connection of its own.
+encoding are `hub.log.store`'s; the hub reads the file through a connection of its own.
 
 Device rows carry `(device_id, boot_epoch, seq)` under a UNIQUE index and are inserted with `OR IGNORE`, so
 a frame resent by a device is stored once however often it arrives. Match rows carry `(match_id, offset)`,
@@ -29,7 +29,7 @@ from typing import Any
 import msgpack
 import orjson
 
-from hub.logstore import (
+from hub.log.store import (
     _JSON_OBJECT,
     _SCHEMA,
     SCHEMA_VERSION,
@@ -39,7 +39,7 @@ from hub.logstore import (
     pack_snapshot,
     unpack,
 )
-from hub.logwriter import WriterProcess
+from hub.log.writer import WriterProcess
 
 log = logging.getLogger(__name__)
 

@@ -6,23 +6,23 @@ observations/s with the writer thread, 20,154–20,423 with a writer that stored
 own the writer uses the second core, and the hub's thread that feeds it only hands each batch over.
 
 `WriterProcess` is the hub's end, used from the log's feeding thread: `commit(rows, snapshots)` sends a batch
-and waits for its commit. `main` is the process: it opens the file (`hub.logstore.connect`) and commits each
-batch it reads in one transaction (`hub.logstore.commit`). Messages both ways are a 4-byte little-endian
+and waits for its commit. `main` is the process: it opens the file (`hub.log.store.connect`) and commits each
+batch it reads in one transaction (`hub.log.store.commit`). Messages both ways are a 4-byte little-endian
 length and a `marshal`led value, over the process's stdin and stdout:
 
 - the process says `("ready", pid)` once the file is open, or `("error", message)` and exits;
 - the hub sends `(packed, rows, snapshots)`: event rows, their bodies as given (the process packs them) or,
   when `packed`, already packed (`marshal` carries plain data of exact types only, so a body holding anything
   else, an enum member, say, is packed by the hub); and snapshot rows, their states always packed by the hub
-  (`hub.logstore.pack_snapshot`: one C call, cheaper than `marshal` carrying a match's whole state);
-- the process answers `("ok", inserted)` (`hub.logstore.commit`'s answer) or `("error", message)`, having
+  (`hub.log.store.pack_snapshot`: one C call, cheaper than `marshal` carrying a match's whole state);
+- the process answers `("ok", inserted)` (`hub.log.store.commit`'s answer) or `("error", message)`, having
   rolled the batch back.
 
 The end of its stdin ends the process after the batch in hand: when the hub closes the log, and when the hub
 dies however it dies. It ignores SIGINT and SIGTERM, which a terminal or a service manager sends the hub's
 whole process group, so the hub's last commits still reach it while the hub shuts down. If the process dies
 (killed, out of memory), the hub starts another and sends the batch again; a row it had committed already
-is found by its id (`hub.logstore.commit`), so nothing is stored twice or reported lost.
+is found by its id (`hub.log.store.commit`), so nothing is stored twice or reported lost.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from hub.logstore import EventLogError, commit, connect, pack
+from hub.log.store import EventLogError, commit, connect, pack
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +97,8 @@ class WriterProcess:
         return self._proc.pid if self._proc is not None else None
 
     def commit(self, rows: list[tuple[Any, ...]], snapshots: list[tuple[Any, ...]]) -> list[bool] | None:
-        """Commit a batch (rows in `hub.logstore`'s column order, bodies unpacked; snapshot rows with their
-        states packed); `hub.logstore.commit`'s answer. Raises EventLogError if the batch cannot be
+        """Commit a batch (rows in `hub.log.store`'s column order, bodies unpacked; snapshot rows with their
+        states packed); `hub.log.store.commit`'s answer. Raises EventLogError if the batch cannot be
         committed."""
         message = encode_batch(rows, snapshots)
         for _ in range(MAX_STARTS_PER_BATCH + 1):
@@ -145,7 +145,7 @@ class WriterProcess:
         proc = subprocess.Popen(
             # -P: the working directory is not searched first, so a `hub` folder there (another checkout)
             # never stands in for this hub's own writer
-            [sys.executable, "-P", "-m", "hub.logwriter", str(self.path)],
+            [sys.executable, "-P", "-m", "hub.log.writer", str(self.path)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,

@@ -1,7 +1,7 @@
 """The event log's file: its schema, how a body is stored, and the one transaction that writes a batch.
 
-Shared by the hub, which opens and reads the file (`hub.eventlog`), and the writer process, which commits to
-it (`hub.logwriter`); it imports nothing else of the hub, so the writer process starts in a few imports.
+Shared by the hub, which opens and reads the file (`hub.log.eventlog`), and the writer process, which commits to
+it (`hub.log.writer`); it imports nothing else of the hub, so the writer process starts in a few imports.
 """
 
 from __future__ import annotations

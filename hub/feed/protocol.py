@@ -4,7 +4,7 @@ uvicorn's sans-I/O WebSocket protocol (on the websockets library's `ServerProtoc
 reads client frames, answers pings and closes; the ASGI app still decides whether to accept and reads the
 client's requests. What ASGI cannot do is let one encoded change be written to thousands of sockets
 without a task and an encode per client: `FeedProtocol` puts itself in the connection's scope under
-`LINK` so `hub.fanout` can call `send_frames` directly (see `hub.fanout.Link`).
+`LINK` so `hub.feed.fanout` can call `send_frames` directly (see `hub.feed.fanout.Link`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from websockets.server import ServerProtocol
 
 from hub.allocator import BURST_CONNECTIONS
 from hub.connections import GuardedHttp, Unfinished, break_transport_cycle
-from hub.fanout import DEFLATE_BITS
+from hub.feed.fanout import DEFLATE_BITS
 from hub.limits import SECURITY_HEADERS, WebLimits
 
 LINK = "boardcast.link"  # the scope extension naming the connection's FeedProtocol

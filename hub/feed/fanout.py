@@ -11,7 +11,7 @@ written straight into each client's socket while that socket keeps up.
   (capped at `MAX_WINDOW_S`), and the first change after a quiet spell goes out at once.
 - **Shapes.** A client that asked for batches gets one JSON array per delivery, the latest of each key;
   any other client gets every change as its own frame (written together, in one system call). A client
-  that negotiated permessage-deflate without context takeover (browsers do; `hub.wsfeed` asks for it) gets
+  that negotiated permessage-deflate without context takeover (browsers do; `hub.feed.protocol` asks for it) gets
   messages of `DEFLATE_MIN` bytes or more compressed, each on its own, so one compression serves everyone.
 - **Clients that fall behind.** A client whose socket holds more than `HIGH_WATER` bytes unsent is taken off
   the direct path and keeps only a cursor per topic (the last change it was given); each topic keeps the
@@ -50,7 +50,7 @@ DEFLATE_MIN = 512  # smaller messages go plain: compressing them costs more than
 
 
 class Link(Protocol):
-    """A client's socket as the fan-out sees it (`hub.wsfeed.FeedProtocol` is the hub's)."""
+    """A client's socket as the fan-out sees it (`hub.feed.protocol.FeedProtocol` is the hub's)."""
 
     def send_frames(self, data: bytes) -> None:
         """Write finished WebSocket frames; nothing once the connection is closing."""
