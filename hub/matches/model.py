@@ -116,7 +116,8 @@ class ResultRecord:
     """A result a referee wrote (correction, forfeit, penalty, appeal decision); it supersedes the live one."""
 
     winner: int | None  # side 0 or 1; None for a draw
-    score: tuple[float, float]  # per side, in the sport's own unit (games, points, game points)
+    # per side, in the sport's own unit (games, points, game points); int | float keeps a 2 a 2 through msgspec
+    score: tuple[int | float, int | float]
     source: str  # "correction", "forfeit", "penalty" or "appeal"
     reason: str
     by: str | None

@@ -63,6 +63,53 @@ def _steps(opp: Runs, ms: Runs, d: int, mask: int, jmin: int = 0) -> list[tuple[
     return out
 
 
+def _last_moves(
+    opp: Runs,
+    ms: Runs,
+    d: int,
+    mask: int,
+    jmin: int,
+    found: Found,
+    trace: Trace | None,
+    before: tuple[Step, ...],
+) -> bool:
+    """Record every play's last move of die `d` from run `jmin` on into `found` (each undone at once, as
+    `_steps` would find them, without a list); whether there was one. `before` is the play so far, for
+    `trace`."""
+    moved = False
+    home = None
+    join = "0".join
+    for j in (0,) if ms[0] else _compress(_J_FROM[jmin], ms[jmin:]):
+        jt = j + d
+        a = ms[j]
+        m2 = mask
+        if jt <= 24:
+            o = jt - 1
+            n = opp[o]
+            if n and not mask >> o & 1:
+                if n != "1":
+                    continue
+                m2 = mask | 1 << o
+            ms[j] = a[1:]
+            b = ms[jt]
+            ms[jt] = b + "1"
+            key = (join(ms), m2)
+            ms[jt] = b
+        else:
+            if home is None:
+                home = not any(ms[:19])
+            if not home or (jt != 25 and any(ms[19:j])):
+                continue
+            ms[j] = a[1:]
+            key = (join(ms), mask)
+        ms[j] = a
+        found[key] = None
+        if trace is not None:
+            trace.append(((*before, (j, jt, m2 != mask, d)), key))
+        moved = True
+    return moved
+
+
 def _search_double(opp: Runs, ms: Runs, d: int, trace: Trace | None) -> Found:
     """`search` for a double: up to four moves of `d`, each from no higher point than the last."""
     found: Found = {}
@@ -71,45 +118,11 @@ def _search_double(opp: Runs, ms: Runs, d: int, trace: Trace | None) -> Found:
     path: list[Step] = []  # the steps down to the current node, kept only with a trace
     steps = _steps
     join = "0".join
-    compress = _compress
-    j_from = _J_FROM
-
-    def last(jmin: int, mask: int) -> bool:
-        """Record every fourth move (inlined `_steps`, undone at once); whether there was one."""
-        moved = False
-        home = None
-        for j in (0,) if ms[0] else compress(j_from[jmin], ms[jmin:]):
-            jt = j + d
-            a = ms[j]
-            m2 = mask
-            if jt <= 24:
-                o = jt - 1
-                n = opp[o]
-                if n and not mask >> o & 1:
-                    if n != "1":
-                        continue
-                    m2 = mask | 1 << o
-                ms[j] = a[1:]
-                b = ms[jt]
-                ms[jt] = b + "1"
-                key = (join(ms), m2)
-                ms[jt] = b
-            else:
-                if home is None:
-                    home = not any(ms[:19])
-                if not home or (jt != 25 and any(ms[19:j])):
-                    continue
-                ms[j] = a[1:]
-                key = (join(ms), mask)
-            ms[j] = a
-            found[key] = None
-            if trace is not None:
-                trace.append(((*path, (j, jt, m2 != mask, d)), key))
-            moved = True
-        return moved
 
     def rec(i: int, jmin: int, mask: int) -> None:
-        if i == 3 and last(jmin, mask):
+        if i == 3 and _last_moves(
+            opp, ms, d, mask, jmin, found, trace, tuple(path) if trace is not None else ()
+        ):
             return
         moves = [] if i == 3 else steps(opp, ms, d, mask, jmin)
         if not moves:
@@ -147,8 +160,6 @@ def _search_two(opp: Runs, ms: Runs, d1: int, d2: int, trace: Trace | None) -> F
     single: Found = {}
     single_pips = 0
     join = "0".join
-    compress = _compress
-    all_j = _J_FROM[0]
     for da, db in ((d1, d2), (d2, d1)):
         for j, jt, mask in _steps(opp, ms, da, 0):
             a = ms[j]
@@ -157,37 +168,7 @@ def _search_two(opp: Runs, ms: Runs, d1: int, d2: int, trace: Trace | None) -> F
             if on:
                 b = ms[jt]
                 ms[jt] = b + "1"
-            # the second die, inlined: each play is recorded and undone at once
-            moved = False
-            home = None
-            for j2 in (0,) if ms[0] else compress(all_j, ms):
-                jt2 = j2 + db
-                a2 = ms[j2]
-                mask2 = mask
-                if jt2 <= 24:
-                    o = jt2 - 1
-                    n = opp[o]
-                    if n and not mask >> o & 1:
-                        if n != "1":
-                            continue
-                        mask2 = mask | 1 << o
-                    ms[j2] = a2[1:]
-                    b2 = ms[jt2]
-                    ms[jt2] = b2 + "1"
-                    key = (join(ms), mask2)
-                    ms[jt2] = b2
-                else:
-                    if home is None:
-                        home = not any(ms[:19])
-                    if not home or (jt2 != 25 and any(ms[19:j2])):
-                        continue
-                    ms[j2] = a2[1:]
-                    key = (join(ms), mask)
-                ms[j2] = a2
-                found[key] = None
-                if trace is not None:
-                    trace.append((((j, jt, mask != 0, da), (j2, jt2, mask2 != mask, db)), key))
-                moved = True
+            moved = _last_moves(opp, ms, db, mask, 0, found, trace, ((j, jt, mask != 0, da),))
             if not moved:
                 if trace is not None:
                     trace.append((((j, jt, mask != 0, da),), (join(ms), mask)))
