@@ -4,9 +4,10 @@ The session owns the loop around `DgtReader`: open the port, shake hands (reset,
 update mode, board dump, clock), say a synthetic HELLO on the board's behalf (a device id from its serial
 number, a boot epoch per connection, a growing seq), deliver every change as one observation carrying the
 bytes of the message that caused it, keep the link alive (the serial number is asked every second; a board
-silent for `silence_timeout` is reconnected), read the board again after every reconnect, and send DGT 3000
-clock commands one at a time, each waiting for its acknowledgement. It delivers to the same `SessionSink` a
-Boardcast Wire session uses and never raises on what a board sends. URL:
+silent for `silence_timeout` is reconnected) and read the board again after every reconnect. The hub's
+commands (DGT 3000 clock commands one at a time, each waiting for its acknowledgement) are
+`devices.dgt.commands`; the URL and the port opener are `devices.dgt.port`. It delivers to the same
+`SessionSink` a Boardcast Wire session uses and never raises on what a board sends. URL:
 ``serial:///dev/ttyACM0?protocol=dgt`` or ``serial:///dev/rfcomm0?protocol=dgt`` (9600 baud unless
 ``&baud=`` says otherwise).
 """
@@ -14,114 +15,48 @@ Boardcast Wire session uses and never raises on what a board sends. URL:
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import math
 import random
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from dataclasses import dataclass
 
-from devices.dgt.codec import (
-    ClockCommand,
-    ClockRun,
-    DgtError,
-    MessageId,
-    UpdateMode,
-    encode_clock_end_text,
-    encode_clock_set_and_run,
-    encode_clock_text,
-    encode_command,
-    encode_update_mode,
-)
 from devices.dgt.codec import (
     Command as DgtCommand,
 )
-from devices.dgt.messages import (
-    BatteryStatus,
-    ClockAck,
-    DgtMessage,
-    SerialNumber,
-    Version,
-)
+from devices.dgt.codec import DgtError, MessageId, UpdateMode, encode_command, encode_update_mode
+from devices.dgt.commands import DgtCommands, clock_text
+from devices.dgt.connection import _Connection
+from devices.dgt.messages import BatteryStatus, ClockAck, DgtMessage, SerialNumber, Version
+from devices.dgt.port import DGT_BAUDRATE, DgtTarget, dgt_opener, parse_dgt_url
 from devices.dgt.reader import DgtReader, DgtReport
 from devices.observations import DeviceEvent, DeviceFamily, Heartbeat, LinkState
-from devices.session import (
-    Ack,
-    Backoff,
-    CommandFailed,
-    DeviceNoun,
-    LinkReason,
-    NotConnected,
-    SessionSink,
-    close_writer,
-    read_some,
-    write_drained,
-)
-from devices.synthetic import SyntheticIdentity
+from devices.session import Backoff, DeviceNoun, LinkReason, SessionSink, close_writer, read_some
 from devices.transports.base import ByteReader, ByteWriter, Opener
-from devices.transports.serial import open_serial, parse_serial_url
 from devices.wire.codec import FrameError, FrameErrorKind
-from devices.wire.messages import Command, CommandName
 
-DGT_BAUDRATE = 9600
+__all__ = [  # the URL, the opener and clock_text are imported from here too
+    "DGT_BAUDRATE",
+    "DGT_MODEL",
+    "DgtSession",
+    "DgtSessionStats",
+    "DgtTarget",
+    "clock_text",
+    "dgt_device_id",
+    "dgt_opener",
+    "parse_dgt_url",
+]
+
 DGT_MODEL = "DGT e-board"
 _BACKOFF = Backoff()
 _BOARD = DeviceNoun("board", "tahta", "tahtadan")
 _UNANSWERED_LONG_SERIALS = 2  # then ask the 5-digit serial: older boards may not know the long one
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
-_ASCII_FOR = str.maketrans("çğıöşüÇĞİÖŞÜâîûÂÎÛ", "cgiosuCGIOSUaiuAIU")
-
-
-@dataclass(frozen=True, slots=True)
-class DgtTarget:
-    """Which port to open and how, read from a ``serial://…?protocol=dgt`` URL."""
-
-    url: str
-    port: str
-    baudrate: int
-    bluetooth: bool  # an RFCOMM port (or ``&bt=1``): the board has a battery to ask about
-
-
-def parse_dgt_url(url: str) -> DgtTarget:
-    """Read ``serial:///dev/ttyACM0?protocol=dgt[&baud=9600][&bt=1]``; raise ValueError naming the URL."""
-    if urlsplit(url).scheme != "serial":
-        raise ValueError(
-            f"device URL {url!r} is not a DGT board; write it as serial:///dev/ttyACM0?protocol=dgt"
-        )
-    target = parse_serial_url(url)  # every option checked: baud, protocol and bt are the only ones taken
-    if target.protocol != "dgt":
-        raise ValueError(
-            f"device URL {url!r} is not a DGT board; write it as serial:///dev/ttyACM0?protocol=dgt"
-        )
-    query = parse_qs(urlsplit(url).query, keep_blank_values=True)
-    baudrate = target.baudrate if "baud" in query else DGT_BAUDRATE
-    bt = query.get("bt", ["0"])[-1]
-    if bt not in _BT_VALUES:
-        raise ValueError(f"device URL {url!r}: bt must be 1 (a Bluetooth board) or 0, got {bt!r}")
-    bluetooth = "rfcomm" in target.port or _BT_VALUES[bt]
-    return DgtTarget(url, target.port, baudrate, bluetooth)
-
-
-_BT_VALUES = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
 def dgt_device_id(serial: str) -> str:
     """The device id of a board: "dgt-" and its serial number (characters an id cannot hold become "_")."""
     return "dgt-" + _ID_UNSAFE.sub("_", serial.strip())
-
-
-def dgt_opener(target: DgtTarget) -> Opener:
-    """An opener for a DGT port at the board's baud rate (9600 unless the URL says otherwise)."""
-    separator = "&" if urlsplit(target.url).query else "?"
-    url = target.url if "baud=" in target.url else f"{target.url}{separator}baud={target.baudrate}"
-
-    async def open_() -> tuple[ByteReader, ByteWriter]:
-        return await open_serial(url)
-
-    return open_
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,36 +82,7 @@ class _LinkEnded(Exception):
         self.reason = reason
 
 
-@dataclass(eq=False)
-class _Connection:
-    """What the session knows about the board on the current connection."""
-
-    writer: ByteWriter
-    started: float  # loop time when the port opened
-    serial: SerialNumber | None = None
-    version: Version | None = None
-    identified: bool = False
-    long_serial: bool = True  # which serial number the keep-alive asks for
-    long_asks: int = 0  # long serial numbers asked during the handshake
-    short_serial: SerialNumber | None = None  # a 5-digit answer, used if the long one never comes
-    long_asks_since_short: int = 0
-    pending: list[tuple[DgtReport | DgtMessage, float]] = field(default_factory=list)
-    dump_asked_at: float = float("-inf")
-    updates_before_dump: int = 0  # DgtReader's counter when last looked at
-    battery_asked_at: float = float("-inf")
-    dump_waiters: list[asyncio.Future[bool]] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class _ClockExchange:
-    """A clock command in flight: the bytes to (re)send and the ack it waits for."""
-
-    data: bytes
-    command: ClockCommand
-    answer: asyncio.Future[ClockAck]
-
-
-class DgtSession(SyntheticIdentity):
+class DgtSession(DgtCommands):
     """The one owner of one DGT board connection; run() until cancelled."""
 
     FAMILY = DeviceFamily.CHESS_BOARD
@@ -223,8 +129,8 @@ class DgtSession(SyntheticIdentity):
         self._device_id: str | None = None
         self._command_seq = 0
         self._clock_lock = asyncio.Lock()  # the DGT 3000 takes one command at a time
-        self._exchange: _ClockExchange | None = None
-        self._end_text_at: float | None = None  # loop time to put the times back on the clock
+        self._exchange = None
+        self._end_text_at = None  # loop time to put the times back on the clock
         self._text_changed = asyncio.Event()
         self._errors = 0
         self._keepalives_answered = 0
@@ -241,11 +147,6 @@ class DgtSession(SyntheticIdentity):
     def connected(self) -> bool:
         """Whether a connection is open now."""
         return self._connection is not None
-
-    @property
-    def identified(self) -> bool:
-        """Whether the board on the current connection has said who it is (commands can be sent)."""
-        return self._connection is not None and self._connection.identified
 
     @property
     def stats(self) -> DgtSessionStats:
@@ -467,28 +368,6 @@ class DgtSession(SyntheticIdentity):
                 )
             )
 
-    def _on_clock_ack(self, ack: ClockAck, now: float) -> None:
-        exchange = self._exchange
-        if ack.spontaneous:
-            data: dict[str, Any] = {"ack": [ack.ack0, ack.ack1, ack.ack2, ack.ack3]}
-            if ack.button is not None:
-                data["button"] = ack.button.name.lower()
-            kind = {0x81: "clock_ready", 0x88: "clock_button", 0x8A: "clock_mode"}.get(
-                ack.ack1, "clock_status"
-            )
-            self._emit(DeviceEvent(kind, data), ack.raw, now)
-            return
-        self._emit(
-            DeviceEvent(
-                "ack",
-                {"clock_command": ack.ack1, "ok": ack.ok, "ack": [ack.ack0, ack.ack1, ack.ack2, ack.ack3]},
-            ),
-            ack.raw,
-            now,
-        )
-        if exchange is not None and ack.command == exchange.command and not exchange.answer.done():
-            exchange.answer.set_result(ack)
-
     async def _dump_if_updates_came_first(self, connection: _Connection) -> None:
         """Field updates before any dump describe changes to an unknown board: ask for the whole board."""
         if not connection.identified or not self.reader.needs_dump:
@@ -504,121 +383,7 @@ class DgtSession(SyntheticIdentity):
         self._dumps_asked += 1
         await self._write(connection, encode_command(DgtCommand.SEND_BRD))
 
-    # -- commands from the hub ----------------------------------------------------------------------------
-
-    async def command(
-        self, command: Command, *, retries: int | None = None, interval: float | None = None
-    ) -> Ack:
-        """Do a hub command on the board or its DGT 3000 and wait for the acknowledgement.
-
-        ``show_text`` shows up to 8 characters on the clock (the times come back after ``seconds``),
-        ``set_clock`` sets both times and the running side (SETNRUN, clock mode 23), ``resync`` reads the
-        board again. Clock commands go one at a time, each resent after ``interval`` (2 s) up to ``retries``
-        times; raise CommandFailed if no board is connected, the arguments are wrong or no ack comes.
-        """
-        retries = self._clock_retries if retries is None else retries
-        interval = self._clock_retry_s if interval is None else interval
-        if not self.identified:
-            raise NotConnected(
-                f"{self.url}: no device connected; command {command.cmd!r} not sent / cihaz bağlı değil"
-            )
-        self._command_seq += 1
-        seq = self._command_seq
-        if command.cmd == CommandName.RESYNC:
-            return await self._resync(seq, retries, interval)
-        if command.cmd == CommandName.SHOW_TEXT:
-            text, seconds = _text_args(self.url, command.args)
-            ack = await self._clock_command(
-                seq, encode_clock_text(text), ClockCommand.ASCII, retries, interval
-            )
-            if ack.ok and seconds > 0:
-                self._end_text_at = asyncio.get_running_loop().time() + seconds
-                self._text_changed.set()
-            return ack
-        if command.cmd == CommandName.SET_CLOCK:
-            data = encode_clock_set_and_run(*_clock_args(self.url, command.args))
-            return await self._clock_command(seq, data, ClockCommand.SETNRUN, retries, interval)
-        raise CommandFailed(f"{self.url}: a DGT board cannot {command.cmd!r} / DGT tahtası bu komutu alamaz")
-
-    async def _clock_command(
-        self, seq: int, data: bytes, command: ClockCommand, retries: int, interval: float
-    ) -> Ack:
-        async with self._clock_lock:
-            exchange = _ClockExchange(data, command, asyncio.get_running_loop().create_future())
-            self._exchange = exchange
-            try:
-                for attempt in range(1, retries + 2):
-                    connection = self._connection
-                    if connection is None or not connection.identified:
-                        raise NotConnected(
-                            f"{self.url}: no device connected; clock command {command.name} not sent "
-                            "/ cihaz bağlı değil"
-                        )
-                    await self._write(connection, data)  # a failed write is retried like a lost ack
-                    try:
-                        async with asyncio.timeout(interval):
-                            ack = await asyncio.shield(exchange.answer)
-                    except TimeoutError:
-                        continue
-                    error = "" if ack.ok else _ack_error(command, ack)
-                    return Ack(seq, ack.ok, error, attempt)
-            finally:
-                self._exchange = None
-        raise CommandFailed(
-            f"{self.url}: the DGT 3000 on board {self.device_id} did not acknowledge {command.name} after "
-            f"{retries + 1} tries; is a clock connected and switched on? / saat komutu onaylamadı; "
-            "saat bağlı ve açık mı?"
-        )
-
-    async def _resync(self, seq: int, retries: int, interval: float) -> Ack:
-        for attempt in range(1, retries + 2):
-            connection = self._connection
-            if connection is None or not connection.identified:
-                break
-            dumped: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-            connection.dump_waiters.append(dumped)
-            await self._ask_dump(connection)
-            await self._write(connection, encode_command(DgtCommand.SEND_CLK))
-            try:
-                async with asyncio.timeout(interval):
-                    if await dumped:
-                        return Ack(seq, True, "", attempt)
-            except TimeoutError:
-                continue
-            break  # the connection ended while waiting
-        raise CommandFailed(f"{self.url}: the board did not send its squares again / tahta yeniden okunamadı")
-
-    async def _text_timer(self, connection: _Connection) -> None:
-        """Put the times back on the clock once a text has been shown for its seconds."""
-        loop = asyncio.get_running_loop()
-        while True:
-            if self._end_text_at is None:
-                self._text_changed.clear()
-                await self._text_changed.wait()
-                continue
-            delay = self._end_text_at - loop.time()
-            if delay > 0:
-                self._text_changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(delay):
-                        await self._text_changed.wait()
-                continue
-            self._end_text_at = None
-            self._command_seq += 1
-            # If no ack comes the text stays up; nothing to retry here, and the hub sees no ack event.
-            with contextlib.suppress(CommandFailed):
-                await self._clock_command(
-                    self._command_seq,
-                    encode_clock_end_text(),
-                    ClockCommand.END,
-                    self._clock_retries,
-                    self._clock_retry_s,
-                )
-
     # -- plumbing -----------------------------------------------------------------------------------------
-
-    async def _write(self, connection: _Connection, data: bytes) -> bool:
-        return await write_drained(connection.writer, data)
 
     def _error(self, error: DgtError | FrameError, now: float) -> None:
         self._errors += 1
@@ -627,52 +392,3 @@ class DgtSession(SyntheticIdentity):
 
 def _serial_command(long: bool) -> bytes:
     return encode_command(DgtCommand.RETURN_LONG_SERIALNR if long else DgtCommand.RETURN_SERIALNR)
-
-
-def clock_text(text: str) -> str:
-    """What a DGT 3000 can show of a text: 8 printable ASCII characters, Turkish letters without accents."""
-    plain = text.translate(_ASCII_FOR)
-    return "".join(ch if " " <= ch <= "~" else "?" for ch in plain)[:8]
-
-
-def _text_args(url: str, args: dict[str, Any]) -> tuple[str, float]:
-    text, seconds = args.get("text"), args.get("seconds", 5)
-    if not isinstance(text, str):
-        raise CommandFailed(f"{url}: show_text needs a text, got {text!r} / show_text için metin gerekli")
-    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
-        raise CommandFailed(f"{url}: show_text seconds must be 0 or more, got {seconds!r} / süre geçersiz")
-    return clock_text(text), float(seconds)
-
-
-def _clock_args(url: str, args: dict[str, Any]) -> tuple[int, int, ClockRun]:
-    remaining, running = args.get("remaining_ms"), args.get("running")
-    valid = (
-        isinstance(remaining, list | tuple)
-        and len(remaining) == 2
-        and all(isinstance(ms, int) and not isinstance(ms, bool) and 0 <= ms < 36_000_000 for ms in remaining)
-    )
-    if not valid:
-        raise CommandFailed(
-            f"{url}: set_clock needs remaining_ms [left, right] from 0 to 9:59:59, got {remaining!r} "
-            "/ saat süreleri geçersiz"
-        )
-    assert isinstance(remaining, list | tuple)
-    if running not in (0, 1, None) or isinstance(running, bool):
-        raise CommandFailed(f"{url}: set_clock running is 0 (left), 1 (right) or null, got {running!r}")
-    # Whole seconds up: a side with half a second left must not be set to a fallen flag.
-    left_s, right_s = (math.ceil(ms / 1000) for ms in remaining)
-    left_s, right_s = min(left_s, 35_999), min(right_s, 35_999)
-    if running is None:
-        run = ClockRun.PAUSE
-    else:
-        # The lever keeps switching sides afterwards, as it did before the correction.
-        run = (ClockRun.LEFT if running == 0 else ClockRun.RIGHT) | ClockRun.TOGGLE_ON_LEVER
-    return left_s, right_s, run
-
-
-def _ack_error(command: ClockCommand, ack: ClockAck) -> str:
-    if command is ClockCommand.SETNRUN:
-        return (
-            "the clock refused SETNRUN; set the DGT 3000 to mode 23 / saat reddetti; DGT 3000'i mod 23'e alın"
-        )
-    return f"the clock refused {command.name} (ack 0x{ack.ack0:02x}) / saat komutu reddetti"
