@@ -1,5 +1,5 @@
 """What each referee (or hub) action does to a match: confirm, anomaly handling, a corrected result, a penalty,
-a forfeit, an appeal and its decision, the round lock. `hub/referee.py` checks an action before it is logged;
+a forfeit, an appeal and its decision, the round lock. `hub/referee/` checks an action before it is logged;
 here it is only folded, and every one is added to the match's audit (`RefereeRecord.actions`)."""
 
 from __future__ import annotations

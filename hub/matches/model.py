@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hub.rules.base import Anomaly, Fact, Severity
-from hub.sports import SPORTS, Sport
+from hub.sports import SPORTS, SportRules
 
 MAX_KEPT_ANOMALIES = 200
 MAX_KEPT_FACTS = 30
@@ -34,7 +34,7 @@ class EventKind(enum.StrEnum):
     REFEREE_CONFIRM = "referee.confirm"
     REFEREE_INPUT = "referee.input"  # a time-out, card, expedite or score correction the referee records
     TICK = "clock.tick"  # time passed with no report (logged only when the rules saw something in it)
-    # the referee's workflow (hub/referee.py checks each before it is logged): every one names its referee
+    # the referee's workflow (hub/referee/ checks each before it is logged): every one names its referee
     REFEREE_ANOMALY = "referee.anomaly"  # an anomaly acknowledged, resolved or dismissed, with a reason
     REFEREE_RESULT = "referee.result"  # a corrected result: supersedes what the devices showed, with a reason
     REFEREE_PENALTY = "referee.penalty"  # a warning, game or match loss, or a card
@@ -83,7 +83,7 @@ class MatchInfo:
     team_match: str | None = None  # chess: the team match this game belongs to
 
     @property
-    def rules(self) -> Sport:
+    def rules(self) -> SportRules[Any, Any]:
         """The sport's rules."""
         return SPORTS[self.sport]
 

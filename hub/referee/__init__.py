@@ -1,0 +1,89 @@
+"""The referee's workflow as pure checks: what a referee may do to a match now, and the event that records it.
+
+Every action (confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a
+forfeit, open an appeal, decide it) is checked here against the match's state, the referee's role and the
+time, and becomes one event body for the log; `hub.matches.apply_event` folds it. A refusal raises with a
+message in English and Turkish and nothing is logged. No I/O and no clock: time is an argument.
+
+Rules (RULES.md §0, seed 000 §8-§10, seed 002 §6.2): a result is corrected by a new event that supersedes
+it, never by rewriting; a forfeit writes the sport's forfeit score (backgammon: match length-0); an appeal is
+accepted within 15 minutes of the end and leaves the match `protested` until the decision, which the chief
+referee makes and which is recorded with its reasoning; once a match of the next round has started, the
+previous round's results are locked.
+
+`model` holds the vocabulary (roles, actions, penalties, decisions, `RefereeEvent`, the refusals); `request`
+reads a console request and `prepare`s its event; `actions` the checks, one function per action, and the round
+lock; `inputs` the referee inputs the sport's rules read; `rulebook` the rule each anomaly code points to;
+`console` what the console reads. Everything the hub imports is here.
+"""
+
+from __future__ import annotations
+
+from hub.referee.actions import (
+    UNDECIDED,
+    appeal,
+    check_unlocked,
+    confirm,
+    correct,
+    decide,
+    forfeit,
+    handle_anomaly,
+    lock_event,
+    penalty,
+)
+from hub.referee.console import audit, console_view
+from hub.referee.inputs import check_input, input_fields
+from hub.referee.model import (
+    APPEAL_WINDOW_S,
+    CARDS,
+    CHIEF_ONLY,
+    MAX_INPUT_NUMBER,
+    MAX_TEXT,
+    SYSTEM_ACTOR,
+    Action,
+    ActionForbidden,
+    ActionInvalid,
+    Decision,
+    Penalty,
+    RefereeEvent,
+    Role,
+)
+from hub.referee.request import ACTION_FIELDS, action_fields, prepare, unknown_fields
+from hub.referee.rulebook import RULES, Rule, rule_for
+
+__all__ = [
+    "ACTION_FIELDS",
+    "APPEAL_WINDOW_S",
+    "CARDS",
+    "CHIEF_ONLY",
+    "MAX_INPUT_NUMBER",
+    "MAX_TEXT",
+    "RULES",
+    "SYSTEM_ACTOR",
+    "UNDECIDED",
+    "Action",
+    "ActionForbidden",
+    "ActionInvalid",
+    "Decision",
+    "Penalty",
+    "RefereeEvent",
+    "Role",
+    "Rule",
+    "action_fields",
+    "appeal",
+    "audit",
+    "check_input",
+    "check_unlocked",
+    "confirm",
+    "console_view",
+    "correct",
+    "decide",
+    "forfeit",
+    "handle_anomaly",
+    "input_fields",
+    "lock_event",
+    "penalty",
+    "prepare",
+    "rule_for",
+    "unknown_fields",
+]

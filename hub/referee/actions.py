@@ -1,0 +1,220 @@
+"""The referee's actions as pure checks: what each one refuses, and the event that records it.
+
+Confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a forfeit, open
+an appeal and decide it; and the lock a round's results get once the next round starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hub.matches import (
+    ActionRefused,
+    AnomalyState,
+    EventKind,
+    MatchInfo,
+    MatchState,
+    MatchStatus,
+    check_confirm,
+)
+from hub.referee.model import (
+    APPEAL_WINDOW_S,
+    CARDS,
+    HAS_RESULT,
+    Action,
+    ActionInvalid,
+    Decision,
+    Penalty,
+    RefereeEvent,
+)
+
+ANOMALY_ACTIONS = {
+    Action.ACKNOWLEDGE: AnomalyState.ACKNOWLEDGED,
+    Action.RESOLVE: AnomalyState.RESOLVED,
+    Action.DISMISS: AnomalyState.DISMISSED,
+}
+_WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
+_CLOSED = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)  # no more reports folded
+
+
+def confirm(match: MatchState) -> RefereeEvent:
+    """Make a finished match's result official."""
+    check_confirm(match)
+    return RefereeEvent(EventKind.REFEREE_CONFIRM, {})
+
+
+def handle_anomaly(match: MatchState, anomaly_id: str, action: Action, reason: str = "") -> RefereeEvent:
+    """Acknowledge, resolve or dismiss one anomaly; resolving or dismissing needs a reason."""
+    state = ANOMALY_ACTIONS[action]
+    anomaly = next((a for a in match.anomalies if a.id == anomaly_id), None)
+    if anomaly is None:
+        raise ActionRefused(
+            f"Match {match.info.id} has no anomaly {anomaly_id}. / Maçta {anomaly_id} numaralı anormallik yok."
+        )
+    if anomaly.state not in _WAITING:
+        by = "the rules" if anomaly.handled_by == "rules" else anomaly.handled_by
+        raise ActionRefused(
+            f"Anomaly {anomaly_id} ({anomaly.code}) is already {anomaly.state.value} by {by}. "
+            f"/ Bu anormallik zaten kapatıldı."
+        )
+    if anomaly.state is state:
+        raise ActionRefused(
+            f"Anomaly {anomaly_id} is already acknowledged. / Bu anormallik zaten görüldü olarak işaretli."
+        )
+    if state is not AnomalyState.ACKNOWLEDGED and not reason:
+        raise ActionInvalid(
+            f"A reason is required to {action.value} an anomaly. / Anormalliği kapatmak için gerekçe gerekli."
+        )
+    return RefereeEvent(
+        EventKind.REFEREE_ANOMALY, {"anomaly": anomaly_id, "state": state.value, "reason": reason}
+    )
+
+
+def correct(match: MatchState, score: tuple[float, float], reason: str, winner: Any = None) -> RefereeEvent:
+    """Write a corrected result that supersedes the live one; the winner follows from the score."""
+    check_unlocked(match)
+    if match.status is MatchStatus.PROTESTED:
+        raise ActionRefused(
+            f"Match {match.info.id} is protested: its result changes only by the decision on the appeal. "
+            f"/ Maç itirazda: sonuç ancak itiraz kararıyla değişir."
+        )
+    return RefereeEvent(
+        EventKind.REFEREE_RESULT,
+        {"score": list(score), "winner": _winner(score, winner), "reason": reason},
+    )
+
+
+def penalty(match: MatchState, side: int, kind: Any, reason: str) -> RefereeEvent:
+    """Record a warning, a game or match loss, or a card against one side."""
+    try:
+        chosen = Penalty(kind)
+    except ValueError:
+        raise ActionInvalid(
+            f'"penalty" must be one of {", ".join(p.value for p in Penalty)}, got {kind!r} / geçersiz ceza'
+        ) from None
+    rules = match.info.rules
+    # table tennis: the rules count a card (points to the opponent), while the match still takes reports
+    counted = chosen in CARDS and "card" in rules.referee_inputs and match.status not in _CLOSED
+    changes_result = chosen in (Penalty.GAME_LOSS, Penalty.MATCH_LOSS) or counted
+    if changes_result:
+        check_unlocked(match)
+    body: dict[str, Any] = {"side": side, "penalty": chosen.value, "reason": reason}
+    if counted:
+        body["input"] = {"type": "card", "side": side, "card": chosen.value}
+        try:
+            rules.report_from_dict(body["input"])
+        except ValueError as exc:
+            raise ActionInvalid(f"{exc} / geçersiz kart") from None
+    if chosen is Penalty.MATCH_LOSS:
+        if match.status in (MatchStatus.FORFEIT, MatchStatus.PROTESTED):
+            raise ActionRefused(
+                f"Match {match.info.id} is {match.status.value}; a match loss cannot be given now. "
+                f"/ Maç kaybı cezası şimdi verilemez."
+            )
+        body["score"] = _oriented(rules.forfeit_score(match.info), winner=1 - side)
+    return RefereeEvent(EventKind.REFEREE_PENALTY, body)
+
+
+def forfeit(match: MatchState, loser: int, reason: str) -> RefereeEvent:
+    """Declare a forfeit: the loser's opponent wins by the sport's forfeit score (backgammon: length-0)."""
+    check_unlocked(match)
+    if match.status in (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.PROTESTED):
+        raise ActionRefused(
+            f"Match {match.info.id} is already {match.status.value}; a forfeit cannot be declared now. "
+            f"/ Maç zaten kapandı; hükmen karar şimdi verilemez."
+        )
+    score = _oriented(match.info.rules.forfeit_score(match.info), winner=1 - loser)
+    return RefereeEvent(EventKind.REFEREE_FORFEIT, {"loser": loser, "score": score, "reason": reason})
+
+
+def appeal(match: MatchState, appellant: str, reason: str, at: float) -> RefereeEvent:
+    """Open an appeal within 15 minutes of the end: the match is protested until the decision."""
+    if match.status is MatchStatus.PROTESTED:
+        raise ActionRefused(
+            f"Match {match.info.id} already has an open appeal. / Maçta zaten açık bir itiraz var."
+        )
+    if match.status not in HAS_RESULT or match.finished_at is None:
+        raise ActionRefused(
+            f"Match {match.info.id} is {match.status.value}; an appeal is made after the match ends. "
+            f"/ İtiraz maç bittikten sonra yapılır."
+        )
+    check_unlocked(match)
+    late = at - match.finished_at - APPEAL_WINDOW_S
+    if late > 0:
+        minutes = int((at - match.finished_at) // 60)
+        raise ActionRefused(
+            f"The appeal window of match {match.info.id} has closed: the match ended {minutes} minutes ago and "
+            f"an appeal must be made within 15 minutes of the end. "
+            f"/ İtiraz süresi doldu: maç {minutes} dakika önce bitti; itiraz maç bitiminden sonra 15 dakika "
+            f"içinde yapılır."
+        )
+    return RefereeEvent(EventKind.REFEREE_APPEAL, {"appellant": appellant, "reason": reason})
+
+
+def decide(
+    match: MatchState,
+    decision: Any,
+    reasoning: str,
+    score: tuple[float, float] | None = None,
+    winner: Any = None,
+) -> RefereeEvent:
+    """Record the decision on the open appeal with its reasoning; an upheld appeal may set a new result."""
+    try:
+        chosen = Decision(decision)
+    except ValueError:
+        raise ActionInvalid(
+            f'"decision" must be upheld or rejected, got {decision!r} / karar "upheld" ya da "rejected" olmalı'
+        ) from None
+    if match.open_appeal is None:
+        raise ActionRefused(
+            f"Match {match.info.id} has no open appeal to decide. / Maçta karar bekleyen itiraz yok."
+        )
+    body: dict[str, Any] = {"decision": chosen.value, "reasoning": reasoning}
+    if score is not None:
+        if chosen is Decision.REJECTED:
+            raise ActionInvalid(
+                "A rejected appeal leaves the result as it was: send no score. / Reddedilen itirazda skor gönderilmez."
+            )
+        body["score"], body["winner"] = list(score), _winner(score, winner)
+    return RefereeEvent(EventKind.REFEREE_DECISION, body)
+
+
+def check_unlocked(match: MatchState) -> None:
+    """Raise ActionRefused if the match's round is locked: its result can no longer change."""
+    if match.locked:
+        raise ActionRefused(
+            f"The result of match {match.info.id} (round {match.info.round}) is locked: a match of the next "
+            f"round has started, so it can no longer change. "
+            f"/ Sonuç kilitli: sonraki turun maçı başladı, {match.info.round}. tur sonucu artık değiştirilemez."
+        )
+
+
+UNDECIDED = (MatchStatus.SCHEDULED, MatchStatus.LIVE)  # statuses with no result to lock
+
+
+def lock_event(match: MatchState, started: MatchInfo) -> RefereeEvent | None:
+    """The lock a match gets when `started`, of the next round, begins; None if it has no result yet or is
+    already locked (a match still playing is locked when a later next-round match starts)."""
+    # the status first: each start of a round asks this of the round before's matches
+    if match.status in UNDECIDED or match.locked:
+        return None
+    return RefereeEvent(EventKind.LOCK, {"round": match.info.round, "because": started.id})
+
+
+# -- results written per side --------------------------------------------------------------------------------
+
+
+def _winner(score: tuple[float, float], given: Any) -> int | None:
+    """The side with more; a winner sent along must agree with the score."""
+    derived = 0 if score[0] > score[1] else 1 if score[1] > score[0] else None
+    if given is not None and given != derived:
+        raise ActionInvalid(
+            f"winner {given!r} does not agree with the score {list(score)} / kazanan skorla uyuşmuyor"
+        )
+    return derived
+
+
+def _oriented(forfeit: tuple[float, float], *, winner: int) -> list[float]:
+    """A (winner's, loser's) score written per side."""
+    won, lost = forfeit
+    return [won, lost] if winner == 0 else [lost, won]
