@@ -31,7 +31,7 @@ from hub.matches import (
     to_snapshot,
 )
 from hub.public import PublicHall, UnknownMatch
-from hub.sports import SPORTS, Sport
+from hub.sports import SPORTS, SportRules
 from hub.venue import TableConfig, Venue
 
 log = logging.getLogger(__name__)
@@ -145,7 +145,7 @@ class Hall(PublicHall):
         """Every referee and hub action on every match (committed), newest first."""
         return referee.audit(self.committed.values())
 
-    def venue_sport(self, table: TableConfig) -> Sport:
+    def venue_sport(self, table: TableConfig) -> SportRules[Any, Any]:
         """The rules a table's reports are checked against."""
         return SPORTS[table.sport]
 

@@ -18,7 +18,7 @@ from hub.health import DeviceHealth, HealthBoard
 from hub.log.eventlog import EventRecord
 from hub.matches import EventKind
 from hub.rules.base import Severity
-from hub.sports import Sport, report_to_dict
+from hub.sports import SportRules, report_to_dict
 from hub.venue import TableConfig
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ class Ingest:
             self._log_unbound(_kind_of(report), obs, {"report": _plain(report)})
         self._fold(table, sport, reports)
 
-    def _fold(self, table: TableConfig, sport: Sport, reports: list[Observation]) -> None:
+    def _fold(self, table: TableConfig, sport: SportRules[Any, Any], reports: list[Observation]) -> None:
         """Log and fold the reports gathered for the table's match (then forget them): each goes to the match
         the table is on when it comes, as if observed alone; a report for no match is logged unbound."""
         if not reports:

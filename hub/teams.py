@@ -20,9 +20,9 @@ _HALF = (Fraction(1, 2), Fraction(1, 2))
 
 def game_result(match: MatchState) -> str | None:
     """The live result of a game ("1-0", "0-1", "1/2-1/2"), or None while it is played."""
-    result = match.info.rules.result
+    result = match.info.rules.result(match.sport_state)
     if result is not None:
-        return result(match.sport_state)
+        return result
     winner = match.winner
     return None if winner is None else ("1-0" if winner == 0 else "0-1")
 

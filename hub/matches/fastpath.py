@@ -1,8 +1,8 @@
 """Replay's shortcut: a match's log rows folded with runs of plain rallies taken in one step each.
 
-Where the sport offers it (`Sport.fold_reports`), a run of device reports that are each one plain rally on a
-live match is folded in one step and a single state is built for the run; every other row goes through the
-reducer's `apply_event`. Only `hub.matches.reducer.fold_events` calls it, and the state is the one folding
+Where the sport offers it (`SportRules.fold_reports`), a run of device reports that are each one plain rally
+on a live match is folded in one step and a single state is built for the run; every other row goes through
+the reducer's `apply_event`. Only `hub.matches.reducer.fold_events` calls it, and the state is the one folding
 row by row gives (`tests/hub/test_matches_fastpath.py` checks it on generated noisy matches).
 """
 

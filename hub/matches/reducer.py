@@ -37,8 +37,8 @@ def fold_events(
     `up_to` (or, with `until_status_changes`, up to and including the first row that changes the match's
     status); returns the state and how many rows were folded.
 
-    Replay's loop. Where the sport offers `Sport.fold_reports`, runs of plain rallies take the shortcut in
-    `hub.matches.fastpath`, which gives the state folding row by row gives."""
+    Replay's loop. Where the sport offers `SportRules.fold_reports`, runs of plain rallies take the shortcut
+    in `hub.matches.fastpath`, which gives the state folding row by row gives."""
     end = len(rows)
     if up_to is not None:
         end = next((i for i, row in enumerate(rows) if row[0] > up_to), end)

@@ -1,12 +1,11 @@
 """Replay's shortcut (`hub/matches/fastpath.py`) against the plain reducer: a match's log rows folded by
-`fold_events`, which takes runs of plain rallies in one step each (`Sport.fold_reports`), give exactly the
+`fold_events`, which takes runs of plain rallies in one step each (`SportRules.fold_reports`), give exactly the
 state `apply_event` gives folding them row by row, on generated matches with a noisy board, referee inputs,
 ticks, anomalies and a confirmation, cut anywhere."""
 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -113,7 +112,7 @@ def test_the_run_shortcut_is_taken_and_agrees(monkeypatch) -> None:
         crossed += sum(after.games) > sum(state.games)
         return after, folded, facts
 
-    monkeypatch.setitem(SPORTS, "tabletennis", replace(sport, fold_reports=counting))
+    monkeypatch.setattr(sport, "fold_reports", counting)
     plan = Plan(7, False, "A", "B", True, None, None, None, False)
     for seed in range(5):  # a noisy board: runs break off wherever a display is more than one rally
         rows = _rows(plan, seed, noise=True)
@@ -131,8 +130,8 @@ def test_the_run_shortcut_is_taken_and_agrees(monkeypatch) -> None:
 
 
 def test_a_sport_without_runs_folds_row_by_row(monkeypatch) -> None:
-    """`Sport.fold_reports` None: `fold_events` is the plain reducer's loop, cut where asked."""
-    monkeypatch.setitem(SPORTS, "tabletennis", replace(SPORTS["tabletennis"], fold_reports=None))
+    """`SportRules.fold_reports` None: `fold_events` is the plain reducer's loop, cut where asked."""
+    monkeypatch.setattr(SPORTS["tabletennis"], "fold_reports", None)
     plan = Plan(5, False, "A", "B", True, None, None, None, False)
     rows = _rows(plan, 5, noise=True)
     folded, count = fold_events(new_match(_info(plan)), rows)

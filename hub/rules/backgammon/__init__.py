@@ -10,7 +10,8 @@ Two layers:
   anomalies (`bg.*`) without ever rejecting an input.
 
 Also here: the state as plain data and as IDs (`codec`), digital boards' reports (`boards`), Position ID /
-Match ID / XGID (`ids`) and the `.mat` export (`export`).
+Match ID / XGID (`ids`), the `.mat` export (`export`) and `BackgammonSport` (`sport`: the package behind
+the hub's `SportRules`).
 
 Sides are 0 = A and 1 = B. `Position.points[0]` is point 1 seen from A: A's checkers are positive and move
 from 24 towards 1; B's are negative and move from 1 towards 24.

@@ -23,7 +23,7 @@ state exactly (the hub snapshots it and spectators render it).
 The package, by meaning: `model` (constants, configuration, inputs, state), `timecontrol` (the notation),
 `board` (what a board means against the game), `moves` (entering it into the game), `clock` (readings,
 presses, the time control, flag fall), `referee` (the arbiter's inputs), `reducer` (`apply`), `codec`
-(plain data) and `export` (PGN).
+(plain data), `export` (PGN) and `sport` (`ChessSport`: the package behind the hub's `SportRules`).
 """
 
 from __future__ import annotations

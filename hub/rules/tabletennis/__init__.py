@@ -4,7 +4,8 @@
 facts and anomalies it saw; time is an argument. The modules, by meaning: `model` (configuration, inputs,
 state, the rules of a score), `service` (who serves, the serve order), `messages` (anomaly codes and texts),
 `steps` and `reducer` (the fold of one input: the specification), `fastpath` (replay's run shortcut, held
-equal to the reducer), `views` (screens), `codec` (plain data), `export` (match card, compact notation).
+equal to the reducer), `views` (screens), `codec` (plain data), `export` (match card, compact notation),
+`sport` (`TableTennisSport`: the package behind the hub's `SportRules`).
 """
 
 from hub.rules.base import Anomaly, Fact, Outcome

@@ -1,5 +1,5 @@
 """Replay's shortcut through a table-tennis match: `fold_rallies`, the sport's `fold_reports` hook
-(hub/sports.py), folds a run of logged scoreboard displays that are each one plain rally (or the next game's
+(`sport.py`), folds a run of logged scoreboard displays that are each one plain rally (or the next game's
 first display) in one step, and gives exactly what `reducer.apply` gives on each row, row by row
 (tests/hub/test_tabletennis_fastpath.py holds the two equal). Nothing else calls it.
 
@@ -113,8 +113,7 @@ def fold_rallies(
     the match, the next game's first display. Returns the state, how many rows it folded, and the run's facts
     (`facts(n)`: its newest n, oldest first, each with its row from `start`): what `apply` row by row gives.
     Each display is read and checked as `apply` would, but what a rally cannot change is checked once per
-    game, and one state is built per run; the first row that is anything else ends it.
-    """
+    game, and one state is built per run; the first row that is anything else ends it."""
     last, game_order = s.last_display, s.game_order
     cycle = _CYCLES.get(game_order) if game_order is not None else None
     if last is None or game_order is None or cycle is None or not _run_may_start(s):
@@ -122,27 +121,20 @@ def fold_rallies(
     config = s.config
     target, swap_point, clock_limit, serves, deuce = _LEGACY21 if config.ruleset == "legacy21" else _ITTF
     games, game_scores, swap_at = s.games, s.game_scores, s.swap_at
-    game = games[0] + games[1] + 1
-    last_game = game == config.best_of
+    game, last_game, games_list, last_points, last_history = _in_game(games, last, config.best_of)
     ends = _ends_in_game(game, last_game and swap_at is not None, s.ends_anchor)  # points alone keep them
     a, b = s.points
     over = max(a, b) >= target and abs(a - b) >= 2  # the game is won: only the next game's display may follow
-    games_list = [games[0], games[1]]  # as a logged display holds them
     rallies, clock, paused, timeout_at = s.rallies, s.game_clock, s.paused, s.timeout_at
     due_game, games_to_win = s.expedite_due_game, config.games_to_win
-    # the last display's points and history (as a logged display holds it) stand for every rally of the run
-    # until the next game's first display; the Display itself is read once, from the run's last rally
-    last_points, last_history = last.points, [[x, y] for x, y in last.game_scores]
-    last_data: dict[str, Any] | None = None
+    last_data: dict[str, Any] | None = None  # the run's last display, read into a Display once, as it ends
     records: list[PointRecord] = []
     record_rows: list[int] = []  # the row of each record, from `start`
     game_points: list[int] = []  # records that won a game
     i = start
     while i < end:
         _offset, kind, at, _actor, body = rows[i]
-        if kind != "device.report" or type(body) is not dict:
-            break
-        data = body.get("report")
+        data = body.get("report") if kind == "device.report" and type(body) is dict else None
         if type(data) is not dict or data.get("type", "display") != "display":
             break
         raw = data.get("points")
@@ -151,10 +143,9 @@ def fold_rallies(
             if step is None:
                 break
             last, games, game_scores, game_order, cycle, ends = step  # `new_game`, kept in locals
-            game, swap_at, a, b, over = games[0] + games[1] + 1, None, 0, 0, False
-            last_game, games_list = game == config.best_of, [games[0], games[1]]
+            game, last_game, games_list, last_points, last_history = _in_game(games, last, config.best_of)
+            swap_at, a, b, over, last_data = None, 0, 0, False, None
             clock, paused, timeout_at = None, 0.0, None
-            last_data, last_points, last_history = None, last.points, [[x, y] for x, y in last.game_scores]
             i += 1
             continue
         # what usually ends a run (a match point, a game's first display after a rally) is seen before the
@@ -165,7 +156,11 @@ def fold_rallies(
             won, side = b + 1 >= target and b + 1 - a >= 2, 1
         else:
             break
-        if (won and games[side] + 1 >= games_to_win) or not _plain_display(data, games_list, last_history):
+        if won and games[side] + 1 >= games_to_win:
+            break  # the match point
+        pair, after = _cycle_pairs(cycle, a + b, serves, deuce)  # after a game won a board may show either
+        server, game_ends = (None, None) if won else (0 if after[0][0] == "A" else 1, ends)
+        if not _plain_display(data, games_list, last_history, server, game_ends):
             break
         shown = (raw[0], raw[1])
         if last_points == shown:
@@ -175,13 +170,6 @@ def fold_rallies(
         new_paused = paused if timeout_at is None else paused + min(60.0, max(0.0, at - timeout_at))
         if clock is not None and at - clock - new_paused >= clock_limit and due_game != game:
             break
-        pair, after = _cycle_pairs(cycle, a + b, serves, deuce)
-        if not won:  # between games a board may show either way
-            server, shown_ends = data.get("server"), data.get("ends")
-            if server is not None and server != (0 if after[0][0] == "A" else 1):
-                break
-            if shown_ends is not None and shown_ends != ends:
-                break
         if won:  # the rally: what `_Fold.score_point` makes of it, kept in locals until the run ends
             game_points.append(len(records))
             over = True
@@ -195,10 +183,7 @@ def fold_rallies(
         i += 1
     if i == start:
         return s, 0, _NO_FACTS
-    if last_data is not None:
-        last = _read_display(last_data)  # checked above: a Display
-    points_log = s.points_log + tuple(records) if records else s.points_log
-    run = (games, game_scores, game_order, swap_at, (a, b), points_log, rallies, clock, paused, last)
+    run = (games, game_scores, game_order, swap_at, (a, b), records, rallies, clock, paused, last, last_data)
     return _run_state(s, *run), i - start, _run_facts(records, record_rows, game_points)
 
 
@@ -209,13 +194,18 @@ def _run_state(
     game_order: tuple[str, str],
     swap_at: int | None,
     points: tuple[int, int],
-    points_log: tuple[PointRecord, ...],
+    records: list[PointRecord],
     rallies: int,
     clock: float | None,
     paused: float,
     last: Display | None,
+    last_data: dict[str, Any] | None,
 ) -> TableTennisState:
-    """The state a run of `fold_rallies` ends in: rallies in the game it began in, or in a next game."""
+    """The state a run of `fold_rallies` ends in: rallies in the game it began in, or in a next game; `last`
+    is the display the run's last game began with, `last_data` its last rally's display (None: none)."""
+    points_log = s.points_log + tuple(records) if records else s.points_log
+    if last_data is not None:
+        last = _read_display(last_data)  # checked as it was folded: a Display
     if games == s.games:
         return _after_rally(s, points, points_log, rallies, clock, paused, last)
     return replace(
@@ -233,6 +223,16 @@ def _run_state(
         timeout_at=None,
         last_display=last,
     )
+
+
+def _in_game(
+    games: tuple[int, int], last: Display, best_of: int
+) -> tuple[int, bool, list[int], tuple[int, int], list[list[int]]]:
+    """The game a run of `fold_rallies` folds rallies of, as its locals: its number, whether it is the last,
+    and the games, points and history (as a logged display holds them) of the last display, which stand for
+    every rally of the run until the next game's first display."""
+    game = games[0] + games[1] + 1
+    return game, game == best_of, [games[0], games[1]], last.points, [[x, y] for x, y in last.game_scores]
 
 
 def _run_may_start(s: TableTennisState) -> bool:
@@ -301,9 +301,12 @@ def _next_game_row(
     return d, d.games, ours, next_order, next_cycle, ends
 
 
-def _plain_display(data: dict[str, Any], games: list[int], history: list[list[int]]) -> bool:
+def _plain_display(
+    data: dict[str, Any], games: list[int], history: list[list[int]], server: int | None, ends: str | None
+) -> bool:
     """A logged display (its points one rally on) checked field by field as `input_from_dict` checks it,
-    against the last one: ints, the same games and history, each indicator absent or one a board may show."""
+    against the last one: ints, the same games and history, each indicator absent or one a board may show,
+    and the server and ends the rally leads to where they are given (None: after a game won, either)."""
     raw, shown_games = data["points"], data.get("games")
     if (
         shown_games != games
@@ -320,11 +323,15 @@ def _plain_display(data: dict[str, Any], games: list[int], history: list[list[in
             return False
     elif shown_history:
         return False
-    server = data.get("server")
-    if server is not None and (type(server) is not int or (server != 0 and server != 1)):
+    shown = data.get("server")
+    if shown is not None and (
+        type(shown) is not int or (shown != 0 and shown != 1) or (server is not None and shown != server)
+    ):
         return False
-    ends = data.get("ends")
-    if ends is not None and (type(ends) is not str or ends not in ENDS):
+    shown = data.get("ends")
+    if shown is not None and (
+        type(shown) is not str or shown not in ENDS or (ends is not None and shown != ends)
+    ):
         return False
     expedite = data.get("expedite")
     if expedite is not None and expedite is not False:

@@ -1,0 +1,81 @@
+"""`BackgammonSport`: this package as the hub's match model sees it (`hub.sports.SportRules`)."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceFamily
+from hub.rules.backgammon import boards, codec, export
+from hub.rules.backgammon.boards import BackgammonConfig
+from hub.rules.backgammon.model import START
+from hub.rules.backgammon.state import BackgammonState, Tick
+from hub.rules.base import Outcome
+from hub.rules.sport import MatchTerms, SportDefaults
+
+
+def _mat(state: BackgammonState, players: tuple[str, ...]) -> str:
+    """The match as Jellyfish `.mat` text, players unnamed shown as A and B."""
+    return export.match_to_mat(state, (players[0] or "A", players[1] or "B")).rstrip("\n")
+
+
+def _ids(state: BackgammonState, players: tuple[str, ...]) -> dict[str, str]:
+    """The position as GNU Backgammon's ID and as an XGID."""
+    return {"gnubg_id": codec.gnubg_id(state), "xgid": codec.xgid(state)}
+
+
+class BackgammonSport(SportDefaults[BackgammonState]):
+    """A digital board's snapshots, dice and presses feed a match to a length, with or without a clock."""
+
+    name = "backgammon"
+    families = frozenset({DeviceFamily.BACKGAMMON_BOARD})
+    report_type = (BackgammonBoardState, BackgammonBoardEvent)
+    tick = Tick  # a clock's flag falls on time
+    exports = MappingProxyType({"mat": _mat, "ids": _ids})
+
+    def initial(self, config: BackgammonConfig) -> BackgammonState:
+        """A match not yet started, to its length, with its clock."""
+        return boards.initial_from_config(config)
+
+    def apply(self, state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonState]:
+        """Fold one board report (`boards.apply_report`: the events it stands for, through the reducer)."""
+        return boards.apply_report(state, report, at)
+
+    def to_dict(self, state: BackgammonState) -> dict[str, Any]:
+        """The state as plain data (`codec.to_dict`)."""
+        return codec.to_dict(state)
+
+    def from_dict(self, data: dict[str, Any]) -> BackgammonState:
+        """The inverse of `to_dict`."""
+        return codec.from_dict(data)
+
+    def input_to_dict(self, report: Any) -> dict[str, Any]:
+        """A board's report as plain data."""
+        return boards.input_to_dict(report)
+
+    def report_from_dict(self, data: dict[str, Any]) -> Any:
+        """The inverse of `input_to_dict`: a board's report."""
+        return boards.input_from_dict(data)
+
+    def winner(self, state: BackgammonState) -> int | None:
+        """The side that won the match."""
+        return state.winner
+
+    def is_fresh_start(self, report: Any) -> bool:
+        """The starting position with no dice and a centred cube: a board set up for a new match."""
+        return (
+            isinstance(report, BackgammonBoardState)
+            and tuple(report.points) == START.points
+            and tuple(report.bar) == (0, 0)
+            and tuple(report.off) == (0, 0)
+            and report.dice is None
+            and report.cube_value == 1
+        )
+
+    def config(self, info: MatchTerms) -> BackgammonConfig:
+        """Length and clock (`simple:600:12`) from the venue."""
+        return BackgammonConfig.from_text(info.length, info.clock or "")
+
+    def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
+        """The match length to none: "skor maç uzunluğu–0 yazılır" (seed 000 §9)."""
+        return (info.length, 0)

@@ -1,0 +1,75 @@
+"""`ChessSport`: this package as the hub's match model sees it (`hub.sports.SportRules`)."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from devices.observations import ChessBoardState, ChessClockState, DeviceFamily
+from hub.rules.base import Outcome
+from hub.rules.chess import codec, export, model, reducer
+from hub.rules.chess.model import ChessConfig, ChessState
+from hub.rules.sport import MatchTerms, SportDefaults
+
+
+def _pgn(state: ChessState, players: tuple[str, ...]) -> str:
+    """The game as PGN, White and Black named."""
+    return export.pgn(state, {"White": players[0], "Black": players[1]})
+
+
+class ChessSport(SportDefaults[ChessState]):
+    """E-board snapshots and clock readings rebuild a game; a result may be a draw."""
+
+    name = "chess"
+    families = frozenset({DeviceFamily.CHESS_BOARD, DeviceFamily.CHESS_CLOCK})
+    # a DeviceEvent is a Wire clock's press or a board's button; table tennis reads its own DeviceEvents, so
+    # the log encoding of a DeviceEvent stays table tennis's (the same "type": "event" shape either way)
+    report_type = (ChessBoardState, ChessClockState)
+    tick = model.Tick
+    tick_every_s = 0.25  # a settled board becomes a move within a quarter second even when nothing else comes
+    referee_inputs = model.REFEREE_INPUTS
+    exports = MappingProxyType({"pgn": _pgn})
+
+    def initial(self, config: ChessConfig) -> ChessState:
+        """A game at the starting position, nothing played."""
+        return model.initial(config)
+
+    def apply(self, state: ChessState, report: Any, at: float) -> Outcome[ChessState]:
+        """Fold one board snapshot, clock reading or arbiter's input (`reducer.apply`)."""
+        return reducer.apply(state, report, at)
+
+    def to_dict(self, state: ChessState) -> dict[str, Any]:
+        """The state as plain data (`codec.to_dict`), exactly round-tripped."""
+        return codec.to_dict(state)
+
+    def from_dict(self, data: dict[str, Any]) -> ChessState:
+        """The inverse of `to_dict`."""
+        return codec.from_dict(data)
+
+    def input_to_dict(self, report: Any) -> dict[str, Any]:
+        """A board's or clock's report, or an arbiter's input, as plain data."""
+        return codec.input_to_dict(report)
+
+    def report_from_dict(self, data: dict[str, Any]) -> Any:
+        """The inverse of `input_to_dict`: a rules input."""
+        return codec.input_from_dict(data)
+
+    def winner(self, state: ChessState) -> int | None:
+        """0 White, 1 Black, None for a draw or a game going on."""
+        return model.winner(state)
+
+    def result(self, state: ChessState) -> str | None:
+        """ "1-0", "0-1", "1/2-1/2", or None while the game goes on."""
+        return model.result(state)
+
+    def is_fresh_start(self, report: Any) -> bool:
+        """A board showing the starting position: set up for a new game."""
+        return model.is_fresh_start(report)
+
+    def config(self, info: MatchTerms) -> ChessConfig:
+        """The time control and White's clock side from the venue."""
+        return ChessConfig.from_text(info.clock, info.clock_white)
+
+    def public_state(self, state: ChessState) -> dict[str, Any]:
+        """The state without `resume`, the rules' own bookkeeping for a restart."""
+        return {k: v for k, v in codec.to_dict(state).items() if k != "resume"}

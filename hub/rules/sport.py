@@ -1,0 +1,102 @@
+"""The shared defaults of the sport classes (`hub/rules/<sport>/sport.py`) behind `hub.sports.SportRules`.
+
+Each default is here once; a sport overrides only what it does differently. This module and the sport
+classes import nothing from the hub's match model (`hub.matches`, `hub.sports`): the match's venue terms
+reach them as `MatchTerms`, which the hub's `MatchInfo` fits.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar
+
+from hub.rules.base import Fact
+
+S = TypeVar("S")  # the sport's state
+
+# an export of a match: (state, players' names) -> text, or plain data for JSON
+Export: TypeAlias = Callable[[S, tuple[str, ...]], Any]
+# replay's run shortcut (`SportRules.fold_reports`): (state, match event rows, start, end) ->
+# (state, rows folded, facts(n): the newest n facts with their row from `start`)
+FoldReports: TypeAlias = Callable[
+    [S, Sequence[tuple[Any, ...]], int, int], tuple[S, int, Callable[[int], list[tuple[int, Fact]]]]
+]
+
+
+class MatchTerms(Protocol):
+    """A match's terms from the venue file, as the sports read them (the hub's `MatchInfo` has them all)."""
+
+    @property
+    def best_of(self) -> int:
+        """Table tennis: games in the match."""
+
+    @property
+    def doubles(self) -> bool:
+        """Table tennis: a doubles match."""
+
+    @property
+    def first_server(self) -> str | None:
+        """Table tennis: "A"/"B", or in doubles "A1".."B2"; None: from the first report."""
+
+    @property
+    def first_receiver(self) -> str | None:
+        """Table tennis, doubles: the first receiver."""
+
+    @property
+    def ruleset(self) -> str:
+        """Table tennis: "ittf" or "legacy21"."""
+
+    @property
+    def length(self) -> int:
+        """Backgammon: the match is played to this many points."""
+
+    @property
+    def clock(self) -> str | None:
+        """The time control in the sport's notation (backgammon "simple:600:12", chess "5400+30")."""
+
+    @property
+    def clock_white(self) -> str | None:
+        """Chess: "left" or "right", the clock side White's time is on; None: learn it."""
+
+
+class SportDefaults(ABC, Generic[S]):
+    """The parts of `SportRules` most sports share; a subclass names its sport and its rules' functions."""
+
+    name: str
+    families: frozenset[str]
+    report_type: tuple[type, ...]
+    tick: Callable[[], Any] | None = None  # no input for "time passed": the hub does not tick this sport
+    tick_every_s: float = 15.0
+    referee_inputs: tuple[str, ...] = ()
+    exports: Mapping[str, Export[S]] = MappingProxyType({})
+    fold_reports: FoldReports[S] | None = None  # no run shortcut: replay folds row by row
+
+    @abstractmethod
+    def to_dict(self, state: S) -> dict[str, Any]:
+        """The whole state as plain data (the defaults below read it)."""
+
+    @abstractmethod
+    def winner(self, state: S) -> int | None:
+        """The side that won, if any (the defaults below read it)."""
+
+    def result(self, state: S) -> str | None:
+        """No notation for a result: the sport says only who won (`winner`)."""
+        return None
+
+    def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
+        """A forfeit is 1-0."""
+        return (1, 0)
+
+    def public_state(self, state: S) -> dict[str, Any]:
+        """Spectators get the whole state (`to_dict`)."""
+        return self.to_dict(state)
+
+    def tile_state(self, state: S) -> dict[str, Any]:
+        """A wall tile gets what spectators get (`public_state`)."""
+        return self.public_state(state)
+
+    def is_over(self, state: S) -> bool:
+        """Over once there is a result (a draw has no winner) or a winner."""
+        return self.result(state) is not None or self.winner(state) is not None

@@ -1,0 +1,94 @@
+"""`TableTennisSport`: this package as the hub's match model sees it (`hub.sports.SportRules`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
+from hub.rules.base import Fact, Outcome
+from hub.rules.sport import MatchTerms, SportDefaults
+from hub.rules.tabletennis import codec, export, fastpath, model, reducer, views
+from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
+
+
+def _card(state: TableTennisState, players: tuple[str, ...]) -> dict[str, Any]:
+    """The match card, with every point (`export.match_card`)."""
+    return export.match_card(state, players)
+
+
+def _compact(state: TableTennisState, players: tuple[str, ...]) -> str:
+    """The compact notation of the games played ("7/-4/8")."""
+    return export.compact(state)
+
+
+class TableTennisSport(SportDefaults[TableTennisState]):
+    """Scoreboards and wristbands feed an ITTF match; replay folds runs of plain rallies in one step."""
+
+    name = "tabletennis"
+    families = frozenset({DeviceFamily.TT_SCOREBOARD, DeviceFamily.TT_WRISTBAND})
+    report_type = (ScoreboardState, DeviceEvent)
+    tick = model.Tick  # the expedite system comes due on time
+    referee_inputs = ("timeout", "card", "expedite", "correction", "point", "undo")
+    exports = MappingProxyType({"card": _card, "compact": _compact})
+
+    def initial(self, config: TableTennisConfig) -> TableTennisState:
+        """A match not yet started."""
+        return model.initial(config)
+
+    def apply(self, state: TableTennisState, report: Any, at: float) -> Outcome[TableTennisState]:
+        """Fold one scoreboard report or umpire input (`reducer.apply`)."""
+        return reducer.apply(state, report, at)
+
+    def to_dict(self, state: TableTennisState) -> dict[str, Any]:
+        """The state as plain data (`codec.to_dict`)."""
+        return codec.to_dict(state)
+
+    def from_dict(self, data: dict[str, Any]) -> TableTennisState:
+        """The inverse of `to_dict`."""
+        return codec.from_dict(data)
+
+    def input_to_dict(self, report: Any) -> dict[str, Any]:
+        """A scoreboard report or umpire input as plain data."""
+        return codec.input_to_dict(report)
+
+    def report_from_dict(self, data: dict[str, Any]) -> Any:
+        """The inverse of `input_to_dict`: a rules input."""
+        return codec.input_from_dict(data)
+
+    def winner(self, state: TableTennisState) -> int | None:
+        """The side that won the match."""
+        return state.winner
+
+    def is_fresh_start(self, report: Any) -> bool:
+        """A display at 0-0 with no games: a board reset for a new match."""
+        return (
+            isinstance(report, ScoreboardState)
+            and tuple(report.points) == (0, 0)
+            and tuple(report.games) == (0, 0)
+        )
+
+    def config(self, info: MatchTerms) -> TableTennisConfig:
+        """Best of, doubles, the first server and receiver and the ruleset from the venue."""
+        return TableTennisConfig.from_names(
+            info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
+        )
+
+    def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
+        """The games needed to win, to none."""
+        return (info.best_of // 2 + 1, 0)
+
+    def public_state(self, state: TableTennisState) -> dict[str, Any]:
+        """What screens get (`views.view`): no bookkeeping the rules keep for themselves."""
+        return views.view(state)
+
+    def tile_state(self, state: TableTennisState) -> dict[str, Any]:
+        """What a wall tile gets (`views.tile`): the score, not its history."""
+        return views.tile(state)
+
+    def fold_reports(
+        self, state: TableTennisState, rows: Sequence[tuple[Any, ...]], start: int, end: int
+    ) -> tuple[TableTennisState, int, Callable[[int], list[tuple[int, Fact]]]]:
+        """Replay's run shortcut (`fastpath.fold_rallies`): plain rallies in one step, as `apply` gives."""
+        return fastpath.fold_rallies(state, rows, start, end)
