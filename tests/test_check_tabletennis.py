@@ -173,6 +173,8 @@ def test_doubles_with_players_and_a_wrong_server_player(tmp_path: Path) -> None:
         ('{"at": 8, "event": "timeout", "side": 0}', 'line 3: "side" must be "A" or "B"'),
         ('{"at": 8, "event": "card", "side": "A", "card": "green"}', 'line 3: "card" must be one of'),
         ("[1, 2]", "line 3: must be a JSON object"),
+        ('{"at": 8, "score": [2, 0], "games": [0, 0], "sever": "A"}', 'line 3: "sever" is not a field'),
+        ('{"at": 8, "evnt": "timeout", "side": "A"}', 'line 3: "evnt" is not a field'),
     ],
 )
 def test_unreadable_input_exits_2_naming_the_line_and_keeps_what_was_printed(
@@ -183,6 +185,21 @@ def test_unreadable_input_exits_2_naming_the_line_and_keeps_what_was_printed(
     assert code == 2
     assert says in err
     assert [o["kind"] for o in out] == ["point"]  # line 2's fact was printed before the bad line
+
+
+def test_bytes_that_are_not_utf8_exit_2_naming_their_line_after_what_came_before(tmp_path: Path) -> None:
+    good = [{"match": {"best_of": 3, "first_server": "A"}}, {"at": 4, "score": [1, 0], "games": [0, 0]}]
+    path = write(tmp_path, good)
+    path.write_bytes(path.read_bytes() + b'{"at": 8, "score": [2, 0], "games": [0, 0], "ends": "\xed\xa0"}\n')
+    code, out, err = check(path)
+    assert code == 2 and "line 3: not UTF-8 text (byte 0xed" in err
+    assert [o["kind"] for o in out] == ["point"]
+
+
+def test_a_misspelt_match_key_is_named_with_the_keys_it_may_be(tmp_path: Path) -> None:
+    code, out, err = check(write(tmp_path, [{"match": {"best_of": 3, "frist_server": "A"}}]))
+    assert code == 2 and out == []
+    assert '"match.frist_server" is not a field' in err and "first_server" in err
 
 
 def test_a_missing_match_line_exits_2(tmp_path: Path) -> None:

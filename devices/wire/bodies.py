@@ -6,12 +6,13 @@ A body is converted into a msgspec `Struct` in one C call (`read_body`); a refus
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from msgspec import Meta
+
+from devices.strict import complaint, path_of, value_at
 
 
 class BodyError(ValueError):
@@ -31,8 +32,6 @@ PAIR = "two non-negative integers"
 CLOCK_TIMES = f"two times in milliseconds, 0..{MAX_CLOCK_MS}"
 
 _T = TypeVar("_T")
-_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
-_MISSING = re.compile(r"Object missing required field `(.+)`")
 _KEY_AT = "`key` in `"
 _MAPS_DEEP = 8  # a body's maps read with their string keys only, at most this many
 
@@ -49,7 +48,7 @@ def read_body(body: Any, into: type[_T], where: str, musts: Mapping[str, str]) -
     for _ in range(_MAPS_DEEP):  # refused: for a key that is not a string, again without such keys
         if _KEY_AT not in message:
             raise refusal(message, body, where, musts)
-        body = _string_keys_only(body, _path(message.rpartition(_KEY_AT)[2].rstrip("`")))
+        body = _string_keys_only(body, path_of(message.rpartition(_KEY_AT)[2].rstrip("`")))
         try:
             return msgspec.convert(body, into, strict=True)
         except msgspec.ValidationError as exc:
@@ -73,16 +72,13 @@ def fault(message: str, body: Any, known: Mapping[str, Any]) -> tuple[str, str, 
 
     The field is the longest start of the error's path that `known` has (``game_scores[]`` for the path
     ``$.game_scores[1][0]``, named ``game_scores[1]``), else the whole path; ("", "", body) for the body."""
-    text, _, at = message.partition(" - at `")
-    path = _path(at.rstrip("`"))
-    missing = _MISSING.fullmatch(text)
-    if missing:
-        path = (*path, missing[1])
+    said = complaint(message)
+    path = said.path[:-1] if said.unknown else said.path  # an unknown key is the fault of the map holding it
     for end in range(len(path), 0, -1):
         if _written(path[:end], any_index=True) in known:
             path = path[:end]
             break
-    return _written(path, any_index=True), _written(path), _at(body, path)
+    return _written(path, any_index=True), _written(path), value_at(body, path)
 
 
 def require_lists(body: Mapping[str, Any], where: str, musts: Mapping[str, str], *keys: str) -> None:
@@ -93,27 +89,12 @@ def require_lists(body: Mapping[str, Any], where: str, musts: Mapping[str, str],
             raise BodyError(f"{where}.{key} must be {musts[key]}, got {value!r}")
 
 
-def _path(at: str) -> tuple[str | int, ...]:
-    return tuple(name if name else int(index) for name, index in _STEP.findall(at))
-
-
 def _written(path: tuple[str | int, ...], any_index: bool = False) -> str:
     """A path as a field is named: ``cube.value``, ``game_scores[1]`` (``game_scores[]`` for any index)."""
     return "".join(
         ("[]" if any_index else f"[{step}]") if isinstance(step, int) else f".{step}" if i else step
         for i, step in enumerate(path)
     )
-
-
-def _at(body: Any, path: tuple[str | int, ...]) -> Any:
-    for step in path:
-        if isinstance(body, dict):
-            body = body.get(step)
-        elif isinstance(body, list | tuple) and isinstance(step, int) and step < len(body):
-            body = body[step]
-        else:
-            return None
-    return body
 
 
 def _string_keys_only(body: Any, path: tuple[str | int, ...]) -> Any:

@@ -20,6 +20,7 @@ from hub.check.common import (
     emit_line,
     emit_outcome,
     quiet_broken_pipe,
+    text_lines,
 )
 
 __all__ = [
@@ -47,9 +48,10 @@ def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = N
     check = tabletennis.check if sport == "tabletennis" else _check_backgammon
     try:
         if path == "-":
-            return check(sys.stdin, path, out, err)
-        with open(path, encoding="utf-8") as f:
-            return check(f, path, out, err)
+            stdin = getattr(sys.stdin, "buffer", None)  # bytes, unless stdin was replaced by text
+            return check(sys.stdin if stdin is None else text_lines(stdin), path, out, err)
+        with open(path, "rb") as f:
+            return check(text_lines(f), path, out, err)
     except BrokenPipeError:  # the reader went away (`| head`): nothing more to say, and not an error
         return quiet_broken_pipe()
     except OSError as exc:

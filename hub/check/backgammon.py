@@ -5,7 +5,8 @@ Input, JSON lines. The first line is `{"match": {"length": 5}}`, optionally with
 (seconds): `{"event": "opening", "dice": {"A": 5, "B": 3}}`, `{"event": "roll", "side": "A", "dice": [6, 4]}`,
 `{"event": "board", "points": [24 ints], "bar": [a, b], "off": [a, b]}`, `{"event": "clock", "side": "A"}`,
 `{"event": "double"|"take"|"drop", "side": "A"}`, `{"event": "invalid_dice", "side": "A"}`.
-`points[0]` is point 1 seen from A; A's checkers are positive, B's negative.
+`points[0]` is point 1 seen from A; A's checkers are positive, B's negative. An event line with a key it
+does not have cannot be read (a misspelt key would otherwise be read as nothing).
 
 Output, JSON lines: facts, anomalies, and a last `{"type": "result", "score": {"A": 5, "B": 3}, "winner": "A"}`
 line. Exit 0 whatever the match holds; 2 for input that cannot be read, with a message on standard error
@@ -16,12 +17,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any, TextIO, TypeGuard
+from typing import Annotated, Any, ClassVar, Literal, TextIO
+
+import msgspec
 
 from hub.check.common import EXIT_BAD_INPUT as EXIT_BAD_INPUT
 from hub.check.common import EXIT_OK as EXIT_OK
 from hub.check.common import CheckInputError as CheckInputError
-from hub.check.common import check_lines, fail
+from hub.check.common import check_lines, fail, read_as, read_match_line
 from hub.rules import backgammon as bg
 from hub.rules import clock as clk
 from hub.rules.base import Outcome
@@ -53,82 +56,149 @@ def _result(state: bg.BackgammonState) -> dict[str, Any]:
     return {"type": "result", "score": {"A": state.score[0], "B": state.score[1]}, "winner": winner}
 
 
-def _is_int(v: Any) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
+class _Clock(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    reserve_s: Annotated[float, msgspec.Meta(gt=0)]
+    mode: Literal["simple", "bronstein"] = "simple"
+    delay_s: Annotated[float, msgspec.Meta(ge=0)] = 0.0
 
 
-def _num(v: Any) -> TypeGuard[int | float]:
-    return isinstance(v, int | float) and not isinstance(v, bool)
+class _Match(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """The match line's object; a key it does not have is refused, naming those it has."""
+
+    length: Annotated[int, msgspec.Meta(ge=1)]
+    clock: _Clock | None = None
+    players: dict[str, Any] | list[Any] | None = None  # names, for whoever reads the file; not checked
+
+
+class _MatchLine(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    match: _Match
+
+
+_MATCH_PROBLEMS = {
+    "match": 'is missing; the first line must be {{"match": {{"length": N}}}}',
+    "match.length": "must be a positive whole number of points, got {got}",
+    "match.clock": "must be an object",
+    "match.clock.mode": 'must be "simple" or "bronstein", got {got}',
+    "match.clock.reserve_s": "must be a positive number of seconds, got {got}",
+    "match.clock.delay_s": "must be a number of seconds >= 0, got {got}",
+}
 
 
 def read_match(data: dict[str, Any], number: int = 1) -> bg.BackgammonState:
     """The match line: `{"match": {"length": 5, "clock": {...}}}` as an initial state."""
-    match = data.get("match")
-    if not isinstance(match, dict):
-        raise fail(number, '"match"', 'is missing; the first line must be {"match": {"length": N}}')
-    length = match.get("length")
-    if not _is_int(length) or length < 1:
-        raise fail(number, "match.length", f"must be a positive whole number of points, got {length!r}")
-    control = None
-    clock = match.get("clock")
-    if clock is not None:
-        if not isinstance(clock, dict):
-            raise fail(number, "match.clock", "must be an object")
-        mode = clock.get("mode", "simple")
-        if mode not in ("simple", "bronstein"):
-            raise fail(number, "match.clock.mode", f'must be "simple" or "bronstein", got {mode!r}')
-        reserve, delay = clock.get("reserve_s"), clock.get("delay_s", 0)
-        if not _num(reserve) or reserve <= 0:
-            raise fail(
-                number, "match.clock.reserve_s", f"must be a positive number of seconds, got {reserve!r}"
-            )
-        if not _num(delay) or delay < 0:
-            raise fail(number, "match.clock.delay_s", f"must be a number of seconds >= 0, got {delay!r}")
-        control = clk.TimeControl.delay(float(reserve), float(delay), mode)
-    return bg.initial(length, control)
+    match = read_match_line(data, _MatchLine, number, _MATCH_PROBLEMS).match
+    clock = match.clock
+    control = None if clock is None else clk.TimeControl.delay(clock.reserve_s, clock.delay_s, clock.mode)
+    return bg.initial(match.length, control)
 
 
-def _side(data: dict[str, Any], number: int) -> int:
-    value = data.get("side")
-    if value not in ("A", "B"):
-        raise fail(number, '"side"', f'must be "A" or "B", got {value!r}')
-    return 0 if value == "A" else 1
+_AB = Literal["A", "B"]
 
 
-def _ints(value: Any, count: int, number: int, field: str) -> tuple[int, ...]:
-    if not isinstance(value, list) or len(value) != count or not all(_is_int(v) for v in value):
-        raise fail(number, f'"{field}"', f"must be a list of {count} integers, got {value!r}")
-    return tuple(value)
+class _Event(msgspec.Struct, tag_field="event", forbid_unknown_fields=True, frozen=True):
+    """An event line: its time, then what it says; keys it does not have are refused."""
+
+    at: float
+
+    def event(self) -> bg.Event:
+        raise NotImplementedError
+
+
+class _Dice(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    A: int
+    B: int
+
+
+class _Opening(_Event, tag="opening", frozen=True):
+    dice: _Dice
+
+    def event(self) -> bg.Event:
+        return bg.Opening((self.dice.A, self.dice.B))
+
+
+class _Roll(_Event, tag="roll", frozen=True):
+    side: _AB
+    dice: tuple[int, int]
+    source: str | None = None
+
+    def event(self) -> bg.Event:
+        return bg.Roll(_SIDES[self.side], self.dice, self.source or "")
+
+
+class _Board(_Event, tag="board", frozen=True):
+    points: Annotated[tuple[int, ...], msgspec.Meta(min_length=24, max_length=24)]
+    bar: tuple[int, int]
+    off: tuple[int, int]
+
+    def event(self) -> bg.Event:
+        return bg.BoardSnapshot(self.points, self.bar, self.off)
+
+
+class _ClockPress(_Event, tag="clock", frozen=True):
+    side: _AB
+
+    def event(self) -> bg.Event:
+        return bg.ClockPress(_SIDES[self.side])
+
+
+class _Double(_Event, tag="double", frozen=True):
+    side: _AB
+    action: ClassVar[bg.CubeAction] = bg.CubeAction.DOUBLE
+
+    def event(self) -> bg.Event:
+        return bg.Cube(self.action, _SIDES[self.side])
+
+
+class _Take(_Double, tag="take", frozen=True):
+    action: ClassVar[bg.CubeAction] = bg.CubeAction.TAKE
+
+
+class _Drop(_Double, tag="drop", frozen=True):
+    action: ClassVar[bg.CubeAction] = bg.CubeAction.DROP
+
+
+class _InvalidDice(_Event, tag="invalid_dice", frozen=True):
+    side: _AB
+
+    def event(self) -> bg.Event:
+        return bg.InvalidDice(_SIDES[self.side])
+
+
+class _At(msgspec.Struct, frozen=True):
+    at: float
+
+
+_SIDES = {"A": 0, "B": 1}
+_EVENTS: dict[str, type[_Event]] = {
+    str(cls.__struct_config__.tag): cls
+    for cls in (_Opening, _Roll, _Board, _ClockPress, _Double, _Take, _Drop, _InvalidDice)
+}
+_PROBLEMS = {
+    "at": "must be a number of seconds, got {got}",
+    "side": 'must be "A" or "B", got {got}',
+    "dice": "must be a list of 2 integers, got {got}",
+    "source": "must be text or null, got {got}",
+    "points": "must be a list of 24 integers, got {got}",
+    "bar": "must be a list of 2 integers, got {got}",
+    "off": "must be a list of 2 integers, got {got}",
+}
+_OPENING_PROBLEMS = {**_PROBLEMS, "dice": 'must be {{"A": die, "B": die}}, got {got}'}
 
 
 def read_event(data: dict[str, Any], number: int) -> tuple[float, bg.Event]:
     """One event line as (at, engine event)."""
-    at = data.get("at")
-    if not _num(at):
-        raise fail(number, '"at"', f"must be a number of seconds, got {at!r}")
     event = data.get("event")
-    if event == "opening":
-        dice = data.get("dice")
-        if not isinstance(dice, dict) or not _is_int(dice.get("A")) or not _is_int(dice.get("B")):
-            raise fail(number, '"dice"', f'must be {{"A": die, "B": die}}, got {dice!r}')
-        return float(at), bg.Opening((dice["A"], dice["B"]))
-    if event == "roll":
-        d1, d2 = _ints(data.get("dice"), 2, number, "dice")
-        source = data.get("source", "")
-        return float(at), bg.Roll(_side(data, number), (d1, d2), source if isinstance(source, str) else "")
-    if event == "board":
-        points = _ints(data.get("points"), 24, number, "points")
-        bar = _ints(data.get("bar"), 2, number, "bar")
-        off = _ints(data.get("off"), 2, number, "off")
-        return float(at), bg.BoardSnapshot(points, (bar[0], bar[1]), (off[0], off[1]))
-    if event == "clock":
-        return float(at), bg.ClockPress(_side(data, number))
-    if event in ("double", "take", "drop"):
-        return float(at), bg.Cube(bg.CubeAction(event), _side(data, number))
-    if event == "invalid_dice":
-        return float(at), bg.InvalidDice(_side(data, number))
-    raise fail(
-        number,
-        '"event"',
-        f"must be opening, roll, board, clock, double, take, drop or invalid_dice, got {event!r}",
-    )
+    into = _EVENTS.get(event) if isinstance(event, str) else None
+    if into is None:
+        read_as(data, _At, number, _PROBLEMS)  # a line's time is checked first
+        raise fail(
+            number,
+            '"event"',
+            f"must be opening, roll, board, clock, double, take, drop or invalid_dice, got {event!r}",
+        )
+    try:
+        line = read_as(data, into, number, _OPENING_PROBLEMS if into is _Opening else _PROBLEMS)
+    except CheckInputError:
+        read_as(data, _At, number, _PROBLEMS)  # a wrong time is named first, whatever else is
+        raise
+    return line.at, line.event()

@@ -1,18 +1,23 @@
-"""What every `boardcast check` command shares: exit codes, the input error, printing JSON lines, the fold."""
+"""What every `boardcast check` command shares: exit codes, reading input lines, printing JSON lines, the fold."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Any, TextIO, TypeVar
 
+import msgspec
+import msgspec.inspect
+
+from devices.strict import Complaint, complaint
 from hub.rules.base import Outcome
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 S = TypeVar("S")
+T = TypeVar("T", bound=msgspec.Struct)
 
 
 class CheckInputError(ValueError):
@@ -99,6 +104,17 @@ def emit_line(out: TextIO, line: dict[str, Any]) -> None:
     out.flush()
 
 
+def text_lines(raw: Iterable[bytes]) -> Iterator[str]:
+    """Lines of bytes as UTF-8 text; a line that is not raises a `CheckInputError` naming it."""
+    for number, line in enumerate(raw, start=1):
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CheckInputError(
+                f"line {number}: not UTF-8 text (byte {line[exc.start]:#04x} at column {exc.start + 1})"
+            ) from None
+
+
 def read_json(text: str, number: int) -> dict[str, Any]:
     """One input line as a JSON object, or a `CheckInputError` naming the line."""
     try:
@@ -113,3 +129,77 @@ def read_json(text: str, number: int) -> dict[str, Any]:
 def fail(number: int, field: str, problem: str) -> CheckInputError:
     """The error for a field of line `number` that cannot be read."""
     return CheckInputError(f"line {number}: {field} {problem}")
+
+
+def read_match_line(data: dict[str, Any], into: type[T], number: int, problems: Mapping[str, str]) -> T:
+    """The match line (the first) read as `read_as` reads a line; one with no "match" says what it must be."""
+    if "match" not in data:
+        raise fail(number, '"match"', problems["match"].format(got=None))
+    return read_as(data, into, number, problems)
+
+
+def read_as(
+    data: dict[str, Any],
+    into: type[T],
+    number: int,
+    problems: Mapping[str, str],
+    missing: Collection[str] = (),
+) -> T:
+    """Line `number` read strictly into the Struct `into` (no "1" for 1, no 1 for true), or a `CheckInputError`
+    naming the line and the field.
+
+    `problems` says what is wrong with a field, by its dotted path ("match.best_of"), as a `str.format`
+    template with "{got}" for its value ("must be a number, got {got}"); "key[]" is for an element of a
+    list, shown alone. A field of
+    `missing` that is absent or null "is missing". A key that `into` does not have is named with those it has.
+    """
+    try:
+        return msgspec.convert(data, into, strict=True)
+    except msgspec.ValidationError as exc:
+        raise _problem(complaint(exc), data, into, number, problems, missing) from None
+
+
+def _problem(
+    said: Complaint,
+    data: dict[str, Any],
+    into: type[Any],
+    number: int,
+    problems: Mapping[str, str],
+    missing: Collection[str],
+) -> CheckInputError:
+    names = said.path[:-1] if said.unknown else said.path
+    depth = next((i for i, step in enumerate(names) if not isinstance(step, str)), len(names))
+    if said.unknown and depth == len(names):
+        where = ".".join(map(str, said.path))
+        return fail(
+            number,
+            f'"{where}"',
+            f"is not a field of this line; {'.'.join(map(str, names)) or 'it'} takes "
+            + ", ".join(_fields_at(into, names)),
+        )
+    depth = next(  # the longest path the caller has words for: "dice" for dice.B
+        (d for d in range(depth, 0, -1) if ".".join(map(str, names[:d])) in problems), depth
+    )
+    key = ".".join(str(step) for step in names[:depth])
+    label = f'"{key}"' if depth == 1 else key
+    element = depth < len(names) and f"{key}[]" in problems
+    name = f"{key}[]" if element else key
+    got = said.value(data, depth + 1 if element else depth)
+    if got is None and name in missing:
+        return fail(number, label, "is missing")
+    problem = problems.get(name)
+    if problem is None:
+        return fail(number, label, f"is wrong: {said.reason}")
+    return fail(number, label, problem.format(got=repr(got)))
+
+
+def _fields_at(into: type[Any], names: tuple[str | int, ...]) -> list[str]:
+    """The keys the Struct met by following `names` down from `into` takes (its tag key first)."""
+    info: Any = msgspec.inspect.type_info(into)
+    for name in names:
+        field = next(f for f in info.fields if f.encode_name == name)
+        info = field.type
+        if isinstance(info, msgspec.inspect.UnionType):  # a sub-object or null
+            info = next(t for t in info.types if isinstance(t, msgspec.inspect.StructType))
+    tag = [info.tag_field] if info.tag_field else []
+    return tag + [f.encode_name for f in info.fields]

@@ -3,6 +3,8 @@
 Input, JSON lines: the first line is `{"match": {...}}`, then scoreboard reports
 `{"at": 12.5, "score": [3, 2], "games": [1, 0], "server": "A", "ends": "normal", "expedite": false}` and
 events `{"at": 20.0, "event": "timeout"|"card"|"expedite"|"correction"|"point"|"undo", "side": "A", ...}`.
+A report or event line with a key it does not have cannot be read (a misspelt "event" would otherwise
+make an event a report).
 Output, JSON lines: facts, anomalies, and a last `{"type": "result", ...}` line. Exit 0 whatever the match
 holds; 2 for input that cannot be read, with a message naming the line (what was printed before stays).
 """
@@ -10,9 +12,11 @@ holds; 2 for input that cannot be read, with a message naming the line (what was
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Annotated, Any, Literal, TextIO
 
-from hub.check.common import check_lines, fail
+import msgspec
+
+from hub.check.common import CheckInputError, check_lines, fail, read_as, read_match_line
 from hub.rules import tabletennis as tt
 from hub.rules.base import Outcome
 
@@ -29,7 +33,7 @@ def check(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
         step=_step,
         result=_result,
         no_match=f'{name}: no match line; the first line must be {{"match": {{...}}}}',
-        complaint="boardcast check: {}",
+        complaint="boardcast check tabletennis: {} / girdi okunamadı",
         view=_letters,
     )
 
@@ -55,127 +59,182 @@ def _letters(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_Count = Annotated[int, msgspec.Meta(ge=0)]
+_Score = tuple[_Count, _Count]
+_AB = Literal["A", "B"]
+_Player = Literal["A1", "A2", "B1", "B2"]
+
+
+class _Match(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """The match line's object; a key it does not have is refused, naming those it has."""
+
+    best_of: Annotated[int, msgspec.Meta(ge=1)] = 5
+    doubles: bool = False
+    ruleset: Literal["ittf", "legacy21"] = "ittf"
+    first_server: _AB | _Player | None = None
+    first_receiver: _AB | _Player | None = None
+    players: dict[str, Any] | list[Any] | None = None  # names, for whoever reads the file; not checked
+
+
+class _MatchLine(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    match: _Match
+
+
+_MATCH_PROBLEMS = {
+    "match": 'is missing; the first line must be {{"match": {{...}}}}',
+    "match.best_of": "must be an odd number of games, got {got}",
+    "match.doubles": "must be true or false, got {got}",
+    "match.ruleset": f"must be one of {', '.join(tt.RULESETS)}, got {{got}}",
+    "match.first_receiver": "must be a player of the other pair, got {got}",
+}
+
+
 def read_match(data: dict[str, Any], number: int = 1) -> tt.TableTennisConfig:
     """The match line: `{"match": {"best_of": 5, "doubles": false, "first_server": "A", "ruleset": "ittf"}}`."""
-    match = data.get("match")
-    if not isinstance(match, dict):
-        raise fail(number, '"match"', 'is missing; the first line must be {"match": {...}}')
-    best_of = match.get("best_of", 5)
-    if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
-        raise fail(number, "match.best_of", f"must be an odd number of games, got {best_of!r}")
-    doubles = match.get("doubles", False)
-    if not isinstance(doubles, bool):
-        raise fail(number, "match.doubles", f"must be true or false, got {doubles!r}")
-    ruleset = match.get("ruleset", "ittf")
-    if ruleset not in tt.RULESETS:
-        raise fail(number, "match.ruleset", f"must be one of {', '.join(tt.RULESETS)}, got {ruleset!r}")
-    players = ("A1", "A2", "B1", "B2") if doubles else ("A", "B")
-    first_server = match.get("first_server")
-    if first_server is not None and first_server not in (*players, "A", "B"):
+    doubles = isinstance(data.get("match"), dict) and data["match"].get("doubles") is True
+    players = tt.DOUBLES_PLAYERS if doubles else ("A", "B")
+    problems = {**_MATCH_PROBLEMS, "match.first_server": f"must be one of {', '.join(players)}, got {{got}}"}
+    match = read_match_line(data, _MatchLine, number, problems).match
+    if match.best_of % 2 == 0:
+        raise fail(number, "match.best_of", f"must be an odd number of games, got {match.best_of!r}")
+    first_server, first_receiver = match.first_server, match.first_receiver
+    if first_server is not None and not match.doubles and first_server not in players:
         raise fail(number, "match.first_server", f"must be one of {', '.join(players)}, got {first_server!r}")
-    first_receiver = match.get("first_receiver")
-    if first_receiver is not None and (not doubles or first_receiver not in players):
+    if first_receiver is not None and (not match.doubles or first_receiver not in players):
         raise fail(
             number, "match.first_receiver", f"must be a player of the other pair, got {first_receiver!r}"
         )
     if first_receiver is not None and first_server is not None and first_receiver[0] == first_server[0]:
         raise fail(number, "match.first_receiver", "must be a player of the other pair")
-    return tt.TableTennisConfig.from_names(best_of, doubles, first_server, first_receiver, ruleset)
+    return tt.TableTennisConfig.from_names(
+        match.best_of, match.doubles, first_server, first_receiver, match.ruleset
+    )
 
 
-def _number(data: dict[str, Any], key: str, number: int) -> float:
-    value = data.get(key)
-    if value is None:
-        raise fail(number, f'"{key}"', "is missing")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise fail(number, f'"{key}"', f"must be a number, got {value!r}")
-    return float(value)
+class _Line(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A report or event line: its time, then what it says; keys it does not have are refused."""
+
+    at: float
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        raise NotImplementedError
 
 
-def _pair(data: dict[str, Any], key: str, number: int) -> tuple[int, int]:
-    value = data.get(key)
-    if value is None:
-        raise fail(number, f'"{key}"', "is missing")
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
-    ):
-        raise fail(number, f'"{key}"', f"must be two non-negative integers, got {value!r}")
-    return value[0], value[1]
-
-
-def _side(data: dict[str, Any], number: int, key: str = "side") -> int:
-    value = data.get(key)
-    if value is None:
-        raise fail(number, f'"{key}"', "is missing")
-    if value not in ("A", "B"):
-        raise fail(number, f'"{key}"', f'must be "A" or "B", got {value!r}')
-    return 0 if value == "A" else 1
-
-
-def _server(data: dict[str, Any], number: int, doubles: bool) -> tuple[int | None, str | None]:
-    value = data.get("server")
+def _server(value: str | None, number: int, doubles: bool) -> tuple[int | None, str | None]:
     if value is None:
         return None, None
     if value in ("A", "B"):
         return (0 if value == "A" else 1), None
-    if doubles and value in tt.DOUBLES_PLAYERS:
+    if doubles:
         return (0 if value[0] == "A" else 1), value
-    allowed = '"A", "B" or a player "A1".."B2"' if doubles else '"A" or "B"'
-    raise fail(number, '"server"', f"must be {allowed}, got {value!r}")
+    raise fail(number, '"server"', f'must be "A" or "B", got {value!r}')
 
 
-def _ends(data: dict[str, Any], number: int) -> str | None:
-    value = data.get("ends")
-    if value is not None and value not in tt.ENDS:
-        raise fail(number, '"ends"', f'must be "normal" or "swapped", got {value!r}')
-    return value
+class _Report(_Line, frozen=True):
+    score: _Score
+    games: _Score
+    server: _AB | _Player | None = None
+    ends: Literal["normal", "swapped"] | None = None
+    expedite: bool | None = None
+    game_scores: tuple[_Score, ...] = ()
+    event: None = None  # no event: a report
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        side, player = _server(self.server, number, doubles)
+        return tt.Display(self.score, self.games, side, self.game_scores, self.ends, self.expedite, player)
+
+
+class _Event(_Line, tag_field="event", frozen=True):
+    pass
+
+
+class _TimeOut(_Event, tag="timeout", frozen=True):
+    side: _AB
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        return tt.TimeOut(0 if self.side == "A" else 1)
+
+
+class _Card(_Event, tag="card", frozen=True):
+    side: _AB
+    card: Literal["yellow", "yellow_red", "red"]
+    player: _Player | None = None
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        return tt.Card(0 if self.side == "A" else 1, self.card, self.player)
+
+
+class _Expedite(_Event, tag="expedite", frozen=True):
+    ball_in_play: bool | None = None
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        return tt.ExpediteStart(self.ball_in_play)
+
+
+class _Correction(_Event, tag="correction", frozen=True):
+    score: _Score
+    games: _Score
+    server: _AB | _Player | None = None
+    reason: str = ""
+    ends: Literal["normal", "swapped"] | None = None
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        side, player = _server(self.server, number, doubles)
+        return tt.Correction(self.score, self.games, self.reason, player or side, self.ends)
+
+
+class _Point(_Event, tag="point", frozen=True):
+    side: _AB
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        return tt.UmpirePoint(0 if self.side == "A" else 1)
+
+
+class _Undo(_Event, tag="undo", frozen=True):
+    side: _AB
+
+    def read(self, number: int, doubles: bool) -> tt.Input:
+        return tt.UmpireUndo(0 if self.side == "A" else 1)
+
+
+class _At(msgspec.Struct, frozen=True):
+    at: float
+
+
+_EVENTS: dict[str, type[_Line]] = {
+    str(cls.__struct_config__.tag): cls for cls in (_TimeOut, _Card, _Expedite, _Correction, _Point, _Undo)
+}
+_PROBLEMS = {
+    "at": "must be a number, got {got}",
+    "score": "must be two non-negative integers, got {got}",
+    "games": "must be two non-negative integers, got {got}",
+    "server": 'must be "A" or "B", got {got}',
+    "ends": 'must be "normal" or "swapped", got {got}',
+    "expedite": "must be true or false, got {got}",
+    "game_scores": "must be a list of [a, b] pairs",
+    "game_scores[]": "must be two non-negative integers, got {got}",
+    "side": 'must be "A" or "B", got {got}',
+    "card": f"must be one of {', '.join(tt.CARDS)}, got {{got}}",
+    "player": "must be A1, A2, B1 or B2, got {got}",
+    "ball_in_play": "must be true, false or null, got {got}",
+    "reason": "must be text",
+}
+_DOUBLES_PROBLEMS = {**_PROBLEMS, "server": 'must be "A", "B" or a player "A1".."B2", got {got}'}
+_MISSING = frozenset({"at", "score", "games", "game_scores[]", "side"})
 
 
 def read_line(data: dict[str, Any], number: int, config: tt.TableTennisConfig) -> tuple[float, tt.Input]:
     """One report or event line as (at, engine input)."""
-    at = _number(data, "at", number)
     event = data.get("event")
-    if event is None:
-        score = _pair(data, "score", number)
-        games = _pair(data, "games", number)
-        side, player = _server(data, number, config.doubles)
-        expedite = data.get("expedite")
-        if expedite is not None and not isinstance(expedite, bool):
-            raise fail(number, '"expedite"', f"must be true or false, got {expedite!r}")
-        scores = data.get("game_scores", [])
-        if not isinstance(scores, list):
-            raise fail(number, '"game_scores"', "must be a list of [a, b] pairs")
-        game_scores = tuple(_pair({"game_scores": g}, "game_scores", number) for g in scores)
-        return at, tt.Display(score, games, side, game_scores, _ends(data, number), expedite, player)
-    if event == "timeout":
-        return at, tt.TimeOut(_side(data, number))
-    if event == "card":
-        card = data.get("card")
-        if card not in tt.CARDS:
-            raise fail(number, '"card"', f"must be one of {', '.join(tt.CARDS)}, got {card!r}")
-        player = data.get("player")
-        if player is not None and player not in tt.DOUBLES_PLAYERS:
-            raise fail(number, '"player"', f"must be A1, A2, B1 or B2, got {player!r}")
-        return at, tt.Card(_side(data, number), card, player)
-    if event == "expedite":
-        ball = data.get("ball_in_play")
-        if ball is not None and not isinstance(ball, bool):
-            raise fail(number, '"ball_in_play"', f"must be true, false or null, got {ball!r}")
-        return at, tt.ExpediteStart(ball)
-    if event == "correction":
-        score = _pair(data, "score", number)
-        games = _pair(data, "games", number)
-        side, player = _server(data, number, config.doubles)
-        reason = data.get("reason", "")
-        if not isinstance(reason, str):
-            raise fail(number, '"reason"', "must be text")
-        return at, tt.Correction(score, games, reason, player or side, _ends(data, number))
-    if event == "point":
-        return at, tt.UmpirePoint(_side(data, number))
-    if event == "undo":
-        return at, tt.UmpireUndo(_side(data, number))
-    raise fail(
-        number, '"event"', f"must be timeout, card, expedite, correction, point or undo, got {event!r}"
-    )
+    into = _Report if event is None else _EVENTS.get(event) if isinstance(event, str) else None
+    if into is None:
+        read_as(data, _At, number, _PROBLEMS, _MISSING)  # a line's time is checked first
+        raise fail(
+            number, '"event"', f"must be timeout, card, expedite, correction, point or undo, got {event!r}"
+        )
+    try:
+        line = read_as(data, into, number, _DOUBLES_PROBLEMS if config.doubles else _PROBLEMS, _MISSING)
+    except CheckInputError:
+        read_as(data, _At, number, _PROBLEMS, _MISSING)  # a wrong time is named first, whatever else is
+        raise
+    return line.at, line.read(number, config.doubles)
