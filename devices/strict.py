@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
+_S = TypeVar("_S", bound=msgspec.Struct)
 _AT = re.compile(r"(.*) - at `\$(.*)`", re.S)
 _MISSING = re.compile(r"Object missing required field `(.*)`")
 _UNKNOWN = re.compile(r"Object contains unknown field `(.*)`")
@@ -60,3 +61,9 @@ def value_at(data: Any, path: tuple[str | int, ...]) -> Any:
         else:
             data = data[step] if isinstance(data, list | tuple) and step < len(data) else None
     return data
+
+
+def by_tag(*classes: type[_S]) -> dict[str, type[_S]]:
+    """Tagged Struct classes by their tag: converting to the one class a tag names is about ten times
+    faster than converting to their union (msgspec builds a union's decoder on every call)."""
+    return {str(cls.__struct_config__.tag): cls for cls in classes}

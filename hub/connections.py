@@ -27,6 +27,7 @@ import asyncio
 import logging
 import os
 import resource
+import socket
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -42,6 +43,11 @@ log = logging.getLogger(__name__)
 
 OPEN_FILES_CEILING = 1 << 20  # when the hard limit is "unlimited": what the soft one is raised to
 DESCRIPTOR_RESERVE = 64  # descriptors kept for the log, devices and answers when connections crowd in
+# asyncio accepts up to its `backlog` sockets in one turn of the loop, before any of them reaches the caps
+# above, and pauses accepting for a whole second once the descriptors run out. So the loop takes a few at a
+# time (the caps see each batch before the next turn's) while the kernel's queue stays deep for a burst.
+ACCEPT_BATCH = DESCRIPTOR_RESERVE // 4
+LISTEN_QUEUE = 2048
 STEADY_LOOKS = 2  # looks at the connection count without a fall before an ebb is over
 REPEAT_EVERY_S = 1.0  # the same loop error is logged at most once in this time
 
@@ -230,6 +236,15 @@ class GuardedHttp(H11Protocol):
     def _close_with(self, status: int, reason: str, message: str) -> None:
         self.transport.write(plain_answer(status, reason, message))
         self.transport.close()
+
+
+def deepen_listen_queues(servers: list[asyncio.Server]) -> None:
+    """Let the kernel queue `LISTEN_QUEUE` connections on each listening socket while the loop accepts
+    `ACCEPT_BATCH` per turn (asyncio uses one number for both; `listen` again sets only the queue)."""
+    for server in servers:
+        for sock in server.sockets:
+            with socket.socket(fileno=os.dup(sock.fileno())) as same:
+                same.listen(LISTEN_QUEUE)
 
 
 def raise_open_files_limit() -> tuple[int, int]:

@@ -21,6 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal, TextIO
 
 import msgspec
 
+from devices.strict import by_tag
 from hub.check.common import EXIT_BAD_INPUT as EXIT_BAD_INPUT
 from hub.check.common import EXIT_OK as EXIT_OK
 from hub.check.common import CheckInputError as CheckInputError
@@ -169,10 +170,9 @@ class _At(msgspec.Struct, frozen=True):
 
 
 _SIDES = {"A": 0, "B": 1}
-_EVENTS: dict[str, type[_Event]] = {
-    str(cls.__struct_config__.tag): cls
-    for cls in (_Opening, _Roll, _Board, _ClockPress, _Double, _Take, _Drop, _InvalidDice)
-}
+_EVENTS: dict[str, type[_Event]] = by_tag(
+    _Opening, _Roll, _Board, _ClockPress, _Double, _Take, _Drop, _InvalidDice
+)
 _PROBLEMS = {
     "at": "must be a number of seconds, got {got}",
     "side": 'must be "A" or "B", got {got}',

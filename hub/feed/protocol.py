@@ -27,7 +27,7 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from hub.allocator import BURST_CONNECTIONS
-from hub.connections import GuardedHttp, Unfinished, break_transport_cycle
+from hub.connections import ACCEPT_BATCH, GuardedHttp, Unfinished, break_transport_cycle, deepen_listen_queues
 from hub.feed.fanout import DEFLATE_BITS
 from hub.limits import SECURITY_HEADERS, WebLimits
 
@@ -228,6 +228,7 @@ def server_config(app: Any, unfinished: Unfinished | None = None, **options: Any
     options.setdefault(
         "proxy_headers", False
     )  # X-Forwarded-For only from the venue's trusted proxies (Guard)
+    options.setdefault("backlog", ACCEPT_BATCH)  # per turn of the loop; `announce_started` deepens the queue
     # uvicorn types `http` and `ws` as a protocol class or its name; a partial of a class builds the same
     return uvicorn.Config(
         app,
@@ -248,7 +249,8 @@ def burst_gone(server: uvicorn.Server, unfinished: Unfinished) -> Callable[[], b
 
 
 async def announce_started(server: uvicorn.Server, ready: asyncio.Event) -> None:
-    """Set `ready` once uvicorn serves (it offers a flag, not an event)."""
+    """Set `ready` once uvicorn serves (it offers a flag, not an event), its listening queues deepened."""
     while not server.started:  # noqa: ASYNC110
         await asyncio.sleep(0.02)
+    deepen_listen_queues(server.servers)
     ready.set()

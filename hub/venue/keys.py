@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from hub.venue.model import ID_PATTERN
@@ -120,6 +122,16 @@ def array(data: dict[str, Any], key: str, fail) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise fail(key, None, None, f"must be written as [[{key}]] entries / [[{key}]] biçiminde olmalı")
     return value
+
+
+def entries(
+    data: dict[str, Any], key: str, known: tuple[str, ...], fail: Any
+) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """Each `[[key]]` entry with the error maker for its place in the file, a key it may not hold refused."""
+    for index, entry in enumerate(array(data, key, fail)):
+        at = partial(fail, key, index)
+        refuse_unknown(entry, known, at)
+        yield at, entry
 
 
 def ident(entry: dict[str, Any], key: str, fail) -> str:

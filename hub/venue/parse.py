@@ -25,7 +25,7 @@ from hub.venue.keys import (
     TOP_KEYS,
     VENUE_KEYS,
     Locator,
-    array,
+    entries,
     ident,
     refuse_unknown,
     unknown_key,
@@ -153,9 +153,7 @@ def _trusted_proxies(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
 def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
     """The `[[tables]]` entries, each with its device, wristbands and clock checked."""
     tables: list[TableConfig] = []
-    for i, t in enumerate(array(data, "tables", fail)):
-        at = partial(fail, "tables", i)
-        refuse_unknown(t, TABLE_KEYS, at)
+    for at, t in entries(data, "tables", TABLE_KEYS, fail):
         tid = ident(t, "id", at)
         if any(x.id == tid for x in tables):
             raise at("id", f"table {tid!r} is defined twice / masa iki kez tanımlı")
@@ -186,9 +184,7 @@ def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
 def _team_matches(data: dict[str, Any], fail) -> tuple[TeamMatchConfig, ...]:
     """The `[[team_matches]]` entries: chess team matches, each two teams in a round."""
     team_matches: list[TeamMatchConfig] = []
-    for i, tm in enumerate(array(data, "team_matches", fail)):
-        at = partial(fail, "team_matches", i)
-        refuse_unknown(tm, TEAM_MATCH_KEYS, at)
+    for at, tm in entries(data, "team_matches", TEAM_MATCH_KEYS, fail):
         tmid = ident(tm, "id", at)
         if any(x.id == tmid for x in team_matches):
             raise at("id", f"team match {tmid!r} is defined twice / iki kez tanımlı")
@@ -209,9 +205,7 @@ def _team_matches(data: dict[str, Any], fail) -> tuple[TeamMatchConfig, ...]:
 def _referees(data: dict[str, Any], fail) -> tuple[RefereeConfig, ...]:
     """The `[[referees]]` entries: a name, a role and the SHA-256 of the referee's token."""
     referees: list[RefereeConfig] = []
-    for i, r in enumerate(array(data, "referees", fail)):
-        at = partial(fail, "referees", i)
-        refuse_unknown(r, REFEREE_KEYS, at)
+    for at, r in entries(data, "referees", REFEREE_KEYS, fail):
         rname = r.get("name")
         if not isinstance(rname, str) or not rname.strip():
             raise at("name", "must be a non-empty string / boş olmayan bir metin olmalı")
@@ -230,9 +224,7 @@ def _referees(data: dict[str, Any], fail) -> tuple[RefereeConfig, ...]:
 def _players(data: dict[str, Any], fail) -> tuple[PlayerConfig, ...]:
     """The `[[players]]` entries: a name, optional club and city (public), phone and e-mail (referees only)."""
     players: list[PlayerConfig] = []
-    for i, p in enumerate(array(data, "players", fail)):
-        at = partial(fail, "players", i)
-        refuse_unknown(p, PLAYER_KEYS, at)
+    for at, p in entries(data, "players", PLAYER_KEYS, fail):
         pname = p.get("name")
         if not isinstance(pname, str) or not pname.strip():
             raise at("name", "must be a non-empty string / boş olmayan bir metin olmalı")

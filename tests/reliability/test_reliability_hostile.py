@@ -179,10 +179,9 @@ def test_the_hall_keeps_running_through_every_attack_at_once(tmp_path: Path, tri
     assert len(answered) == len(health_ms) and percentile(answered, 0.99) < 100, health_ms
     # bounded: memory, descriptors, stderr
     assert rss_attacked < rss_quiet + 100, (rss_quiet, rss_attacked)
-    # descriptors: at most the limit. The caps act at each connection's start, but asyncio accepts a whole
-    # burst of sockets in one turn of the loop before any starts, so a burst can reach the limit for a
-    # moment; accept errors are then logged once a second (stderr below) and the hall keeps serving (above)
-    assert descriptors <= 1024 and stderr < 1_000_000
+    # descriptors: under the limit (the hub accepts a few sockets per turn of its loop, so the caps see
+    # each batch before the next)
+    assert descriptors < 1024 and stderr < 1_000_000
     # and each attack got what it should
     refused = health["refused"]
     # a 50 MB body: refused at its first 8 KiB (a client still sending may see the close as a reset)

@@ -37,7 +37,7 @@ from hub.rules.tabletennis.model import (
     game_over,
     match_result,
 )
-from hub.rules.tabletennis.service import _order_for_game, service
+from hub.rules.tabletennis.service import service
 from hub.rules.tabletennis.steps import _Steps
 
 
@@ -178,22 +178,9 @@ class _Fold(_Steps):
             scores = d.game_scores
         elif len(scores) > sum(d.games):
             scores = scores[: sum(d.games)]
-        self.s = replace(
-            s,
-            games=d.games,
-            game_scores=scores,
-            points=(0, 0),
-            swap_at=None,
-            order_anchor=None,
-            unshown=(0, 0),
-            game_clock=None,
-            paused=0.0,
-        )
-        self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.set_games(d.games, scores)
         self.set_points(d.points)
-        if self.s.winner is None and max(d.games) >= s.games_to_win:
-            known = scores if len(scores) == sum(d.games) else None  # else the games stand as reported
-            self.s = replace(self.s, winner=0 if d.games[0] > d.games[1] else 1, final_scores=known)
+        if self.winner_by_games(d.games, scores):
             self.fact("match", side=self.s.winner, games=list(d.games))
 
     def _check_board(self, d: Display) -> None:

@@ -362,33 +362,44 @@ class _Steps:
         self.s = replace(self.s, rallies=max(0, self.s.rallies - 1))
         self.fact("undo", side=side, points=points, game=s.game_number)
 
+    def set_games(self, games: tuple[int, int], scores: tuple[tuple[int, int], ...], **more: Any) -> None:
+        """Games as a report or a referee sets them, not as rallies won them: the game in play starts again
+        at 0-0 with the service order the rules give it."""
+        self.s = replace(
+            self.s,
+            games=games,
+            game_scores=scores,
+            points=(0, 0),
+            swap_at=None,
+            order_anchor=None,
+            unshown=(0, 0),
+            game_clock=None,
+            paused=0.0,
+            **more,
+        )
+        self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+
+    def winner_by_games(self, games: tuple[int, int], scores: tuple[tuple[int, int], ...]) -> bool:
+        """Declare the winner once `games` reach the games to win (with `scores` when they name every game);
+        whether this did."""
+        s = self.s
+        if s.winner is not None or max(games) < s.games_to_win:
+            return False
+        known = scores if len(scores) == sum(games) else None  # else the games stand as reported
+        self.s = replace(s, winner=0 if games[0] > games[1] else 1, final_scores=known)
+        return True
+
     def correction(self, c: Correction) -> None:
         s = self.s
         if c.games != s.games:
             scores = s.game_scores[: sum(c.games)]
             if _one_game_more(s.games, c.games) and game_over(s.points, s.config.ruleset):
                 scores = (*s.game_scores, s.points)  # the game the board missed closing
-            self.s = replace(
-                s,
-                games=c.games,
-                game_scores=scores,
-                points=(0, 0),
-                swap_at=None,
-                order_anchor=None,
-                unshown=(0, 0),
-                carry=(0, 0),
-                game_clock=None,
-                paused=0.0,
-                winner=None,
-                final_scores=None,
-            )
-            self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+            self.set_games(c.games, scores, carry=(0, 0), winner=None, final_scores=None)
         self.s = replace(self.s, unshown=(0, 0))
         self.set_points(c.points)
+        self.winner_by_games(self.s.games, self.s.game_scores)
         s = self.s
-        if s.winner is None and max(s.games) >= s.games_to_win:
-            known = s.game_scores if len(s.game_scores) == sum(s.games) else None
-            self.s = s = replace(s, winner=0 if s.games[0] > s.games[1] else 1, final_scores=known)
         if c.server is not None:
             server_side = c.server if isinstance(c.server, int) else _side(c.server)
             player = c.server if isinstance(c.server, str) and s.config.doubles else None
