@@ -74,18 +74,26 @@ async def frame_until(ws: Any, topic: str, predicate: Any, within: float = 1.0) 
                 return dict(frame["data"])
 
 
-async def test_a_resignation_and_a_forfeit_reach_every_screen_the_pgn_and_the_team_match(tmp_path: Path) -> None:
+async def test_a_resignation_and_a_forfeit_reach_every_screen_the_pgn_and_the_team_match(
+    tmp_path: Path,
+) -> None:
     pty = open_pty_pair()
     board = DgtBoard([RESIGNED], time_control="300+3", speed=60, seed=5, between_games_s=10**6)
     try:
-        async with running_hub(tmp_path, _venue(pty.slave_path), lambda: board.run_on_fd(pty.master_fd)) as url:
-            played = await until(url + "api/matches/G1", lambda m: len(m["state"]["moves"]) == PLIES, within=60)
+        async with running_hub(
+            tmp_path, _venue(pty.slave_path), lambda: board.run_on_fd(pty.master_fd)
+        ) as url:
+            played = await until(
+                url + "api/matches/G1", lambda m: len(m["state"]["moves"]) == PLIES, within=60
+            )
             assert played["status"] == "live" and played["state"]["result"] is None
             async with websockets.connect(url.replace("http", "ws") + "ws") as ws:
                 await ws.send(json.dumps({"subscribe": ["match:G1", "match:G2", "team:TM"]}))
                 sent = time.monotonic()
                 status, answer = await act(
-                    url, "G1", {"action": "result", "result": "1-0", "how": "resignation", "reason": "Siyah terk"}
+                    url,
+                    "G1",
+                    {"action": "result", "result": "1-0", "how": "resignation", "reason": "Siyah terk"},
                 )
                 assert status == 200, answer
                 game = await frame_until(ws, "match:G1", lambda d: d["state"]["result"] == "1-0")
@@ -148,7 +156,9 @@ async def test_a_bad_result_action_is_refused_naming_its_field_and_nothing_is_lo
         # a locked round: G2 has its result, then a round-2 game on its table starts
         status, _ = await act(url, "G2", {"action": "result", "result": "1/2-1/2", "how": "agreement"})
         assert status == 200
-        status, _ = await act(url, "G3", {"action": "result", "result": "1-0", "how": "arbiter", "reason": "x"})
+        status, _ = await act(
+            url, "G3", {"action": "result", "result": "1-0", "how": "arbiter", "reason": "x"}
+        )
         assert status == 200
         locked = await until(url + "api/matches/G2", lambda m: m["locked"])
         status, answer = await act(url, "G2", {"action": "result", "result": "1-0", "how": "arbiter"})
@@ -169,7 +179,9 @@ async def test_each_way_a_result_comes_about_is_written_as_relays_expect(
     tmp_path: Path, how: str, result: str, termination: str
 ) -> None:
     async with running_hub(tmp_path, _venue(None)) as url:
-        status, answer = await act(url, "G1", {"action": "result", "result": result, "how": how, "reason": "r"})
+        status, answer = await act(
+            url, "G1", {"action": "result", "result": result, "how": how, "reason": "r"}
+        )
         assert status == 200 and answer["status"] == "finished", answer
         headers = headers_of(await asyncio.to_thread(get_text, url + "pgn/G1.pgn"))
         assert (headers["Result"], headers["Termination"]) == (result, termination)
