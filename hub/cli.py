@@ -374,6 +374,13 @@ def _run_demo(args: argparse.Namespace) -> int:
         f"  Data / Veri: {where}  (run again to resume / tekrar çalıştırınca devam eder)",
     ]
     boards_running = [lambda b=b, p=p: _simulated(p.slave_path, b.run_on_fd(p.master_fd)) for b, p in boards]
+    if args.chess_boards:  # the games that end by resignation or agreement get their result from an arbiter
+        from devices.simulators.dgt_board import games_from_pgn
+        from hub import demo_arbiter
+        from hub.demo import CHESS_GAMES
+
+        ends = demo_arbiter.endings(demo.venue, games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8")))
+        boards_running.append(lambda: demo_arbiter.run(runtime.hall, ends))
     try:
         return _run(runtime, banner, *boards_running)
     finally:
