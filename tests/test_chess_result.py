@@ -113,7 +113,11 @@ async def test_a_resignation_and_a_forfeit_reach_every_screen_the_pgn_and_the_te
                 team = await frame_until(ws, "team:TM", lambda d: d["complete"])
                 assert team["decided"] == 2 and team["score"] == [2, 0] and team["match_points"] == [2, 0]
 
+            # the arbiter's note is the referees' own: no spectator path carries it
+            public = await asyncio.to_thread(get_text, url + "api/matches/G1")
+            assert "Siyah terk" not in public and '"result_reason":"resignation"' in public.replace(" ", "")
             pgn_g1 = await asyncio.to_thread(get_text, url + "pgn/G1.pgn")
+            assert "Siyah terk" not in pgn_g1
             assert headers_of(pgn_g1)["Result"] == "1-0" and headers_of(pgn_g1)["Termination"] == "normal"
             assert pgn_g1.rstrip().endswith("1-0")
             pgn_g2 = await asyncio.to_thread(get_text, url + "pgn/G2.pgn")

@@ -60,9 +60,9 @@ def _on_set_result(state: ChessState, item: SetResult, at: float, out: Out) -> C
         )
         return state
     # `how` (resignation, agreement, forfeit, arbiter) names the ending as the Laws do; the free reason is
-    # the arbiter's note, kept in the fact and the log
+    # then the arbiter's note, which stays in the logged input (a note is the referees' own, never public)
     ending = item.how or item.reason or "referee"
-    fact: dict[str, Any] = {"how": item.how, "note": item.reason} if item.how else {}
+    fact: dict[str, Any] = {"how": item.how} if item.how else {}
     out.fact("game_over", result=item.result, reason=ending, ply=len(state.moves), by="referee", **fact)
     return replace(
         state,
