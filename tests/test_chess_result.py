@@ -191,3 +191,13 @@ async def test_each_way_a_result_comes_about_is_written_as_relays_expect(
         assert (headers["Result"], headers["Termination"]) == (result, termination)
         game = await until(url + "api/matches/G1", lambda _: True)
         assert (game["state"]["result"], game["state"]["result_reason"]) == (result, how)
+
+
+async def test_the_generic_forfeit_action_on_a_chess_game_is_a_pgn_forfeit_too(tmp_path: Path) -> None:
+    async with running_hub(tmp_path, _venue(None)) as url:
+        status, answer = await act(url, "G2", {"action": "forfeit", "loser": 1, "reason": "gelmedi"})
+        assert status == 200 and answer["status"] == "forfeit", answer
+        headers = headers_of(await asyncio.to_thread(get_text, url + "pgn/G2.pgn"))
+        assert (headers["Result"], headers["Termination"]) == ("1-0", "forfeit")
+        team = await until(url + "api/team-matches/TM", lambda t: t["decided"] == 1)
+        assert team["boards"][1]["result"] == "1-0"
