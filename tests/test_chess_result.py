@@ -142,6 +142,7 @@ REFUSALS = [
     ("G1", {"action": "result", "result": "1-0"}, 400, "how"),
     ("G1", {"action": "result", "result": "2-0", "how": "agreement"}, 400, "result"),
     ("G1", {"action": "result", "result": "*", "how": "arbiter"}, 400, "result"),
+    ("G1", {"action": "result", "result": "1-0", "how": "agreement"}, 400, "how"),
     ("G1", {"action": "result", "result": "1-0", "how": "arbiter", "winner": 0}, 400, "winner"),
     ("G1", {"action": "result", "result": "1-0", "how": "arbiter", "reason": 5}, 400, "reason"),
 ]

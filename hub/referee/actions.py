@@ -213,6 +213,11 @@ def game_result(match: MatchState, result: Any, how: Any, reason: str) -> Refere
             f'"how" must be resignation, agreement, forfeit or arbiter, got {how!r} / bitiş şekli terk '
             f"(resignation), anlaşma (agreement), hükmen (forfeit) ya da hakem kararı (arbiter) olmalı"
         ) from None
+    if how == "agreement" and result != "1/2-1/2":
+        raise ActionInvalid(
+            f'"how" agreement gives a draw (FIDE Laws 5.2.3), not {result}: a win is a resignation, a forfeit or '
+            f"an arbiter's decision / anlaşma beraberliktir (FIDE Satranç Kuralları 5.2.3)"
+        )
     check_unlocked(match)
     if match.status in _NO_RESULT_NOW:
         raise ActionRefused(
