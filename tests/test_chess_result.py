@@ -202,3 +202,20 @@ async def test_the_generic_forfeit_action_on_a_chess_game_is_a_pgn_forfeit_too(t
         assert (headers["Result"], headers["Termination"]) == ("1-0", "forfeit")
         team = await until(url + "api/team-matches/TM", lambda t: t["decided"] == 1)
         assert team["boards"][1]["result"] == "1-0"
+
+
+async def test_a_recorded_result_stands_after_a_hub_restart(tmp_path: Path) -> None:
+    body = {"action": "result", "result": "0-1", "how": "arbiter", "reason": "kural ihlali"}
+    async with running_hub(tmp_path, _venue(None)) as url:
+        status, before = await act(url, "G1", body)
+        assert status == 200, before
+        pgn = await asyncio.to_thread(get_text, url + "pgn/G1.pgn")
+    async with running_hub(tmp_path, _venue(None)) as url:  # the same data directory: replayed from the log
+        game = await until(url + "api/matches/G1", lambda _: True)
+        assert (game["status"], game["state"]["result"], game["state"]["result_reason"]) == (
+            "finished",
+            "0-1",
+            "arbiter",
+        )
+        assert game["version"] == before["version"]
+        assert await asyncio.to_thread(get_text, url + "pgn/G1.pgn") == pgn
