@@ -60,9 +60,9 @@ class QuickBoard(DgtBoard):
 
 def serve(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
     """`boardcast serve` on the venue and data directory of this test."""
+    venue, data = str(tmp_path / "hall.toml"), str(tmp_path / "data")
     return subprocess.Popen(
-        [sys.executable, "-m", "hub", "serve", "--venue", str(tmp_path / "hall.toml"), "--port", str(port)]
-        + ["--data", str(tmp_path / "data")],
+        [sys.executable, "-m", "hub", "serve", "--venue", venue, "--port", str(port), "--data", data],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -111,14 +111,19 @@ async def test_a_sigkilled_hub_restarts_with_every_clock_where_the_clock_is(tmp_
         await asyncio.sleep(6.0)
         assert live.plies_played >= plies_at_kill + 2, "the players went on moving while the hub was down"
         went_up = [s for s in (0, 1) if shown_ms(live)[s] > before[s]]
-        assert went_up, f"the increments took a clock above {before}: the case that used to read as time added"
+        assert went_up, (
+            f"the increments took a clock above {before}: the case that used to read as time added"
+        )
 
         hub = serve(tmp_path, port)
         after = await wait_json(api + "LIVE", lambda m: m["state"]["clock"]["as_of"] > time.time() - 1.5)
         assert time.monotonic() - killed_at < 30
         # within the clock's resolution of the clock's own display (its running side ticks meanwhile)
         now = shown_ms(live)
-        assert all(abs(a - b) <= 1000 for a, b in zip(clock_ms(after), now, strict=True)), (clock_ms(after), now)
+        assert all(abs(a - b) <= 1000 for a, b in zip(clock_ms(after), now, strict=True)), (
+            clock_ms(after),
+            now,
+        )
         assert "chess.time_increased" not in codes(after), after["anomalies"]
         assert not [c for c in codes(after) if c.startswith("chess.increment")], after["anomalies"]
         await asyncio.sleep(3.0)  # more presses after the restart, read one by one again
