@@ -53,3 +53,21 @@ def test_without_an_increment_a_clock_that_ran_on_never_gains() -> None:
     table = started("190")
     _, anomalies = table.clock(195, 186, 0, dt=6.0)
     assert [a.code for a in anomalies] == ["chess.time_increased"]
+
+
+def test_a_small_increment_is_counted_with_the_parity_of_the_side_change() -> None:
+    table = Table(rc.ChessConfig.from_text("300+3"))  # the demo's blitz: 3 s, near two displays' rounding
+    table.clock(303, 303, None)
+    table.clock(303, 303, 0, dt=1.0)
+    # 10 s away, four presses: left 303-1+3-1+3-4 = 303, right 303-2+3-2+3 = 305 (two seconds up)
+    facts, anomalies = table.clock(303, 305, 0, dt=10.0)
+    assert anomalies == []
+    assert [f.data["presses"] for f in facts if f.kind == "clock_ran_on"] == [4]
+
+
+def test_an_increment_within_the_displays_rounding_is_not_counted() -> None:
+    table = Table(rc.ChessConfig.from_text("180+2"))  # 2 s: a press cannot be told from rounding
+    table.clock(182, 182, None)
+    table.clock(182, 182, 0, dt=1.0)
+    _, anomalies = table.clock(181, 187, 0, dt=4.0)  # so a gain across a gap stays time_increased
+    assert [a.code for a in anomalies] == ["chess.time_increased"]

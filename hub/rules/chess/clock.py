@@ -154,19 +154,25 @@ def _ran_on(state: ChessState, prev: ClockReading, reading: ClockReading, at: fl
     control = state.control
     if control is None or prev.running is None or reading.running is None:
         return None  # a stopped clock does not run on: time it gained was set by hand
+    res = max(prev.resolution_ms, reading.resolution_ms)
+    turned = reading.running != prev.running
+    if not turned and all(reading.remaining_ms[s] <= prev.remaining_ms[s] + res for s in (0, 1)):
+        return None  # nothing gained and no side change: the reading needs no explaining
     period = clk.period_for(control, state.periods_added[prev.running])
     other = clk.period_for(control, state.periods_added[1 - prev.running])
     increment_ms = round(period.increment_s * 1000)
     same = (other.increment_s, other.delay_mode) == (period.increment_s, period.delay_mode)
-    if period.delay_mode is not clk.DelayMode.NONE or increment_ms <= 0 or not same:
-        return None  # without a Fischer increment a clock that ran on never shows more time
-    elapsed_ms = (at - prev.at) * 1000
-    gained = sum(reading.remaining_ms) - sum(prev.remaining_ms) + elapsed_ms
-    presses = round(gained / increment_ms)
-    slack = 2 * max(prev.resolution_ms, reading.resolution_ms) + RAN_ON_SLACK_MS
-    if presses < 2 or abs(gained - presses * increment_ms) > slack or slack * 2 > increment_ms:
-        return None
-    if (presses % 2 == 1) != (reading.running != prev.running):
+    slack = 2 * res + RAN_ON_SLACK_MS  # two displays' rounding and the link's delay
+    if period.delay_mode is not clk.DelayMode.NONE or increment_ms <= slack or not same:
+        return None  # no Fischer increment (a clock that ran on never gains), or one too small to count
+    gained = sum(reading.remaining_ms) - sum(prev.remaining_ms) + (at - prev.at) * 1000
+    # the count of presses has the parity of the side change: candidates two increments apart, one fits
+    nearest = round(gained / increment_ms)
+    presses = min(
+        (n for n in (nearest - 1, nearest, nearest + 1) if n % 2 == int(turned)),
+        key=lambda n: abs(gained - n * increment_ms),
+    )
+    if presses < 2 or abs(gained - presses * increment_ms) > slack:
         return None
     first = prev.running  # the side running before presses first, then they alternate
     for side, count in ((first, (presses + 1) // 2), (1 - first, presses // 2)):
