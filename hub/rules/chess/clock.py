@@ -124,8 +124,8 @@ def _on_clock(
         explained[pressed] = True
     unseen = None if prev is None or press_side is not None or over else _ran_on(state, prev, reading, at)
     if unseen is not None:
-        explained = [True, True]  # every time the clock gained came from presses the hub did not see
         assert prev is not None  # `_ran_on` compares two readings
+        explained = [True, True]  # every time the clock gained came from presses the hub did not see
         out.fact("clock_ran_on", presses=unseen, since=prev.at, remaining_ms=list(reading.remaining_ms))
     state, explained = _periods(state, prev, reading, at, out, explained)
     if prev is not None and not over:
