@@ -4,7 +4,7 @@
 import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
-import { CHESS_TEXTS, renderChess } from "./chess.js";
+import { CHESS_TEXTS, awaitingResult, renderChess } from "./chess.js";
 
 const STALE_AFTER_S = 120;
 const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
@@ -83,6 +83,10 @@ export function render(match) {
     chess.dataset.status = status;
     chess.dataset.version = match.version ?? "";
     chess.dataset.official = String(Boolean(match.official));
+    if (awaitingResult(match, s)) {  // not "live" forever: the game is quiet, a result is due
+      statusEl.textContent = CHESS_TEXTS[lang].awaitingResult;
+      statusEl.classList.add("awaiting");
+    }
     renderChess(chess, match, lang);
     renderAge();
     return;

@@ -85,6 +85,10 @@ def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> Che
 def _on_clock(
     state: ChessState, reading: ClockReading, at: float, out: Out, *, press_side: int | None = None
 ) -> ChessState:
+    if state.result is not None:
+        # The game is over: its clock times are the final ones. What the clock shows afterwards (reset for
+        # the next game, left running) is in the log as the device reported it, never applied to the game.
+        return _settle(state, at, out)
     state = _settle(state, at, out)
     if reading.running not in (None, 0, 1) or min(reading.remaining_ms) < 0 or reading.resolution_ms <= 0:
         out.anomaly(

@@ -1,0 +1,279 @@
+"""A game that has ended stays ended, and a quiet game waits for its result: the real DGT captures with what
+a hall's boards do after the game (pieces set up again, a post-mortem, the clock reset and run) appended."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+import pytest
+
+from devices.observations import ChessBoardState, ChessClockState
+from hub.rules import chess as rc
+from hub.rules.base import Anomaly, Fact
+from hub.rules.chess import pgn
+from tests.hub.chess_support import Table, capture, fold
+
+GAME_FACTS = ("move", "takeback", "game_over", "press", "period", "clock_sides", "time_control")
+
+
+def public(state: rc.ChessState) -> dict[str, Any]:
+    """What the screens and the PGN are drawn from (the rules' own bookkeeping left out)."""
+    return {k: v for k, v in rc.to_dict(state).items() if k != "resume"}
+
+
+def set_up_again(final: str, t: float, step: float = 0.3) -> list[tuple[float, Any]]:
+    """The players put the pieces back on their start squares, one square at a time."""
+    placement = chess.BaseBoard(final)
+    start = chess.BaseBoard()
+    out: list[tuple[float, Any]] = []
+    for square in chess.SQUARES:
+        if placement.piece_at(square) is not None and placement.piece_at(square) != start.piece_at(square):
+            placement.remove_piece_at(square)
+            t += step
+            out.append((t, ChessBoardState(placement.board_fen())))
+    for square in chess.SQUARES:
+        piece = start.piece_at(square)
+        if piece is not None and placement.piece_at(square) != piece:
+            placement.set_piece_at(square, piece)
+            t += step
+            out.append((t, ChessBoardState(placement.board_fen())))
+    return out
+
+
+def post_mortem(t: float, ucis: tuple[str, ...] = ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5")) -> list[Any]:
+    """From the start position the players go over an opening, lifting and placing each piece, and start,
+    press and stop the clock (reset for the next game) as they go."""
+    board = chess.Board()
+    out: list[tuple[float, Any]] = [(t + 1.0, ChessClockState((305000, 305000), None))]
+    t += 2.0
+    left, right = 305000, 305000
+    for i, uci in enumerate(ucis):
+        move = board.parse_uci(uci)
+        lifted = chess.BaseBoard(board.board_fen())
+        lifted.remove_piece_at(move.from_square)
+        t += 0.8
+        out.append((t, ChessBoardState(lifted.board_fen())))
+        board.push(move)
+        t += 0.4
+        out.append((t, ChessBoardState(board.board_fen())))
+        t += 0.5
+        if i % 2 == 0:
+            left -= 3000
+            out.append((t, ChessClockState((left, right), 1)))
+        else:
+            right -= 3000
+            out.append((t, ChessClockState((left, right), 0)))
+    out.append((t + 1.0, ChessClockState((left, right), None)))
+    return out
+
+
+def fold_more(
+    state: rc.ChessState, items: list[tuple[float, Any]]
+) -> tuple[rc.ChessState, list[Fact], list[Anomaly]]:
+    facts: list[Fact] = []
+    anomalies: list[Anomaly] = []
+    for t, item in items:
+        outcome = rc.apply(state, item, t)
+        state = outcome.state
+        facts.extend(outcome.facts)
+        anomalies.extend(outcome.anomalies)
+    return state, facts, anomalies
+
+
+def last_at(items: list[tuple[float, Any]]) -> float:
+    return items[-1][0]
+
+
+def test_johan_ended_on_the_flag_stays_ended_whatever_the_board_and_clock_do_after() -> None:
+    items = capture("johan")
+    end, _, _ = fold(items, rc.ChessConfig.from_text("300+5"))
+    assert end.result == "1-0"
+    frozen = public(end)
+    text = pgn(end, {"White": "Johan", "Black": "Rival"})
+    t = last_at(items) + 5.0
+    after = set_up_again(end.shown, t)
+    after += post_mortem(last_at(after))
+    after += [(last_at(after) + 600.0, rc.Tick())]  # ten quiet minutes later: an ended game waits for nothing
+    state, facts, anomalies = fold_more(end, after)
+    assert public(state) == frozen  # the same final position, moves, clock times and result
+    assert public(state)["board_fen"] == end.game.placement and public(state)["pending"] is False
+    assert pgn(state, {"White": "Johan", "Black": "Rival"}) == text
+    assert [f.kind for f in facts if f.kind in GAME_FACTS] == []
+    assert anomalies == []
+
+
+def test_capture_1_resigned_is_frozen_and_reopening_lets_the_board_move_the_game_again() -> None:
+    items = capture("1")
+    end, _, _ = fold(items, rc.ChessConfig.from_text("180+2"))
+    assert end.result is None and end.clock is not None and end.clock.running is None
+    t = last_at(items) + 5.0
+    resigned = rc.apply(end, rc.SetResult("0-1", "resignation"), t)
+    assert [f.kind for f in resigned.facts] == ["game_over"]
+    ended = resigned.state
+    frozen = public(ended)
+    assert frozen["clock"] == public(end)["clock"]  # the clock times when the result came
+    after = set_up_again(ended.shown, t)
+    after += post_mortem(last_at(after))
+    state, facts, anomalies = fold_more(ended, after)
+    assert public(state) == frozen
+    assert [f.kind for f in facts if f.kind in GAME_FACTS] == [] and anomalies == []
+    assert state.shown != ended.game.placement  # the board's activity is still followed (for its signals)
+
+    # The arbiter reopens the game: what the board shows is out of step again, and the clock is read again.
+    reopened = rc.apply(state, rc.SetResult("*"), last_at(after) + 1.0).state
+    assert public(reopened)["board_fen"] == state.shown and public(reopened)["pending"] is True
+    clocked = rc.apply(reopened, ChessClockState((200000, 201000), None), last_at(after) + 2.0).state
+    assert public(clocked)["clock"]["left_ms"] == 200000
+
+
+def test_checkmate_freezes_the_game_before_the_pieces_are_set_up_again() -> None:
+    table = Table(rc.ChessConfig.from_text("180+2"))
+    table.clock(182, 182, None)
+    table.clock(182, 182, 0, dt=1.0)
+    for uci in ("f2f3", "e7e5", "g2g4", "d8h4"):  # the fool's mate
+        table.play(uci, think=0.5)
+    assert table.state.result == "0-1" and table.state.result_reason == "checkmate"
+    frozen = public(table.state)
+    facts_before, anomalies_before = len(table.facts), len(table.anomalies)
+    # the mating player presses anyway, the clock then runs on; the pieces go back; a new blitz is set
+    table.clock(179, 181, 0, dt=0.5)
+    table.clock(170, 181, 0, dt=9.0)
+    for t, item in set_up_again(table.state.shown, 0.0):
+        table.feed(item, 0.3)
+    table.clock(180, 180, None, dt=1.0)
+    table.tick(300.0)
+    assert public(table.state) == frozen
+    assert [f.kind for f in table.facts[facts_before:] if f.kind in GAME_FACTS] == []
+    assert table.anomalies[anomalies_before:] == []
+
+
+def test_a_result_signal_ends_the_game_and_later_board_moves_are_not_moves() -> None:
+    table = Table()
+    for uci in ("e2e4", "e7e5", "g1f3"):
+        table.play(uci)
+    # both kings on the centre squares: the players' result, then the kings go back and they analyse on
+    board = chess.BaseBoard(table.placement.board_fen())
+    board.remove_piece_at(chess.E1)
+    board.remove_piece_at(chess.E8)
+    board.set_piece_at(chess.D4, chess.Piece.from_symbol("K"))
+    board.set_piece_at(chess.E5 if board.piece_at(chess.E5) is None else chess.D5, chess.Piece.from_symbol("k"))
+    table.show(board.board_fen())
+    table.tick(2.0)
+    assert table.state.result is not None and table.state.result_reason == "result_signal"
+    frozen = public(table.state)
+    table.show(table.board.board_fen())
+    table.tick(2.0)
+    after = chess.Board(table.board.fen())
+    after.push_uci("b8c6")
+    table.show(after.board_fen())
+    table.tick(2.0)
+    assert public(table.state) == frozen and len(table.state.moves) == 3
+
+
+# -- a quiet game waits for its result ------------------------------------------------------------------------
+
+
+def awaiting(anomalies: list[Anomaly]) -> list[Anomaly]:
+    return [a for a in anomalies if a.code == "chess.awaiting_result"]
+
+
+def test_capture_1_left_quiet_with_the_clock_stopped_waits_for_its_result_once() -> None:
+    items = capture("1")
+    end, _, _ = fold(items, rc.ChessConfig.from_text("180+2"))
+    t = last_at(items)
+    ticks = [(t + 2.0 + 0.25 * i, rc.Tick()) for i in range(1, 4 * 400)]  # 400 s of the hub's ticks
+    state, facts, anomalies = fold_more(end, ticks)
+    (raised,) = awaiting(anomalies)
+    assert raised.data["ply"] == len(end.moves)
+    assert raised.message_en and raised.message_tr and "min" in raised.message_en
+    assert public(state)["awaiting_result"] is True and public(state)["result"] is None
+    # the time: 180 s after the last change of the board or the clock (its stop), never before
+    assert state.quiet_since is not None and state.quiet_since <= t
+    waited = [
+        tt for (tt, _), out in zip(ticks, _each(end, ticks), strict=True) if awaiting(list(out.anomalies))
+    ]
+    assert len(waited) == 1 and 180.0 <= waited[0] - state.quiet_since < 180.25
+    # a restart reads the same state back, flag included
+    assert rc.from_dict(rc.to_dict(state)) == state
+    # the result resolves it: once
+    done = rc.apply(state, rc.SetResult("1-0", "resignation"), ticks[-1][0] + 1.0)
+    assert [f.data for f in done.facts if f.kind == "anomaly_resolved"] == [
+        {"code": "chess.awaiting_result", "how": "a result was recorded"}
+    ]
+    assert public(done.state)["awaiting_result"] is False
+
+
+def _each(state: rc.ChessState, items: list[tuple[float, Any]]) -> list[Any]:
+    outs = []
+    for t, item in items:
+        outcome = rc.apply(state, item, t)
+        state = outcome.state
+        outs.append(outcome)
+    return outs
+
+
+def test_the_waiting_time_is_the_venues_and_a_running_clock_is_never_quiet() -> None:
+    table = Table(rc.ChessConfig.from_text("300+5", quiet_s=60.0))
+    table.clock(305, 305, None)
+    table.clock(305, 305, 0, dt=1.0)
+    table.play("e2e4", think=0.5)
+    table.clock(309, 305, 1, dt=0.5)  # the press, with the increment: Black's clock runs
+    for i in range(20):
+        table.clock(309, 305 - (i + 1) * 10, 1, dt=10.0)  # Black thinks 200 s, the clock running
+    assert table.codes() == []
+    table.clock(309, 105, None, dt=1.0)  # the clock is stopped (a resignation, a handshake)
+    for _ in range(4 * 59):
+        table.tick(0.25)
+    assert awaiting(table.anomalies) == []
+    table.tick(1.5)
+    assert len(awaiting(table.anomalies)) == 1 and public(table.state)["awaiting_result"] is True
+    # the players were only waiting for the arbiter: the clock is started and Black plays on
+    table.clock(309, 105, 1, dt=5.0)
+    assert [f.data["how"] for f in table.kinds("anomaly_resolved")] == ["play resumed"]
+    assert public(table.state)["awaiting_result"] is False
+    table.play("e7e5", think=0.5)
+    assert table.moves == ["e2e4", "e7e5"]
+
+
+def test_a_board_set_up_again_does_not_resolve_the_wait_but_a_move_does() -> None:
+    table = Table(rc.ChessConfig(quiet_s=30.0))  # no clock at all: a Chessnut board on its own
+    for uci in ("d2d4", "d7d5"):
+        table.play(uci, think=0.5)
+    table.tick(31.0)
+    assert len(awaiting(table.anomalies)) == 1
+    swept = chess.BaseBoard(table.placement.board_fen())  # pieces are put in the box: not a move
+    for square in (chess.E1, chess.D1, chess.E8, chess.D8, chess.D4, chess.D5):
+        swept.remove_piece_at(square)
+    table.show(swept.board_fen())
+    table.tick(5.0)
+    assert public(table.state)["awaiting_result"] is True
+    table.tick(100.0)
+    assert len(awaiting(table.anomalies)) == 1  # raised once, not once per quiet stretch
+    table.show(table.board.board_fen())  # the game's position again, and the game goes on
+    table.play("c2c4", think=2.0)
+    resolved = [f.data["how"] for f in table.kinds("anomaly_resolved") if f.data["code"] == "chess.awaiting_result"]
+    assert resolved == ["play resumed"]
+    assert table.codes() == ["chess.awaiting_result", "chess.board_mismatch"]  # the swept board, flagged once
+
+
+def test_a_game_not_yet_begun_or_already_ended_never_waits() -> None:
+    table = Table(rc.ChessConfig(quiet_s=30.0))
+    table.tick(100.0)
+    assert awaiting(table.anomalies) == []
+    table.play("e2e4", think=0.5)
+    table.feed(rc.SetResult("1-0", "forfeit"), 1.0)
+    table.tick(1000.0)
+    assert awaiting(table.anomalies) == []
+
+
+@pytest.mark.parametrize("bad", [0, 5, -1, True, "180", 10**6])
+def test_a_bad_waiting_time_is_refused_naming_the_key(bad: Any) -> None:
+    from hub.venue.matches import awaiting_result_s
+
+    def fail(key: str, message: str) -> ValueError:
+        return ValueError(f"{key}: {message}")
+
+    with pytest.raises(ValueError, match=r"^awaiting_result_s: must be .* / 10-86400 arası saniye") as err:
+        awaiting_result_s(bad, fail)
+    assert repr(bad) in str(err.value)
