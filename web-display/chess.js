@@ -124,11 +124,13 @@ export function boardMoving(s) {
 
 /**
  * The board as SVG markup (letters and numbers only, no names: safe to assign as innerHTML).
- * Draws what the physical board shows; squares where it differs from the game are marked.
+ * Draws what the physical board shows (a finished game: its final position); squares where it differs from the
+ * game are marked.
  */
 export function boardSvg(s, { flipped = false, coords = true } = {}) {
   const game = placement(s.fen);
-  const shown = s.board_fen ? placement(s.board_fen) : game;
+  // a finished game is drawn as it ended: the board set up again or analysed on is not the game
+  const shown = s.board_fen && !s.result ? placement(s.board_fen) : game;
   const moving = boardMoving(s);
   const moves = s.moves || [];
   const last = moves.length ? moves[moves.length - 1] : null;
