@@ -12,6 +12,7 @@ from devices.observations import ChessBoardState, ChessClockState
 from hub.rules import chess as rc
 from hub.rules.base import Anomaly, Fact
 from hub.rules.chess import pgn
+from hub.rules.chess.reducer import quiet_since
 from tests.hub.chess_support import Table, capture, fold
 
 GAME_FACTS = ("move", "takeback", "game_over", "press", "period", "clock_sides", "time_control")
@@ -139,7 +140,7 @@ def test_checkmate_freezes_the_game_before_the_pieces_are_set_up_again() -> None
     # the mating player presses anyway, the clock then runs on; the pieces go back; a new blitz is set
     table.clock(179, 181, 0, dt=0.5)
     table.clock(170, 181, 0, dt=9.0)
-    for t, item in set_up_again(table.state.shown, 0.0):
+    for _, item in set_up_again(table.state.shown, 0.0):
         table.feed(item, 0.3)
     table.clock(180, 180, None, dt=1.0)
     table.tick(300.0)
@@ -157,7 +158,9 @@ def test_a_result_signal_ends_the_game_and_later_board_moves_are_not_moves() -> 
     board.remove_piece_at(chess.E1)
     board.remove_piece_at(chess.E8)
     board.set_piece_at(chess.D4, chess.Piece.from_symbol("K"))
-    board.set_piece_at(chess.E5 if board.piece_at(chess.E5) is None else chess.D5, chess.Piece.from_symbol("k"))
+    board.set_piece_at(
+        chess.E5 if board.piece_at(chess.E5) is None else chess.D5, chess.Piece.from_symbol("k")
+    )
     table.show(board.board_fen())
     table.tick(2.0)
     assert table.state.result is not None and table.state.result_reason == "result_signal"
@@ -183,17 +186,18 @@ def test_capture_1_left_quiet_with_the_clock_stopped_waits_for_its_result_once()
     end, _, _ = fold(items, rc.ChessConfig.from_text("180+2"))
     t = last_at(items)
     ticks = [(t + 2.0 + 0.25 * i, rc.Tick()) for i in range(1, 4 * 400)]  # 400 s of the hub's ticks
-    state, facts, anomalies = fold_more(end, ticks)
+    state, _, anomalies = fold_more(end, ticks)
     (raised,) = awaiting(anomalies)
     assert raised.data["ply"] == len(end.moves)
     assert raised.message_en and raised.message_tr and "min" in raised.message_en
     assert public(state)["awaiting_result"] is True and public(state)["result"] is None
     # the time: 180 s after the last change of the board or the clock (its stop), never before
-    assert state.quiet_since is not None and state.quiet_since <= t
+    since = quiet_since(state)
+    assert since <= t and since == end.clock_changed_at  # the clock's stop, the capture's last change
     waited = [
         tt for (tt, _), out in zip(ticks, _each(end, ticks), strict=True) if awaiting(list(out.anomalies))
     ]
-    assert len(waited) == 1 and 180.0 <= waited[0] - state.quiet_since < 180.25
+    assert len(waited) == 1 and 180.0 <= waited[0] - since < 180.25
     # a restart reads the same state back, flag included
     assert rc.from_dict(rc.to_dict(state)) == state
     # the result resolves it: once
@@ -252,7 +256,9 @@ def test_a_board_set_up_again_does_not_resolve_the_wait_but_a_move_does() -> Non
     assert len(awaiting(table.anomalies)) == 1  # raised once, not once per quiet stretch
     table.show(table.board.board_fen())  # the game's position again, and the game goes on
     table.play("c2c4", think=2.0)
-    resolved = [f.data["how"] for f in table.kinds("anomaly_resolved") if f.data["code"] == "chess.awaiting_result"]
+    resolved = [
+        f.data["how"] for f in table.kinds("anomaly_resolved") if f.data["code"] == "chess.awaiting_result"
+    ]
     assert resolved == ["play resumed"]
     assert table.codes() == ["chess.awaiting_result", "chess.board_mismatch"]  # the swept board, flagged once
 
@@ -277,3 +283,32 @@ def test_a_bad_waiting_time_is_refused_naming_the_key(bad: Any) -> None:
     with pytest.raises(ValueError, match=r"^awaiting_result_s: must be .* / 10-86400 arası saniye") as err:
         awaiting_result_s(bad, fail)
     assert repr(bad) in str(err.value)
+
+
+def test_the_waiting_time_is_read_from_the_venue_and_a_match_and_a_bad_one_names_its_line() -> None:
+    from pathlib import Path
+
+    from hub.rules.chess.sport import ChessSport
+    from hub.venue import VenueError, parse_venue
+    from tests.test_chess_hub import VENUE_TOML
+
+    text = VENUE_TOML.replace("broadcast_delay_s = 900", "broadcast_delay_s = 900\nawaiting_result_s = 300")
+    text = text.replace('clock_white = "right"', 'clock_white = "right"\nawaiting_result_s = 120')
+    venue = parse_venue(text, Path("hall.toml"))
+    assert [m.awaiting_result_s for m in venue.matches] == [300.0, 120.0]
+    assert [ChessSport().config(m).quiet_s for m in venue.matches] == [300.0, 120.0]
+    plain = parse_venue(VENUE_TOML, Path("hall.toml"))
+    assert [ChessSport().config(m).quiet_s for m in plain.matches] == [180.0, 180.0]
+    for bad, field in (
+        (text.replace("awaiting_result_s = 300", "awaiting_result_s = 0"), "venue.awaiting_result_s"),
+        (
+            text.replace("awaiting_result_s = 120", 'awaiting_result_s = "2 min"'),
+            "matches[2].awaiting_result_s",
+        ),
+    ):
+        with pytest.raises(VenueError) as error:
+            parse_venue(bad, Path("hall.toml"))
+        assert error.value.field == field and error.value.line is not None
+        assert "10-86400 arası saniye" in str(error.value) and "must be a number of seconds" in str(
+            error.value
+        )

@@ -49,7 +49,9 @@ def test_a_finished_game_shows_its_final_position_not_the_board_set_up_again(
     assert pieces(page) == expected_pieces(final)
     expect(page.locator("#chess .chess-status")).to_have_text("1–0 · White wins (checkmate)")
     # the hub sends the final position once the game is over: that is what is drawn
-    draw(page, chess_view(SCHOLARS_MATE, result="1-0", reason="checkmate", status="finished", board_fen=final))
+    draw(
+        page, chess_view(SCHOLARS_MATE, result="1-0", reason="checkmate", status="finished", board_fen=final)
+    )
     assert pieces(page) == expected_pieces(final)
     assert page.errors == []  # type: ignore[attr-defined]
 

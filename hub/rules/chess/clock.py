@@ -134,7 +134,11 @@ def _on_clock(
     if pressed is not None and reading.running is not None:
         turn_start[reading.running] = reading.remaining_ms[reading.running]
     new_state = replace(
-        state, clock=reading, last_running=running, turn_start_ms=(turn_start[0], turn_start[1])
+        state,
+        clock=reading,
+        last_running=running,
+        turn_start_ms=(turn_start[0], turn_start[1]),
+        clock_changed_at=at,
     )
     if pressed is not None and not over:
         new_state = _press(new_state, pressed, prev, reading, at, out)

@@ -175,7 +175,7 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
         "presses": state.presses,
         "clock_checked": state.clock_checked,
         "shown": state.shown,  # the public board_fen is the final position once the game is over
-        "quiet_since": state.quiet_since,
+        "clock_changed_at": state.clock_changed_at,
     }
 
 
@@ -191,7 +191,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         c["illegal_s"],
         c["mismatch_s"],
         c["flag_slack_s"],
-        c.get("quiet_s", ChessConfig.quiet_s),
+        c.get("quiet_s", ChessConfig().quiet_s),  # a snapshot from before the key,
     )
     moves = tuple(
         PlayedMove(m["uci"], m["san"], m["at"], m["clock_ms"], m.get("illegal", False)) for m in d["moves"]
@@ -240,7 +240,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         presses=r["presses"],
         clock_checked=r["clock_checked"],
         game=Game.replay(m.uci for m in moves),
-        quiet_since=r.get("quiet_since"),
+        clock_changed_at=r.get("clock_changed_at"),
         awaiting_open=d.get("awaiting_result", False),
     )
 

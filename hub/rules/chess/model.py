@@ -279,7 +279,7 @@ class ChessState:
     presses: int = 0
     clock_checked: bool = False
     game: Game = field(default_factory=Game.start, compare=False, repr=False)
-    quiet_since: float | None = None  # when the board or the clock last changed (None: nothing seen yet)
+    clock_changed_at: float | None = None  # when the clock's display last changed (times, running side)
     awaiting_open: bool = False  # a chess.awaiting_result anomaly waits for a result or for play
 
     @property

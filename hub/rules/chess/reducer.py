@@ -66,28 +66,21 @@ def apply(state: ChessState, item: Input, at: float) -> Outcome[ChessState]:
 def _watch_quiet(before: ChessState, state: ChessState, at: float, out: Out) -> ChessState:
     """A live game whose board and stopped clock have not changed for `quiet_s` waits for a result the board
     cannot see (a resignation, a draw agreed): flagged once, resolved by a result, a move or a running clock."""
-    changed = state.shown_at != before.shown_at or state.moves != before.moves or _clock_moved(before, state)
-    if changed:
-        state = replace(state, quiet_since=at)
+    running = state.clock is not None and state.clock.running is not None
     if state.awaiting_open:
         if state.result is not None:
             out.fact("anomaly_resolved", code="chess.awaiting_result", how="a result was recorded")
             return replace(state, awaiting_open=False)
-        running = state.clock is not None and state.clock.running is not None
-        if state.moves != before.moves or running:
+        if state.moves is not before.moves or running:
             out.fact("anomaly_resolved", code="chess.awaiting_result", how="play resumed")
             return replace(state, awaiting_open=False)
         return state
-    quiet_since = state.quiet_since
-    if (
-        state.result is not None
-        or not state.moves  # a game not yet begun is not waiting for a result
-        or quiet_since is None
-        or at - quiet_since < state.config.quiet_s
-        or (state.clock is not None and state.clock.running is not None)
-    ):
+    if running or state.result is not None or not state.moves:  # a game not yet begun waits for nothing
         return state
-    minutes = (at - quiet_since) / 60
+    since = quiet_since(state)
+    if at - since < state.config.quiet_s:
+        return state
+    minutes = (at - since) / 60
     out.anomaly(
         "chess.awaiting_result",
         Severity.INFO,
@@ -98,15 +91,17 @@ def _watch_quiet(before: ChessState, state: ChessState, at: float, out: Out) -> 
         f"durmuş): oyun tahtanın gösteremeyeceği bir biçimde bitmiş olabilir (terk, anlaşmalı beraberlik); "
         f"sonucu girin.",
         ply=len(state.moves),
-        since=quiet_since,
+        since=since,
         quiet_s=state.config.quiet_s,
     )
     return replace(state, awaiting_open=True)
 
 
-def _clock_moved(before: ChessState, state: ChessState) -> bool:
-    """The clock shows something new: other times, another side running (a repeated reading is no change)."""
-    a, b = before.clock, state.clock
-    if a is None or b is None:
-        return a is not b
-    return a.remaining_ms != b.remaining_ms or a.running != b.running
+def quiet_since(state: ChessState) -> float:
+    """When the board, the clock's display or the game last changed (the game has at least one move)."""
+    since = state.moves[-1].at
+    if state.shown_at is not None and state.shown_at > since:
+        since = state.shown_at
+    if state.clock_changed_at is not None and state.clock_changed_at > since:
+        since = state.clock_changed_at
+    return since
