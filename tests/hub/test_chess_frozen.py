@@ -312,3 +312,55 @@ def test_the_waiting_time_is_read_from_the_venue_and_a_match_and_a_bad_one_names
         assert "10-86400 arası saniye" in str(error.value) and "must be a number of seconds" in str(
             error.value
         )
+
+
+def test_boardcast_check_reads_johan_with_the_board_set_up_again_after_it_exactly_as_without(
+    tmp_path: Any,
+) -> None:
+    import base64
+    import io
+    import json
+
+    from devices.dgt.codec import encode_message
+    from devices.dgt.messages import DgtPiece, FieldUpdate
+    from hub.check.chess import run, timed_reports
+    from tests.hub.chess_support import DGT
+
+    lines = (DGT / "johan.inbytes").read_text().splitlines()
+    timed = list(timed_reports(lines))
+    end = timed[-1].at
+    final, _, _ = fold(capture("johan"), rc.ChessConfig.from_text("300+5"))
+    extra = []
+    for t, report in set_up_again(final.shown, end + 10.0):
+        before = chess.BaseBoard(extra_board(extra, final.shown))
+        after = chess.BaseBoard(report.board_fen)
+        (square,) = [s for s in chess.SQUARES if before.piece_at(s) != after.piece_at(s)]
+        piece = after.piece_at(square)
+        code = DgtPiece.from_symbol(piece.symbol() if piece else None)
+        data = encode_message(FieldUpdate(square, code))
+        extra.append((report.board_fen, json.dumps({"t": t, "b64": base64.b64encode(data).decode()})))
+    original, extended = tmp_path / "johan.inbytes", tmp_path / "johan-after.inbytes"
+    original.write_text("\n".join(lines) + "\n")
+    extended.write_text("\n".join([*lines, *(line for _, line in extra)]) + "\n")
+    outputs = []
+    for path in (original, extended):
+        out, err = io.StringIO(), io.StringIO()
+        assert run(str(path), "300+5", out=out, err=err) == 0, err.getvalue()
+        outputs.append(out.getvalue())
+    assert len(extra) > 20  # every piece lifted and put back
+    # the same lines: the one difference is when the players' result signal was read (at the next line, or
+    # at the end of the file), so when and on which line are left out
+    plain = [[_without_when(json.loads(line)) for line in text.splitlines()] for text in outputs]
+    assert plain[1] == plain[0]
+    assert [x.get("kind") for x in plain[0]].count("move") == len(final.moves)
+    last = json.loads(outputs[0].splitlines()[-1])
+    assert last["type"] == "result" and len(last["moves"]) == len(final.moves)
+
+
+def _without_when(line: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in line.items() if k not in ("at", "line")}
+
+
+def extra_board(extra: list[tuple[str, str]], start: str) -> str:
+    """The board after the field updates appended so far."""
+    return extra[-1][0] if extra else start
