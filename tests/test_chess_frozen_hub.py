@@ -14,7 +14,7 @@ from hub.auth import hash_token
 from hub.matches import MatchInfo
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.conftest import get_json
-from tests.hubsupport import REFEREE_TOKEN, post_json, running_hub, until
+from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, until
 
 JOHAN = games_from_pgn((Path(__file__).parent / "fixtures" / "dgt" / "johan.pgn").read_text())[0]
 FOOLS_MATE = games_from_pgn('[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n')[0]
@@ -73,6 +73,16 @@ async def test_a_quiet_game_waits_for_its_result_and_a_result_freezes_it_until_t
             after = await asyncio.to_thread(get_json, g1)
             assert public(after) == frozen and after["version"] > version
             assert codes(after) == ["chess.awaiting_result"]
+            # what the board reported after the result is in G1's log, as the board reported it
+            last = min(after["version"], version + 40)
+            status, logged = await asyncio.to_thread(
+                get_json_as, f"{url}api/referee/matches/G1/events?from={version + 1}&to={last}", REFEREE_TOKEN
+            )
+            assert status == 200, logged
+            boards = [
+                e for e in logged["events"] if e["kind"] == "device.report" and "board_fen" in str(e["body"])
+            ]
+            assert boards and all(e["device_id"] for e in boards)
 
             # After the mate the players press and stop the clock: G2's clock stays as it stood at the mate.
             mated = public(g2)
