@@ -239,7 +239,8 @@ function renderAge() {
   const age = $("age");
   if (!current || !current.updated_at) { age.textContent = current ? t().never : ""; return; }
   const seconds = Math.max(0, Math.round(Date.now() / 1000 - current.updated_at));
-  const stale = current.status === "live" && seconds > STALE_AFTER_S;
+  const waiting = Boolean(current.state && current.state.awaiting_result);  // quiet for a known reason
+  const stale = current.status === "live" && seconds > STALE_AFTER_S && !waiting;
   age.textContent = `${t().updated}: ${stale ? `${t().stale} · ` : ""}${t().ago(seconds)}`;
   age.classList.toggle("stale", stale);
   $("board").classList.toggle("stale", stale);

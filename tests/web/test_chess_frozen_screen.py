@@ -62,11 +62,13 @@ def test_a_quiet_game_says_it_waits_for_its_result_on_the_game_page_and_the_wall
 ) -> None:
     quiet = chess_view(RUY_LOPEZ, clock=running_clock(5_321_000, 5_395_000, None))
     quiet["state"]["awaiting_result"] = True
+    quiet["updated_at"] -= 200  # quiet for longer than a tile counts as stale: here the hub says why
     page = open_page(browser, page_demo.url + "static/match.html", locale="tr-TR")
     draw(page, quiet)
     expect(page.locator("#status")).to_have_text("Sonuç bekleniyor")
     expect(page.locator("#status")).to_have_class(re.compile(r"\bawaiting\b"))
     expect(page.locator("#chess .chess-status")).to_have_text("Sonuç bekleniyor")
+    expect(page.locator("#age")).not_to_have_class(re.compile(r"\bstale\b"))
     page.locator("#lang").click()
     expect(page.locator("#status")).to_have_text("Waiting for result")
     expect(page.locator("#chess .chess-status")).to_have_text("Waiting for result")
@@ -83,6 +85,7 @@ def test_a_quiet_game_says_it_waits_for_its_result_on_the_game_page_and_the_wall
     expect(tile.locator(".status")).to_have_text(re.compile("waiting for result", re.I))
     expect(tile.locator(".history")).to_have_text("Board 3 · 3... a6 · Waiting for result")
     expect(tile).to_have_class(re.compile(r"\bchess-awaiting\b"))
+    expect(tile).not_to_have_class(re.compile(r"\bstale\b"))
     wall.evaluate(
         "async (m) => { (await import('/static/wall.js')).show(m); }",
         {**chess_view(RUY_LOPEZ, result="0-1", reason="resignation", status="finished"), "version": 30},
