@@ -364,3 +364,25 @@ def _without_when(line: dict[str, Any]) -> dict[str, Any]:
 def extra_board(extra: list[tuple[str, str]], start: str) -> str:
     """The board after the field updates appended so far."""
     return extra[-1][0] if extra else start
+
+
+def test_capture_1_resigned_and_set_up_again_before_the_result_keeps_every_move() -> None:
+    items = capture("1")
+    end, _, _ = fold(items, rc.ChessConfig.from_text("180+2"))
+    after = set_up_again(end.shown, last_at(items) + 30.0)
+    after += [(last_at(after) + 0.25 * i, rc.Tick()) for i in range(1, 4 * 200)]
+    state, facts, anomalies = fold_more(end, after)
+    # not a takeback of the whole game: the game stands, the board is out of step, the result is awaited
+    assert [m.uci for m in state.moves] == [m.uci for m in end.moves] and len(state.moves) == 57
+    assert [f.kind for f in facts if f.kind in GAME_FACTS] == []
+    assert [a.code for a in anomalies] == ["chess.board_mismatch", "chess.awaiting_result"]
+    resigned = rc.apply(state, rc.SetResult("1-0", "resignation"), last_at(after) + 1.0).state
+    assert len(resigned.moves) == 57 and pgn(resigned, {}).rstrip().endswith("1-0")
+    assert public(resigned)["board_fen"] == end.game.placement
+    # a short game set back to the start is still a takeback (colours swapped at the first moves)
+    table = Table()
+    for uci in ("e2e4", "e7e5", "g1f3", "b8c6"):
+        table.play(uci)
+    table.show(chess.STARTING_BOARD_FEN)
+    table.tick(2.0)
+    assert table.moves == [] and [f.data["plies"] for f in table.kinds("takeback")] == [4]
