@@ -386,3 +386,72 @@ def test_capture_1_resigned_and_set_up_again_before_the_result_keeps_every_move(
     table.show(chess.STARTING_BOARD_FEN)
     table.tick(2.0)
     assert table.moves == [] and [f.data["plies"] for f in table.kinds("takeback")] == [4]
+
+
+async def test_a_board_set_up_again_before_the_result_starts_the_next_round_once_the_result_is_in(
+    tmp_path: Any,
+) -> None:
+    from devices.observations import DeviceHello, Observation
+    from hub.feed.fanout import Fanout
+    from hub.hall import Hall
+    from hub.ingest import Ingest
+    from hub.log.eventlog import EventLog
+    from hub.matches import EventKind, MatchInfo, MatchStatus
+    from hub.venue import TableConfig, Venue
+
+    venue = Venue(
+        "Satranç Salonu",
+        (TableConfig("C1", "chess"),),
+        (
+            MatchInfo("R1", "chess", "C1", 1, ("Ayşe", "Elif"), clock="180+2"),
+            MatchInfo("R2", "chess", "C1", 2, ("Elif", "Ayşe"), clock="180+2"),
+        ),
+    )
+    log = EventLog(tmp_path / "log.sqlite3")
+    log.open()
+    hall = Hall(venue, log, Fanout())
+    hall.load()
+    log.start()
+    sink = Ingest(hall).sink_for(venue.tables[0])
+    seq = 0
+
+    def send(report: object, at: float) -> None:
+        nonlocal seq
+        sink.observe(Observation("dgt-1", 1, seq, 1_000_000.0 + at, report))
+        seq += 1
+
+    send(DeviceHello("dgt-1", "chess-board", "DGT", "1.7", 1, 1), 0.0)
+    items = capture("1")  # the real game: 57 plies, then the clock stopped (a resignation, unrecorded)
+    for t, report in items:
+        send(report, t)
+    await log.flush()
+    after = set_up_again(hall.match("R1").sport_state.shown, items[-1][0] + 20.0)
+    for t, report in after:  # the players set the pieces up again at once
+        send(report, t)
+    await log.flush()
+    r1 = hall.match("R1")
+    assert r1.status is MatchStatus.LIVE and len(r1.sport_state.moves) == 57  # the set-up took nothing back
+    assert hall.match("R2").status is MatchStatus.SCHEDULED
+    t = last_at(after) + 60.0
+    await hall.record(
+        "R1",
+        EventKind.REFEREE_INPUT,
+        {"input": {"type": "set_result", "result": "1-0", "reason": "resignation"}},
+        1_000_000.0 + t,
+        actor="Hakem",
+    )
+    # round 2 begins: the clock is set, White plays e4 on the board set up before the result was in
+    send(ChessClockState((182000, 182000), None), t + 30.0)
+    lifted = chess.BaseBoard()
+    lifted.remove_piece_at(chess.E2)
+    send(ChessBoardState(lifted.board_fen()), t + 31.0)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    send(ChessBoardState(board.board_fen()), t + 31.4)
+    hall.tick(1_000_000.0 + t + 33.0)
+    await log.flush()
+    r1, r2 = hall.match("R1"), hall.match("R2")
+    assert r1.status is not MatchStatus.LIVE and len(r1.sport_state.moves) == 57
+    assert r1.sport_state.result == "1-0"
+    assert r2.status is MatchStatus.LIVE and [m.uci for m in r2.sport_state.moves] == ["e2e4"]
+    await log.close()
