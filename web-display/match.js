@@ -5,6 +5,7 @@ import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
 import { CHESS_TEXTS, awaitingResult, renderChess } from "./chess.js";
+import { renderRefereeResult } from "./referee-result.js";
 
 const STALE_AFTER_S = 120;
 const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
@@ -88,6 +89,7 @@ export function render(match) {
       statusEl.classList.add("awaiting");
     }
     renderChess(chess, match, lang);
+    renderRefereeResult(document.querySelector(".bar-right"), match, lang);  // a referee's only
     renderAge();
     return;
   }

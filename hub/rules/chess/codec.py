@@ -14,6 +14,7 @@ from hub.rules.chess.board import _placement
 from hub.rules.chess.model import (
     COLOUR_NAMES,
     REFEREE_INPUTS,
+    RESULT_HOWS,
     RESULTS,
     SIDE_NAMES,
     ChessConfig,
@@ -191,7 +192,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         c["illegal_s"],
         c["mismatch_s"],
         c["flag_slack_s"],
-        c.get("quiet_s", ChessConfig().quiet_s),  # a snapshot from before the key,
+        c.get("quiet_s", ChessConfig().quiet_s),  # a snapshot from before the key
     )
     moves = tuple(
         PlayedMove(m["uci"], m["san"], m["at"], m["clock_ms"], m.get("illegal", False)) for m in d["moves"]
@@ -268,6 +269,8 @@ def input_to_dict(item: Any) -> dict[str, Any]:
     if isinstance(item, KeepIllegal):
         return {"type": "keep_illegal"}
     if isinstance(item, SetResult):
+        if item.how:  # only when given: the inputs logged before `how` existed encode as they did
+            return {"type": "set_result", "result": item.result, "reason": item.reason, "how": item.how}
         return {"type": "set_result", "result": item.result, "reason": item.reason}
     if isinstance(item, TakeBack):
         return {"type": "take_back", "plies": item.plies}
@@ -281,6 +284,9 @@ _Result = Literal["1-0", "0-1", "1/2-1/2", "*"]  # a result, or "*": none yet
 _Side = Literal["left", "right"]
 if get_args(_Result) != (*RESULTS, "*") or get_args(_Side) != SIDE_NAMES:
     raise ImportError("the chess input types disagree with the model's RESULTS or SIDE_NAMES")
+_How = Literal["resignation", "agreement", "forfeit", "arbiter"]
+if get_args(_How) != RESULT_HOWS:
+    raise ImportError("the chess input types disagree with the model's RESULT_HOWS")
 
 
 class _Input(msgspec.Struct, tag_field="type", frozen=True):
@@ -344,9 +350,10 @@ class _KeepIllegal(_Input, tag="keep_illegal", frozen=True):
 class _SetResult(_Input, tag="set_result", frozen=True):
     result: _Result
     reason: str | None = None
+    how: _How | None = None
 
     def input(self) -> Input:
-        return SetResult(self.result, self.reason or "")
+        return SetResult(self.result, self.reason or "", self.how or "")
 
 
 class _TakeBack(_Input, tag="take_back", frozen=True):
@@ -384,6 +391,7 @@ _MUST = {
     "data": "an object",
     "result": '"1-0", "0-1", "1/2-1/2" or "*"',
     "reason": "text",
+    "how": '"resignation", "agreement", "forfeit" or "arbiter"',
     "plies": "a whole number from 1",
     "white": '"left" or "right"',
 }

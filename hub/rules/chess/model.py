@@ -24,6 +24,9 @@ RESULTS = ("1-0", "0-1", "1/2-1/2")
 SIDE_NAMES = ("left", "right")
 COLOUR_NAMES = {chess.WHITE: "white", chess.BLACK: "black"}
 REFEREE_INPUTS = ("keep_illegal", "set_result", "take_back", "clock_sides")
+# how a result the board cannot see came about (FIDE Laws 5.1.2 resignation, 9.1.2 agreement, 6.7/11 forfeit
+# and arbiter's decisions); it becomes the game's result_reason and the PGN's Termination
+RESULT_HOWS = ("resignation", "agreement", "forfeit", "arbiter")
 CENTRE = chess.BB_D4 | chess.BB_E4 | chess.BB_D5 | chess.BB_E5
 MAGIC_RESULTS = {"white_wins": "1-0", "black_wins": "0-1", "draw": "1/2-1/2"}
 BOARD_ENDINGS = (
@@ -95,10 +98,12 @@ class KeepIllegal:
 
 @dataclass(frozen=True, slots=True)
 class SetResult:
-    """The arbiter sets the result ("1-0", "0-1", "1/2-1/2"), or reopens the game with "*"."""
+    """The arbiter sets the result ("1-0", "0-1", "1/2-1/2"), or reopens the game with "*"; `how` (one of
+    RESULT_HOWS, or "") says how a result the board cannot see came about."""
 
     result: str
     reason: str = ""
+    how: str = ""
 
 
 @dataclass(frozen=True, slots=True)
