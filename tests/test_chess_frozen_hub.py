@@ -55,8 +55,10 @@ async def test_a_quiet_game_waits_for_its_result_and_a_result_freezes_it_until_t
             assert quiet["state"]["clock"]["running"] is None
             assert codes(quiet) == ["chess.awaiting_result"]  # one item, nothing else
 
-            status, answer = await asyncio.to_thread(
-                post_json, g1 + "/inputs", {"type": "set_result", "result": "1-0", "reason": "resignation"}
+            status, answer = await asyncio.to_thread(  # the arbiter's Result button
+                post_json,
+                g1 + "/actions",
+                {"action": "result", "result": "1-0", "how": "resignation", "reason": "Siyah terk etti"},
             )
             assert status == 200, answer
             ended = await until(g1, lambda m: m["state"]["result"] == "1-0")
