@@ -60,6 +60,10 @@ class MatchTerms(Protocol):
     def clock_white(self) -> str | None:
         """Chess: "left" or "right", the clock side White's time is on; None: learn it."""
 
+    @property
+    def awaiting_result_s(self) -> float | None:
+        """Chess: a quiet game waits for a result after this many seconds; None: the rules' default."""
+
 
 class SportDefaults(ABC, Generic[S]):
     """The parts of `SportRules` most sports share; a subclass names its sport and its rules' functions."""

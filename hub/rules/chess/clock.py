@@ -87,6 +87,10 @@ def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> Che
 def _on_clock(
     state: ChessState, reading: ClockReading, at: float, out: Out, *, press_side: int | None = None
 ) -> ChessState:
+    if state.result is not None:
+        # The game is over: its clock times are the final ones. What the clock shows afterwards (reset for
+        # the next game, left running) is in the log as the device reported it, never applied to the game.
+        return _settle(state, at, out)
     state = _settle(state, at, out)
     if reading.running not in (None, 0, 1) or min(reading.remaining_ms) < 0 or reading.resolution_ms <= 0:
         out.anomaly(
@@ -137,7 +141,11 @@ def _on_clock(
     if pressed is not None and reading.running is not None:
         turn_start[reading.running] = reading.remaining_ms[reading.running]
     new_state = replace(
-        state, clock=reading, last_running=running, turn_start_ms=(turn_start[0], turn_start[1])
+        state,
+        clock=reading,
+        last_running=running,
+        turn_start_ms=(turn_start[0], turn_start[1]),
+        clock_changed_at=at,
     )
     if pressed is not None and not over:
         # presses missed while the hub was away: the board is read, but no single press can be judged

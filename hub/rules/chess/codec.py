@@ -76,7 +76,8 @@ def to_dict(state: ChessState) -> dict[str, Any]:
     board = state.game.board
     return {
         "fen": board.fen(),
-        "board_fen": state.shown,
+        # a finished game shows its final position: what the board shows afterwards is not the game's
+        "board_fen": state.shown if state.result is None else state.game.placement,
         "turn": COLOUR_NAMES[board.turn],
         "moves": [
             {
@@ -95,6 +96,7 @@ def to_dict(state: ChessState) -> dict[str, Any]:
         "pending": state.result is None and state.shown != state.game.placement,
         "time_control": None if state.control is None else time_control_text(state.control),
         "resume": _resume_to_dict(state),
+        "awaiting_result": state.awaiting_open,
     }
 
 
@@ -126,6 +128,7 @@ def _config_to_dict(cfg: ChessConfig) -> dict[str, Any]:
         "illegal_s": cfg.illegal_s,
         "mismatch_s": cfg.mismatch_s,
         "flag_slack_s": cfg.flag_slack_s,
+        "quiet_s": cfg.quiet_s,
     }
 
 
@@ -172,6 +175,8 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
         "periods_added": list(state.periods_added),
         "presses": state.presses,
         "clock_checked": state.clock_checked,
+        "shown": state.shown,  # the public board_fen is the final position once the game is over
+        "clock_changed_at": state.clock_changed_at,
     }
 
 
@@ -187,6 +192,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         c["illegal_s"],
         c["mismatch_s"],
         c["flag_slack_s"],
+        c.get("quiet_s", ChessConfig().quiet_s),  # a snapshot from before the key
     )
     moves = tuple(
         PlayedMove(m["uci"], m["san"], m["at"], m["clock_ms"], m.get("illegal", False)) for m in d["moves"]
@@ -197,7 +203,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
     return ChessState(
         config=config,
         moves=moves,
-        shown=d["board_fen"],
+        shown=r.get("shown", d["board_fen"]),
         shown_at=r["shown_at"],
         recent=tuple(r["recent"]),
         magic=tuple(r["magic"]),
@@ -235,6 +241,8 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         presses=r["presses"],
         clock_checked=r["clock_checked"],
         game=Game.replay(m.uci for m in moves),
+        clock_changed_at=r.get("clock_changed_at"),
+        awaiting_open=d.get("awaiting_result", False),
     )
 
 

@@ -59,9 +59,13 @@ class ChessConfig:
     illegal_s: float = 5.0  # an illegal-looking board unchanged this long is flagged (a press flags at once)
     mismatch_s: float = 10.0  # a board out of step with the game this long is flagged
     flag_slack_s: float = 2.0  # a running clock this far past zero with no reading is taken as fallen
+    # a game whose board and stopped clock have not changed this long is waiting for a result it cannot see
+    quiet_s: float = 180.0
 
     @classmethod
-    def from_text(cls, time_control: str | None, clock_white: str | None = None) -> ChessConfig:
+    def from_text(
+        cls, time_control: str | None, clock_white: str | None = None, quiet_s: float | None = None
+    ) -> ChessConfig:
         """The configuration from the venue's texts; raises ValueError (English / Turkish) on bad text."""
         if clock_white not in (None, "left", "right"):
             raise ValueError(
@@ -69,7 +73,9 @@ class ChessConfig:
                 f'clock_white "left" ya da "right" olmalı'
             )
         control = parse_time_control(time_control) if time_control is not None else None
-        return cls(control, clock_white)
+        if quiet_s is None:
+            return cls(control, clock_white)
+        return cls(control, clock_white, quiet_s=quiet_s)
 
     @property
     def time_control(self) -> str | None:
@@ -278,6 +284,8 @@ class ChessState:
     presses: int = 0
     clock_checked: bool = False
     game: Game = field(default_factory=Game.start, compare=False, repr=False)
+    clock_changed_at: float | None = None  # when the clock's display last changed (times, running side)
+    awaiting_open: bool = False  # a chess.awaiting_result anomaly waits for a result or for play
 
     @property
     def board(self) -> chess.Board:
