@@ -60,6 +60,10 @@ class MatchTerms(Protocol):
     def clock_white(self) -> str | None:
         """Chess: "left" or "right", the clock side White's time is on; None: learn it."""
 
+    @property
+    def orientation(self) -> str:
+        """Chess: the board's way round, "normal" | "rotated", or "auto" (detected from the position)."""
+
 
 class SportDefaults(ABC, Generic[S]):
     """The parts of `SportRules` most sports share; a subclass names its sport and its rules' functions."""

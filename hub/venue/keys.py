@@ -79,7 +79,10 @@ def _key_pattern(name: str) -> str:
 # Every key the file may hold, by where it is. Any other is refused, naming the nearest of these.
 TOP_KEYS = ("venue", "tables", "matches", "referees", "team_matches", "players")
 VENUE_KEYS = ("name", "broadcast_delay_s", "show_referee_names", "allowed_hosts", "trusted_proxies")
-TABLE_KEYS = ("id", "sport", "device", "device_id", "device_token_sha256", "wristbands", "clock", "clock_id")
+TABLE_KEYS = (
+    *("id", "sport", "device", "device_id", "device_token_sha256", "wristbands", "clock", "clock_id"),
+    "orientation",  # chess: which way round the board lies, "auto" | "normal" | "rotated"
+)
 MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the table's sport:
 SPORT_MATCH_KEYS = {
     "tabletennis": ("best_of", "ruleset", "first_server", "first_receiver"),

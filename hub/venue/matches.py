@@ -107,6 +107,7 @@ def _match(
         clock_white,
         board,
         team_match,
+        table.orientation,
     )
 
 

@@ -24,6 +24,7 @@ from hub.rules.chess.model import (
     IllegalFlag,
     Input,
     KeepIllegal,
+    Orientation,
     PlayedMove,
     SetResult,
     TakeBack,
@@ -125,6 +126,7 @@ def _config_to_dict(cfg: ChessConfig) -> dict[str, Any]:
         "illegal_s": cfg.illegal_s,
         "mismatch_s": cfg.mismatch_s,
         "flag_slack_s": cfg.flag_slack_s,
+        "orientation": cfg.orientation,
     }
 
 
@@ -171,6 +173,8 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
         "periods_added": list(state.periods_added),
         "presses": state.presses,
         "clock_checked": state.clock_checked,
+        "rotated": state.rotated,
+        "orientation_source": state.orientation_source,
     }
 
 
@@ -186,6 +190,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         c["illegal_s"],
         c["mismatch_s"],
         c["flag_slack_s"],
+        c.get("orientation", "auto"),  # snapshots from before boards were read either way round
     )
     moves = tuple(
         PlayedMove(m["uci"], m["san"], m["at"], m["clock_ms"], m.get("illegal", False)) for m in d["moves"]
@@ -234,6 +239,8 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         presses=r["presses"],
         clock_checked=r["clock_checked"],
         game=Game.replay(m.uci for m in moves),
+        rotated=r.get("rotated", False),
+        orientation_source=r.get("orientation_source"),
     )
 
 
@@ -265,6 +272,8 @@ def input_to_dict(item: Any) -> dict[str, Any]:
         return {"type": "take_back", "plies": item.plies}
     if isinstance(item, ClockSides):
         return {"type": "clock_sides", "white": item.white}
+    if isinstance(item, Orientation):
+        return {"type": "orientation", "orientation": item.orientation}
     raise TypeError(f"no chess input encoding for {type(item).__name__}")
 
 
@@ -355,9 +364,16 @@ class _ClockSides(_Input, tag="clock_sides", frozen=True):
         return ClockSides(self.white)
 
 
+class _Orientation(_Input, tag="orientation", frozen=True):
+    orientation: Literal["auto", "normal", "rotated"]
+
+    def input(self) -> Input:
+        return Orientation(self.orientation)
+
+
 # each input's Struct by its "type"
 _BY_TYPE: dict[str, type[_Input]] = by_tag(
-    _Board, _Clock, _Event, _Tick, _KeepIllegal, _SetResult, _TakeBack, _ClockSides
+    _Board, _Clock, _Event, _Tick, _KeepIllegal, _SetResult, _TakeBack, _ClockSides, _Orientation
 )
 
 # what each field must be, as the errors say it
@@ -378,6 +394,7 @@ _MUST = {
     "reason": "text",
     "plies": "a whole number from 1",
     "white": '"left" or "right"',
+    "orientation": '"auto", "normal" or "rotated"',
 }
 
 

@@ -27,10 +27,13 @@ from hub.rules.chess.model import (
     _colour_en,
     _colour_times,
 )
+from hub.rules.chess.orient import as_read, detect
 
 
 def _on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -> ChessState:
     state = _settle(state, at, out)
+    state = detect(state, report, out)
+    report = as_read(state, report)
     magic = tuple(report.magic)
     if report.board_fen == state.shown and magic == state.magic:
         return state
