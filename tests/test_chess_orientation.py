@@ -192,3 +192,67 @@ def test_orientation_input_is_checked() -> None:
     assert rc.input_to_dict(rc.Orientation("auto")) == {"type": "orientation", "orientation": "auto"}
     with pytest.raises(ValueError, match="orientation"):
         rc.ChessConfig.from_text(None, None, "sideways")
+
+
+# --- the venue's pin ------------------------------------------------------------------------------------------
+
+VENUE = """\
+[venue]
+name = "Salon"
+
+[[tables]]
+id = "C1"
+sport = "chess"
+orientation = "rotated"
+
+[[tables]]
+id = "C2"
+sport = "chess"
+
+[[matches]]
+id = "G1"
+table = "C1"
+
+[[matches]]
+id = "G2"
+table = "C2"
+"""
+
+
+def test_venue_pins_a_table_and_the_match_reads_it(tmp_path: Path) -> None:
+    from hub.venue import load_venue
+
+    path = tmp_path / "venue.toml"
+    path.write_text(VENUE, encoding="utf-8")
+    venue = load_venue(path)
+    pinned, free = venue.matches
+    assert (pinned.orientation, free.orientation) == ("rotated", "auto")
+    state = pinned.rules.initial(pinned.rules.config(pinned))
+    assert state.rotated and state.orientation_source == "venue"
+    state, _ = play(state, [turned_fen(after()), turned_fen(after("d2d4"))])
+    assert [m.uci for m in state.moves] == ["d2d4"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (VENUE.replace('"rotated"', '"upside"'), 7, 'must be "auto", "normal" or "rotated"'),
+        (
+            VENUE.replace('sport = "chess"\norientation', 'sport = "backgammon"\norientation'),
+            7,
+            "only a chess",
+        ),
+    ],
+)
+def test_venue_refuses_a_bad_orientation_naming_the_key(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
+    from hub.venue import VenueError, load_venue
+
+    path = tmp_path / "venue.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(VenueError) as caught:
+        load_venue(path)
+    assert caught.value.field == "tables[1].orientation" and caught.value.line == line
+    said = str(caught.value)
+    assert message in said and ("olmalı" in said or "yalnızca" in said)  # English and Turkish

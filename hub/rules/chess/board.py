@@ -9,6 +9,7 @@ import chess
 from hub.rules.chess.model import (
     CENTRE,
     CORRECTION_PLIES,
+    GAP_PLIES,
     MAGIC_RESULTS,
     MEMO_LIMIT,
     Game,
@@ -170,6 +171,8 @@ def _read(game: Game, shown: str) -> Reading:
         rest = Reading(Kind.ILLEGAL, illegal)
     else:
         rest = Reading(Kind.UNKNOWN, squares=tuple(chess.square_name(s) for s in chess.scan_forward(diff)))
+        if whole and show_m <= have_m and show_o <= have_o:
+            rest = _after_gap(board, target, diff) or rest
     earlier = game.scratch(CORRECTION_PLIES if whole else 0)
     for rewind in range(1, min(CORRECTION_PLIES, len(earlier.move_stack)) + 1):
         earlier.pop()
@@ -220,6 +223,59 @@ def _two_plies(
                 board.pop()
         board.pop()
     return tuple(found)
+
+
+def _after_gap(board: chess.Board, target: chess.BaseBoard, diff: int) -> Reading | None:
+    """The board three to GAP_PLIES plies ahead of the game (a reconnect, lost updates): the one legal
+    sequence that gives it, fewest plies first; None when there is none or more than one (the moves cannot be
+    told apart from the board alone, so none is guessed)."""
+    for plies in range(3, GAP_PLIES + 1):
+        found: list[tuple[chess.Move, ...]] = []
+        _sequences(board, target, diff, plies, [], found)
+        if len(found) == 1:
+            moves = found[0]
+            for move in moves[:-1]:
+                board.push(move)
+            extendable = _extendable(board, moves[-1])
+            for _ in moves[:-1]:
+                board.pop()
+            return Reading(Kind.MOVE, moves, extendable=extendable)
+        if found:
+            return None
+    return None
+
+
+def _sequences(
+    board: chess.Board,
+    target: chess.BaseBoard,
+    diff: int,
+    left: int,
+    path: list[chess.Move],
+    found: list[tuple[chess.Move, ...]],
+) -> None:
+    """Every `left` legal plies from `board` that give `target`, up to two (two already mean "ambiguous").
+
+    Each ply moves a piece off a square that differs from the target (a piece on its final square stays), and
+    the last ply also lands on one. A side's ply puts right at most two of its squares (four castling) and
+    takes at most one of the other's, which bounds what `left` plies can still put right."""
+    if left == 1:
+        move = _successor(board, target, diff)
+        if move is not None:
+            found.append((*path, move))
+        return
+    mover = board.turn
+    ours = (left + 1) // 2  # the plies still to come for the side to move, and for the other
+    theirs = left // 2
+    for colour, own, other in ((mover, ours, theirs), (not mover, theirs, ours)):
+        wrong = chess.popcount(diff & (board.occupied_co[colour] | target.occupied_co[colour]))
+        if wrong > 2 * own + other + 2:
+            return
+    for move in list(board.generate_legal_moves(from_mask=diff & board.occupied_co[mover])):
+        board.push(move)
+        _sequences(board, target, _diff(board, target), left - 1, [*path, move], found)
+        board.pop()
+        if len(found) > 1:
+            return
 
 
 _CASTLING_STEPS = {

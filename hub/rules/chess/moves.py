@@ -179,7 +179,12 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
             break
     if reading.rewind:
         state = _rewind(state, reading.rewind, out, by="board")
+    gap = len(moves) > 2  # read at once after a gap (a reconnect, lost updates): its presses went unseen
+    if gap:
+        out.fact("board_gap", plies=len(moves), moves=[m.uci() for m in moves], ply=len(state.moves))
     for i, move in enumerate(moves):
+        if gap and i:
+            state = replace(state, unpressed=0)  # no "moved without a press" for a press lost in the gap
         # the board shows what the last ply leaves: no need to work the placement out again
         state = _push(state, move, at, out, placement=state.shown if i == len(moves) - 1 else None)
         if state.result is not None:
