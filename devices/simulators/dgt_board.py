@@ -6,7 +6,8 @@ changes `chess_motion.motions` makes for each move, the think time drawn from a 
 pressed after each move. Its clock is `dgt_clock.Dgt3000`, the pure part. Clock readings go out at
 least every second in UPDATE mode and when the display changes in UPDATE_NICE. Time runs `speed` times
 faster than the wall clock. Faults: garbage bytes, a pause (silence), an unplug (no answers any more), a
-clock that forgets the increment, no clock at all.
+clock that forgets the increment, no clock at all. `rotated`: the board set up the other way round (its a1
+corner at Black's left), so every square it reports is turned 180 degrees (a1<->h8), as a real board does.
 Run ``python -m devices.simulators.dgt_board --pgn FILE --speed 20`` to get a pty path to point a hub at.
 """
 
@@ -132,6 +133,7 @@ class DgtBoard:
         wait_for_host: bool = True,
         between_games_s: float = BETWEEN_GAMES_S,
         ack_delay_s: float = 0.02,
+        rotated: bool = False,
     ) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, got {speed}")
@@ -151,6 +153,7 @@ class DgtBoard:
         self.wait_for_host = wait_for_host
         self.between_games_s = between_games_s
         self.ack_delay_s = ack_delay_s
+        self.rotated = rotated
         base, increment = parse_time_control(time_control)
         self.clock: Dgt3000 | None = None
         if Fault.NO_CLOCK not in self.faults:
@@ -252,7 +255,7 @@ class DgtBoard:
             self.mode = _MODES[Command(byte)]
             self._clock_wake.set()  # a reading goes out at once in the clock modes
         elif byte == Command.SEND_BRD:
-            await self._send(encode_message(board_dump_from_fen(self.placement.board_fen())))
+            await self._send(encode_message(board_dump_from_fen(self._as_wired(self.placement.board_fen()))))
             self._dumped = True
         elif byte == Command.SEND_CLK:
             await self._send(self._clock_reading())
@@ -344,7 +347,11 @@ class DgtBoard:
         self.history.append(self.placement.board_fen())
         if self.mode is not BoardMode.IDLE:
             code = DgtPiece.from_symbol(piece.symbol() if piece else None)
-            await self._send(encode_message(FieldUpdate(square, code)))
+            await self._send(encode_message(FieldUpdate(63 - square if self.rotated else square, code)))
+
+    def _as_wired(self, board_fen: str) -> str:
+        """The placement as the board's sensors see it: turned round (the FEN reversed) on a rotated board."""
+        return board_fen[::-1] if self.rotated else board_fen
 
     async def _play(self) -> None:
         if self.wait_for_host:
@@ -432,6 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--white-side", choices=["left", "right"], default="left")
     parser.add_argument("--battery", type=int, help="percent: a Bluetooth board that reports its battery")
     parser.add_argument("--fault", action="append", default=[], choices=[f.value for f in Fault])
+    parser.add_argument(
+        "--rotated", action="store_true", help="the board set up the other way round (a1 at Black's left)"
+    )
     args = parser.parse_args(argv)
     try:
         text = args.pgn.read_text(encoding="utf-8") if args.pgn else OPERA_GAME
@@ -456,6 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 white_side=LEFT if args.white_side == "left" else RIGHT,
                 battery=args.battery,
                 faults=args.fault,
+                rotated=args.rotated,
             )
             await board.run_on_fd(pair.master_fd)
 

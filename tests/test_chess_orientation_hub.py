@@ -1,0 +1,57 @@
+"""A DGT board set up the other way round, simulated on a real pseudo-terminal and read by a real hub: the game
+comes back move for move with no anomaly, as the right way round; the arbiter's orientation input is checked
+through the referee API (a bad value: 400 naming the field, nothing logged)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+
+import chess.pgn
+
+from devices.simulators.dgt_board import OPERA_GAME, DgtBoard
+from devices.simulators.pty import open_pty_pair
+from hub.auth import hash_token
+from hub.matches import MatchInfo
+from hub.venue import RefereeConfig, TableConfig, Venue
+from tests.hubsupport import REFEREE_TOKEN, post_json, running_hub, until
+
+
+async def test_a_rotated_dgt_board_on_a_pty_reads_as_the_right_way_round(tmp_path: Path) -> None:
+    game = chess.pgn.read_game(io.StringIO(OPERA_GAME))
+    assert game is not None
+    expected = [m.uci() for m in game.mainline_moves()]
+    pty = open_pty_pair()
+    board = DgtBoard([game], time_control="900+10", speed=40, seed=3, between_games_s=10**6, rotated=True)
+    tables = (TableConfig("C1", "chess", device=f"serial://{pty.slave_path}?protocol=dgt"),)
+    matches = (MatchInfo("G1", "chess", "C1", 1, ("Morphy", "Duke"), clock="900+10"),)
+    referees = (RefereeConfig("Hakem", "chief", hash_token(REFEREE_TOKEN)),)
+    try:
+        async with running_hub(
+            tmp_path, Venue("Satranç", tables, matches, referees), lambda: board.run_on_fd(pty.master_fd)
+        ) as url:
+            inputs = url + "api/matches/G1/inputs"
+            await until(url + "api/matches/G1", lambda m: m["version"] >= 1)
+            status, error = await asyncio.to_thread(
+                post_json, inputs, {"type": "orientation", "orientation": "up"}
+            )
+            assert status == 400 and '"orientation" must be "auto", "normal" or "rotated"' in error["error"]
+            status, error = await asyncio.to_thread(
+                post_json, inputs, {"type": "orientation", "orientation": "rotated", "side": 1}
+            )
+            assert status == 400 and "side" in error["error"]
+            done = await until(
+                url + "api/matches/G1", lambda m: len(m["state"]["moves"]) >= len(expected), within=90
+            )
+            assert [m["uci"] for m in done["state"]["moves"]] == expected
+            assert done["state"]["result"] == "1-0" and done["state"]["result_reason"] == "checkmate"
+            assert [a["code"] for a in done["anomalies"]] == []
+            assert done["state"]["moves"][-1]["san"] == "Rd8#"
+            # the arbiter pins it: accepted, and the game read so far stays as it is
+            status, match = await asyncio.to_thread(
+                post_json, inputs, {"type": "orientation", "orientation": "rotated"}
+            )
+            assert status == 200 and [m["uci"] for m in match["state"]["moves"]] == expected
+    finally:
+        pty.close()
