@@ -9,6 +9,7 @@ import chess
 from hub.rules.chess.model import (
     CENTRE,
     CORRECTION_PLIES,
+    GAP_BUDGET,
     GAP_PLIES,
     MAGIC_RESULTS,
     MEMO_LIMIT,
@@ -171,8 +172,6 @@ def _read(game: Game, shown: str) -> Reading:
         rest = Reading(Kind.ILLEGAL, illegal)
     else:
         rest = Reading(Kind.UNKNOWN, squares=tuple(chess.square_name(s) for s in chess.scan_forward(diff)))
-        if whole and show_m <= have_m and show_o <= have_o:
-            rest = _after_gap(board, target, diff) or rest
     earlier = game.scratch(CORRECTION_PLIES if whole else 0)
     for rewind in range(1, min(CORRECTION_PLIES, len(earlier.move_stack)) + 1):
         earlier.pop()
@@ -225,13 +224,44 @@ def _two_plies(
     return tuple(found)
 
 
-def _after_gap(board: chess.Board, target: chess.BaseBoard, diff: int) -> Reading | None:
+def _gap_reading(game: Game, shown: str) -> Reading | None:
+    """A board the game does not explain in one or two plies, read as three to GAP_PLIES plies ahead (memoised
+    per game position beside `_classify`; asked only of a board that has stood a while, as the search costs
+    up to GAP_BUDGET plies tried)."""
+    key = "gap " + shown
+    found = game.memo.get(key)
+    if found is None:
+        target = _placement(shown)
+        found = _SYNC if target is None else _after_gap(game.scratch(), target) or _SYNC
+        if len(game.memo) >= MEMO_LIMIT:
+            game.memo.clear()
+        game.memo[key] = found
+    return None if found is _SYNC else found
+
+
+def _after_gap(board: chess.Board, target: chess.BaseBoard) -> Reading | None:
     """The board three to GAP_PLIES plies ahead of the game (a reconnect, lost updates): the one legal
     sequence that gives it, fewest plies first; None when there is none or more than one (the moves cannot be
-    told apart from the board alone, so none is guessed)."""
+    told apart from the board alone, so none is guessed), or when the search would take too long."""
+    kings = target.kings
+    if (
+        not chess.popcount(kings & target.occupied_co[chess.WHITE])
+        == 1
+        == chess.popcount(kings & target.occupied_co[chess.BLACK])
+    ):
+        return None  # a king in the air: a hand at work, not a gap
+    for side in (chess.WHITE, chess.BLACK):
+        if chess.popcount(target.occupied_co[side]) > chess.popcount(board.occupied_co[side]):
+            return None  # moves never add pieces (a promotion replaces one)
+    diff = _diff(board, target)
+    if not diff & target.occupied:
+        return None  # only pieces taken off (lifted, held in the hand): every ply also puts one down
+    budget = [GAP_BUDGET]
     for plies in range(3, GAP_PLIES + 1):
         found: list[tuple[chess.Move, ...]] = []
-        _sequences(board, target, diff, plies, [], found)
+        _sequences(board, target, diff, plies, [], found, budget)
+        if budget[0] <= 0:
+            return None
         if len(found) == 1:
             moves = found[0]
             for move in moves[:-1]:
@@ -252,6 +282,7 @@ def _sequences(
     left: int,
     path: list[chess.Move],
     found: list[tuple[chess.Move, ...]],
+    budget: list[int],
 ) -> None:
     """Every `left` legal plies from `board` that give `target`, up to two (two already mean "ambiguous").
 
@@ -268,11 +299,15 @@ def _sequences(
     theirs = left // 2
     for colour, own, other in ((mover, ours, theirs), (not mover, theirs, ours)):
         wrong = chess.popcount(diff & (board.occupied_co[colour] | target.occupied_co[colour]))
-        if wrong > 2 * own + other + 2:
+        castling = 2 if own and board.has_castling_rights(colour) else 0
+        if wrong > 2 * own + other + castling:
             return
     for move in list(board.generate_legal_moves(from_mask=diff & board.occupied_co[mover])):
+        budget[0] -= 1
+        if budget[0] <= 0:
+            return
         board.push(move)
-        _sequences(board, target, _diff(board, target), left - 1, [*path, move], found)
+        _sequences(board, target, _diff(board, target), left - 1, [*path, move], found, budget)
         board.pop()
         if len(found) > 1:
             return

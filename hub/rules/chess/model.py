@@ -41,6 +41,9 @@ RECENT = 16  # boards remembered since the game last changed
 EARLY_PRESSES = 2  # presses kept waiting for their plies (more are presses with no move)
 CORRECTION_PLIES = 2  # how far back a different move may replace the game's (only plies not yet pressed)
 GAP_PLIES = 4  # how far ahead of the game a board may be after a gap (a reconnect, lost updates) and be read
+GAP_BUDGET = (
+    1500  # plies tried at most in that search (~50 ms at worst); a board that needs more is not guessed
+)
 # how a board lies on the table: "normal" (a1 at White's left), "rotated" (a1 at Black's left), or "auto"
 ORIENTATIONS = ("auto", "normal", "rotated")
 

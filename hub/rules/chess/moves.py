@@ -9,7 +9,7 @@ import chess
 
 from devices.observations import ChessBoardState
 from hub.rules.base import Severity
-from hub.rules.chess.board import _classify, _signal_of
+from hub.rules.chess.board import _classify, _gap_reading, _signal_of
 from hub.rules.chess.model import (
     CENTRE,
     COLOUR_NAMES,
@@ -77,6 +77,9 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
     if not press and waited < cfg.settle_s and not overdue:
         return state
     reading, lag = _settled_reading(state)
+    if reading.kind is Kind.UNKNOWN and waited >= cfg.extend_s:
+        # a board that stood a while may be a few plies ahead after a gap (a hand at work rarely stands still)
+        reading = _gap_reading(state.game, state.shown) or reading
     kind = reading.kind
     if kind is Kind.SIGNAL:
         if press or waited >= cfg.settle_s:
