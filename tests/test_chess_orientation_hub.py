@@ -55,3 +55,32 @@ async def test_a_rotated_dgt_board_on_a_pty_reads_as_the_right_way_round(tmp_pat
             assert status == 200 and [m["uci"] for m in match["state"]["moves"]] == expected
     finally:
         pty.close()
+
+
+async def test_plies_played_out_of_reach_are_read_from_the_board_after_the_reconnect(tmp_path: Path) -> None:
+    # A rotated board, out of the hub's reach for three plies (a Bluetooth board out of range): the hub
+    # reconnects after its silence timeout, reads the board whole, and finds the three plies that give it.
+    game = chess.pgn.read_game(io.StringIO(OPERA_GAME))
+    assert game is not None
+    expected = [m.uci() for m in game.mainline_moves()]
+    pty = open_pty_pair()
+    board = DgtBoard([game], time_control="900+10", speed=40, seed=5, between_games_s=10**6, rotated=True)
+    tables = (TableConfig("C1", "chess", device=f"serial://{pty.slave_path}?protocol=dgt"),)
+    matches = (MatchInfo("G1", "chess", "C1", 1, ("Morphy", "Duke"), clock="900+10"),)
+    try:
+        async with running_hub(
+            tmp_path, Venue("Satranç", tables, matches), lambda: board.run_on_fd(pty.master_fd)
+        ) as url:
+            await until(url + "api/matches/G1", lambda m: len(m["state"]["moves"]) >= 3, within=30)
+            board.lose_plies(3)  # from the next ply: 3...Bg4 4.dxe5 Bxf3 or one later, each the only order
+            done = await until(
+                url + "api/matches/G1", lambda m: len(m["state"]["moves"]) >= len(expected), within=120
+            )
+            assert board.lost_from is not None and 3 <= board.lost_from <= 5
+            assert [m["uci"] for m in done["state"]["moves"]] == expected
+            codes = [a["code"] for a in done["anomalies"]]
+            assert "chess.board_mismatch" not in codes and "chess.move_without_press" not in codes, codes
+            lost = done["state"]["moves"][board.lost_from : board.lost_from + 3]
+            assert len({m["at"] for m in lost}) == 1  # the three plies entered together, from one board
+    finally:
+        pty.close()

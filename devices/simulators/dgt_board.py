@@ -54,6 +54,7 @@ ACK_OK = 0x10
 ACK_ERROR = 0x40
 START_DELAY_S = 2.0  # from a set-up board to the clock started
 BETWEEN_GAMES_S = 30.0
+REREAD_HOLD_S = 1.5  # after a lost stretch: the host has read the board whole before the next move
 PAUSE_FAULT_S = 8.0  # real seconds of silence: longer than a session's 5 s silence timeout
 GARBAGE = b"\x13\x37\x7f\xfe\x01\x02"  # 7-bit noise, then an id no board sends with two bytes after it
 
@@ -154,6 +155,9 @@ class DgtBoard:
         self.between_games_s = between_games_s
         self.ack_delay_s = ack_delay_s
         self.rotated = rotated
+        self._lose_plies = 0  # fault hook: plies still to be played out of the host's reach
+        self.lost_from: int | None = None  # the plies played when the last lost stretch began
+        self._reread = asyncio.Event()  # set by every SEND_BRD
         base, increment = parse_time_control(time_control)
         self.clock: Dgt3000 | None = None
         if Fault.NO_CLOCK not in self.faults:
@@ -210,6 +214,22 @@ class DgtBoard:
         """Fault hook: stop sending and answering for good, as a board whose cable came out."""
         self.unplugged = True
 
+    def lose_plies(self, plies: int) -> None:
+        """Fault hook: the next `plies` plies are played out of the host's reach (nothing sent, nothing heard);
+        then the board stays silent past the host's silence timeout and the game waits until the host has
+        reconnected and read the board whole, as a Bluetooth board back in range after a few moves."""
+        self._lose_plies = plies
+
+    async def _lost_stretch(self) -> None:
+        if self._lose_plies and self._muted_until != math.inf:
+            self.lost_from = self.plies_played
+            self._muted_until = math.inf
+        elif self._lose_plies == 0 and self._muted_until == math.inf:
+            self._muted_until = time.monotonic() + PAUSE_FAULT_S
+            self._reread.clear()
+            await self._reread.wait()  # the host reconnects and reads the board again
+            await asyncio.sleep(REREAD_HOLD_S)  # the board stands while it is read (real seconds, any speed)
+
     async def inject(self, data: bytes) -> None:
         """Fault hook: write raw bytes between messages."""
         await self._send(data)
@@ -257,6 +277,7 @@ class DgtBoard:
         elif byte == Command.SEND_BRD:
             await self._send(encode_message(board_dump_from_fen(self._as_wired(self.placement.board_fen()))))
             self._dumped = True
+            self._reread.set()
         elif byte == Command.SEND_CLK:
             await self._send(self._clock_reading())
         elif byte == Command.RETURN_SERIALNR:
@@ -387,6 +408,7 @@ class DgtBoard:
         self.done.set()
 
     async def _play_move(self, board: chess.Board, move: chess.Move) -> None:
+        await self._lost_stretch()
         side = self.white_side if board.turn == chess.WHITE else 1 - self.white_side
         await self._sleep(self._think_s(side))
         for change in motions(board, move, self.rng, style=self.style):
@@ -403,6 +425,9 @@ class DgtBoard:
             self.presses.append((side, self.clock.shown(now)))
             await self._clock_changed()
         self.plies_played += 1
+        if self._lose_plies and self._muted_until == math.inf:  # a ply of the lost stretch
+            self._lose_plies -= 1
+            await self._lost_stretch()
         await self._ply_faults()
 
     def _think_s(self, side: int) -> float:

@@ -226,7 +226,7 @@ def _two_plies(
 
 def _gap_reading(game: Game, shown: str) -> Reading | None:
     """A board the game does not explain in one or two plies, read as three to GAP_PLIES plies ahead (memoised
-    per game position beside `_classify`; asked only of a board that has stood a while, as the search costs
+    per game position beside `_classify`; asked only of a settled board; a piece held in the hand is ruled out at once, and the search costs
     up to GAP_BUDGET plies tried)."""
     key = "gap " + shown
     found = game.memo.get(key)

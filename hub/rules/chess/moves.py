@@ -25,6 +25,7 @@ from hub.rules.chess.model import (
     Reading,
     _clock_running,
     _colour_en,
+    _colour_of,
     _colour_times,
 )
 from hub.rules.chess.orient import as_read, detect
@@ -77,8 +78,7 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
     if not press and waited < cfg.settle_s and not overdue:
         return state
     reading, lag = _settled_reading(state)
-    if reading.kind is Kind.UNKNOWN and waited >= cfg.extend_s:
-        # a board that stood a while may be a few plies ahead after a gap (a hand at work rarely stands still)
+    if reading.kind is Kind.UNKNOWN:  # a settled board a few plies ahead, after a gap (a reconnect)?
         reading = _gap_reading(state.game, state.shown) or reading
     kind = reading.kind
     if kind is Kind.SIGNAL:
@@ -183,11 +183,14 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
     if reading.rewind:
         state = _rewind(state, reading.rewind, out, by="board")
     gap = len(moves) > 2  # read at once after a gap (a reconnect, lost updates): its presses went unseen
+    pressed = _gap_presses(state, len(moves)) if gap else {}
     if gap:
         out.fact("board_gap", plies=len(moves), moves=[m.uci() for m in moves], ply=len(state.moves))
     for i, move in enumerate(moves):
-        if gap and i:
-            state = replace(state, unpressed=0)  # no "moved without a press" for a press lost in the gap
+        if gap:  # each ply takes the press its player made, if seen; no "moved without a press" in a gap
+            press = pressed.get(i)
+            state = replace(state, early_presses=() if press is None else (press,))
+            state = replace(state, unpressed=0) if i else state
         # the board shows what the last ply leaves: no need to work the placement out again
         state = _push(state, move, at, out, placement=state.shown if i == len(moves) - 1 else None)
         if state.result is not None:
@@ -196,6 +199,23 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
         how = "a legal move was made" if moves else "the board was set back to an earlier position"
         state = _in_step(state, out, how)
     return state
+
+
+def _gap_presses(state: ChessState, plies: int) -> dict[int, tuple[float, int, int]]:
+    """The presses seen before a gap's plies were read, each given to the latest ply its player made (a
+    press completes its own player's move; the presses between the others went with the lost updates)."""
+    turn = state.game.board.turn
+    found: dict[int, tuple[float, int, int]] = {}
+    ply = plies - 1
+    for press in reversed(state.early_presses):
+        colour = _colour_of(state, press[1])
+        while ply >= 0 and colour is not None and (turn if ply % 2 == 0 else not turn) != colour:
+            ply -= 1
+        if ply < 0:
+            break
+        found[ply] = press
+        ply -= 1
+    return found
 
 
 def _rewind(state: ChessState, plies: int, out: Out, *, by: str) -> ChessState:
