@@ -256,3 +256,22 @@ def test_venue_refuses_a_bad_orientation_naming_the_key(
     assert caught.value.field == "tables[1].orientation" and caught.value.line == line
     said = str(caught.value)
     assert message in said and ("olmalı" in said or "yalnızca" in said)  # English and Turkish
+
+
+def test_a_rotated_board_first_seen_after_moves_is_found_from_the_moves() -> None:
+    # the hub meets the board after 1.e4 e5 2.Nf3 (it was switched on late): no start position to go by
+    state = rc.initial(rc.ChessConfig())
+    state, facts = play(state, [turned_fen(after("e2e4"))])
+    assert [m.uci for m in state.moves] == ["e2e4"] and state.rotated
+    assert [(f.data["orientation"], f.data["source"]) for f in facts if f.kind == "board_orientation"] == [
+        ("rotated", "auto")
+    ]
+    state, facts = play(state, [turned_fen(after("e2e4", "e7e5")), turned_fen(after("e2e4", "e7e5", "g1f3"))])
+    assert [m.uci for m in state.moves] == ["e2e4", "e7e5", "g1f3"]
+    assert not [f for f in facts if f.kind == "board_orientation"]  # decided once
+
+
+def test_a_pinned_board_is_not_turned_by_what_it_shows() -> None:
+    state = rc.initial(rc.ChessConfig(orientation="normal"))
+    state, facts = play(state, [turned_fen(after("e2e4"))])
+    assert state.moves == () and not state.rotated and not [f for f in facts if f.kind == "board_orientation"]

@@ -28,7 +28,7 @@ from hub.rules.chess.model import (
     _colour_of,
     _colour_times,
 )
-from hub.rules.chess.orient import as_read, detect
+from hub.rules.chess.orient import as_read, detect, turned_round
 
 
 def _on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -> ChessState:
@@ -80,6 +80,10 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
     reading, lag = _settled_reading(state)
     if reading.kind is Kind.UNKNOWN:  # a settled board a few plies ahead, after a gap (a reconnect)?
         reading = _gap_reading(state.game, state.shown) or reading
+    if reading.kind is Kind.UNKNOWN:  # or a board that lies the other way round, found only now?
+        flipped = turned_round(state, out)
+        if flipped is not None:
+            return _settle(flipped, at, out, press=press)  # once: the turned board reads as plies
     kind = reading.kind
     if kind is Kind.SIGNAL:
         if press or waited >= cfg.settle_s:

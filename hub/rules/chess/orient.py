@@ -1,8 +1,8 @@
 """Which way round the board lies: a board set up with its a1 corner at Black's left reports every square
 turned 180 degrees (a1<->h8). Its reports are read turned back, so the game sees the same moves either way.
 
-Detected from the position (`auto`): the start position, or the game's position, seen turned round; the
-venue may pin it per table and the arbiter may flip it. What was decided is logged as a fact, with its
+Detected from the position (`auto`): the start position or the game's position seen turned round, or a settled
+board that only the turned reading explains (a move, or a gap's plies, on from the game); the venue may pin it per table and the arbiter may flip it. What was decided is logged as a fact, with its
 source; the report as the board sent it stays in the log untouched.
 """
 
@@ -14,7 +14,8 @@ import chess
 
 from devices.observations import ChessBoardState
 from hub.rules.base import Severity
-from hub.rules.chess.model import ORIENTATIONS, ChessState, Orientation, Out
+from hub.rules.chess.board import _classify, _diff, _gap_reading, _placement
+from hub.rules.chess.model import GAP_PLIES, ORIENTATIONS, ChessState, Kind, Orientation, Out
 
 
 def turned_fen(fen: str) -> str:
@@ -68,6 +69,21 @@ def detect(state: ChessState, report: ChessBoardState, out: Out) -> ChessState:
     if rotated == state.rotated:
         return state
     return _set(state, rotated, "auto", out)
+
+
+def turned_round(state: ChessState, out: Out) -> ChessState | None:
+    """In `auto`, a settled board the game does not explain but does explain turned round (one or two plies
+    on, or a gap's plies): the board lies the other way; the state reading it so, or None."""
+    if _pinned(state):
+        return None
+    turned = turned_fen(state.shown)
+    target = _placement(turned)
+    # a few plies change a few squares (four plies at most 16); the wrong way round nearly all differ
+    if target is None or chess.popcount(_diff(state.game.board, target)) > 4 * GAP_PLIES:
+        return None
+    if _classify(state.game, turned).kind is not Kind.MOVE and _gap_reading(state.game, turned) is None:
+        return None
+    return _set(state, not state.rotated, "auto", out)
 
 
 def _set(state: ChessState, rotated: bool, source: str, out: Out) -> ChessState:
