@@ -31,6 +31,8 @@ def game_headers(match: MatchState, venue: Venue) -> dict[str, str]:
     }
     if info.clock:
         headers["TimeControl"] = info.clock
+    if match.sport_state.result is None and match.status is MatchStatus.FORFEIT:
+        headers["Termination"] = "forfeit"  # the generic forfeit action: a result the rules never saw
     if info.team_match is not None and info.board is not None:
         config = next(t for t in venue.team_matches if t.id == info.team_match)
         home, away = config.teams

@@ -26,7 +26,7 @@ from hub.auth import hash_token, new_token
 from hub.log.eventlog import EventLogError
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port
 from hub.venue import ID_PATTERN as _DEVICE_ID
-from hub.venue import VenueError, load_venue
+from hub.venue import Venue, VenueError, load_venue
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "main"]
 
@@ -380,11 +380,23 @@ def _run_demo(args: argparse.Namespace) -> int:
         f"  Data / Veri: {where}  (run again to resume / tekrar çalıştırınca devam eder)",
     ]
     boards_running = [lambda b=b, p=p: _simulated(p.slave_path, b.run_on_fd(p.master_fd)) for b, p in boards]
+    # the games that end by resignation or agreement get their result from the demo's arbiter
+    arbiter = _demo_arbiter(runtime, demo.venue) if args.chess_boards else []
     try:
-        return _run(runtime, banner, *boards_running)
+        return _run(runtime, banner, *boards_running, *arbiter)
     finally:
         for pty in demo.ptys:
             pty.close()
+
+
+def _demo_arbiter(runtime: HubRuntime, venue: Venue) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+    """The demo's arbiter (`hub.demo_arbiter`) as a job beside the simulated boards."""
+    from devices.simulators.dgt_board import games_from_pgn
+    from hub import demo_arbiter
+    from hub.demo import CHESS_GAMES
+
+    ends = demo_arbiter.endings(venue, games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8")))
+    return [lambda: demo_arbiter.run(runtime.hall, ends)]
 
 
 async def _simulated(port: str, board: Awaitable[None]) -> None:

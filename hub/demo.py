@@ -2,12 +2,14 @@
 
 The devices speak Boardcast Wire over a pty pair exactly as a USB scoreboard would over /dev/ttyACM0;
 the hub reads the other end through pyserial. On a restart over the same data directory each scoreboard
-picks up where its match stood, as a real board that stayed on while the hub was down would.
+picks up where its match stood, as a real board that stayed on while the hub was down would: a DGT 3000
+goes on from its last reading, its running side having used the time the hub was away.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,9 +197,10 @@ SimulatedBoard = TableTennisScoreboard | bgsim.BackgammonBoard | DgtBoard
 
 
 def scoreboards_for(
-    demo: DemoVenue, working: dict, *, speed: float, seed: int | None = None
+    demo: DemoVenue, working: dict, *, speed: float, seed: int | None = None, now: float | None = None
 ) -> list[tuple[SimulatedBoard, PtyPair]]:
-    """One simulated scoreboard per table, resuming the table's open match from the hub's state."""
+    """One simulated scoreboard per table, resuming the table's open match from the hub's state; a chess
+    clock goes on from its last reading as one that stayed on until `now` (wall-clock seconds) would."""
     rng = random.Random(seed)
     boards: list[tuple[SimulatedBoard, PtyPair]] = []
     for index, (table, pty) in enumerate(zip(demo.venue.tables, demo.ptys, strict=True)):
@@ -258,7 +261,8 @@ def scoreboards_for(
     if chess_tables:
         games = games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8"))
         for index, (table, pty) in enumerate(chess_tables):
-            boards.append((_chess_board(table, index, games, working, rng, speed), pty))
+            at = time.time() if now is None else now
+            boards.append((_chess_board(table, index, games, working, rng, speed, at), pty))
     return boards
 
 
@@ -280,14 +284,24 @@ def _from_ply(game: chess.pgn.Game, plies: int) -> chess.pgn.Game:
 
 
 def _chess_board(
-    table: TableConfig, index: int, games: list, working: dict, rng: random.Random, speed: float
+    table: TableConfig,
+    index: int,
+    games: list,
+    working: dict,
+    rng: random.Random,
+    speed: float,
+    now: float,
 ) -> DgtBoard:
     """A simulated DGT board with its DGT 3000 replaying a real game; the last board forgets the increment
     now and then, so the referee has a clock anomaly to look at. A finished game is shown as it ended."""
     on_table = [m for m in working.values() if m.info.table == table.id]
     game = games[index % len(games)]
-    if on_table and on_table[0].status is not MatchStatus.SCHEDULED:  # resume where the hub's game stands
-        game = _from_ply(game, len(on_table[0].info.rules.to_dict(on_table[0].sport_state)["moves"]))
+    clock_start = None
+    if on_table:  # resume where the hub's game stands: its moves, and a clock read before move 1 too
+        shown = on_table[0].info.rules.to_dict(on_table[0].sport_state)
+        if on_table[0].status is not MatchStatus.SCHEDULED:
+            game = _from_ply(game, len(shown["moves"]))
+        clock_start = clock_went_on(shown["clock"], now, speed)
     faults = (dgt_sim.Fault.NO_INCREMENT,) if index == 7 else ()
     return DgtBoard(
         [game],
@@ -297,7 +311,21 @@ def _chess_board(
         seed=rng.randrange(2**32),
         faults=faults,
         between_games_s=10**9,  # one game a board: the team match is one round
+        clock_start=clock_start,
     )
+
+
+def clock_went_on(clock: dict | None, now: float, speed: float) -> tuple[float, float, int | None] | None:
+    """Where a DGT 3000 that stayed on stands at `now`, from the hub's last reading of it (`chess.to_dict`'s
+    clock): the running side has used the time since, `speed` times faster than the wall clock; a clock
+    never read starts afresh (None)."""
+    if clock is None:
+        return None
+    running = {"left": 0, "right": 1}.get(clock["running_side"] or "")
+    times = [clock["left_ms"] / 1000, clock["right_ms"] / 1000]
+    if running is not None:
+        times[running] -= max(0.0, now - clock["as_of"]) * speed
+    return times[0], times[1], running
 
 
 def _backgammon_board(

@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 DeviceReportRow = tuple[dict[str, Any], float, tuple[str, int, int], bytes | None]
 
 SNAPSHOT_EVERY = 200
+# after a start, time passing ends nothing for this long: devices that ran on while the hub was down (a DGT 3000
+# keeps its clock running) report first, so no flag is taken as fallen across the hub's own absence
+START_GRACE_S = 15.0
 SNAPSHOT_ON = (MatchStatus.FINISHED, MatchStatus.OFFICIAL)  # statuses that take a snapshot when reached
 # played out: a table's device moves on to its next match (a protested match was over when appealed)
 CLOSED = (
@@ -84,6 +87,7 @@ class Hall(PublicHall):
         # state `delay` seconds ago
         self._held: dict[str, deque[EventRecord]] = {}  # committed events of delayed matches, not yet public
         self._last_tick: dict[str, float] = {}
+        self._ticks_from = float("-inf")  # `START_GRACE_S` after the log was loaded
         self._uncommitted: dict[str, deque[MatchState]] = {}
         # (sport, round) -> its matches not known to be locked: a match that starts locks the round before it
         # (seed 000 §10)
@@ -102,6 +106,8 @@ class Hall(PublicHall):
         A delayed match's public state is rebuilt as of `now` minus the delay; the rest is held for release.
         """
         snapshots = self.log.snapshots()
+        if self.log.last_id:  # a restart: what ran on meanwhile reports before time passing is judged
+            self._ticks_from = (now if now is not None else time.time()) + START_GRACE_S
         # Folding builds millions of small objects that either live on (the states) or are freed by their
         # reference counts (no cycles): the cyclic collector would only walk the growing heap again and
         # again, a large part of a long replay. It runs again once loading is done.
@@ -272,7 +278,10 @@ class Hall(PublicHall):
     def tick(self, at: float) -> int:
         """Let rules that watch the clock (expedite due, a chess board settling, a flag falling) see time
         pass, each sport as often as it asks. A tick is logged only where the rules changed something, so
-        replay sees the same tick and the log is not filled with nothing. Returns ticks logged."""
+        replay sees the same tick and the log is not filled with nothing. Returns ticks logged. For
+        `START_GRACE_S` after a restart, no tick: the devices have not yet said where things stand."""
+        if at < self._ticks_from:
+            return 0
         due = {
             name
             for name, sport in SPORTS.items()

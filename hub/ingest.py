@@ -35,6 +35,8 @@ class Ingest:
         self._high_water: dict[tuple[str, int], int] = hall.log.device_high_water()
         self._last_refusal: dict[tuple[str, str], float] = {}
         self._flagged_bad_data: set[tuple[str, str]] = set()  # (health key, error kind) already shown
+        # table -> the kind of report that last showed a fresh start, and whether the last of that kind did
+        self._set_up: dict[str, tuple[type, bool]] = {}
         hall.log.add_listener(self._count_duplicates)
 
     def sink_for(self, table: TableConfig, url: str | None = None, slot: str = "") -> TableSink:
@@ -141,15 +143,31 @@ class Ingest:
         ]
         i = 0
         while i < len(rows):
-            match_id = self.hall.current_match(table.id, sport.is_fresh_start(reports[i].report))
+            report = reports[i].report
+            fresh = self._fresh_start(table.id, report, sport.is_fresh_start(report))
+            match_id = self.hall.current_match(table.id, fresh)
             if match_id is None:
                 self._log_unbound(
                     _kind_of(reports[i].report), reports[i], {"report": _plain(reports[i].report)}
                 )
                 i += 1
                 continue
-            i += self.hall.record_reports(match_id, rows, i)  # up to where the match's status changes
+            taken = self.hall.record_reports(match_id, rows, i)  # up to where the match's status changes
+            for later in reports[i + 1 : i + taken]:  # the run's other reports leave the table set up or not
+                self._fresh_start(table.id, later.report, sport.is_fresh_start(later.report))
+            i += taken
         reports.clear()
+
+    def _fresh_start(self, table_id: str, report: object, fresh: bool) -> bool:
+        """A report that starts the table's next match: a fresh start itself, or the next report after one.
+
+        A board set up again before the last game's result was recorded (a resignation the board cannot show)
+        was that game's report; once the result is in, the next game's first report, or its clock's, begins
+        the next match as the set-up itself would have."""
+        kind, was = self._set_up.get(table_id, (None, False))
+        if fresh or type(report) is kind:
+            self._set_up[table_id] = (type(report), fresh)
+        return fresh or was
 
     def _on_hello(
         self, table: TableConfig, health: DeviceHealth, obs: Observation, hello: DeviceHello

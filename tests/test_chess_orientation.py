@@ -191,7 +191,7 @@ def test_orientation_input_is_checked() -> None:
         rc.input_from_dict({"type": "orientation", "orientation": "upside"})
     assert rc.input_to_dict(rc.Orientation("auto")) == {"type": "orientation", "orientation": "auto"}
     with pytest.raises(ValueError, match="orientation"):
-        rc.ChessConfig.from_text(None, None, "sideways")
+        rc.ChessConfig.from_text(None, None, orientation="sideways")
 
 
 # --- the venue's pin ------------------------------------------------------------------------------------------

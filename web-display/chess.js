@@ -116,6 +116,7 @@ export function moveSquares(uci) {
 
 /** Whether the board shows something other than the game position (a move being made, or out of step). */
 export function boardMoving(s) {
+  if (s.result) return false;  // a finished game shows its final position, whatever the board does after
   const game = String(s.fen || "").split(" ")[0];
   const board = String(s.board_fen || "").split(" ")[0];
   return Boolean(s.pending) || Boolean(board && game && board !== game);
@@ -123,11 +124,13 @@ export function boardMoving(s) {
 
 /**
  * The board as SVG markup (letters and numbers only, no names: safe to assign as innerHTML).
- * Draws what the physical board shows; squares where it differs from the game are marked.
+ * Draws what the physical board shows (a finished game: its final position); squares where it differs from the
+ * game are marked.
  */
 export function boardSvg(s, { flipped = false, coords = true } = {}) {
   const game = placement(s.fen);
-  const shown = s.board_fen ? placement(s.board_fen) : game;
+  // a finished game is drawn as it ended: the board set up again or analysed on is not the game
+  const shown = s.board_fen && !s.result ? placement(s.board_fen) : game;
   const moving = boardMoving(s);
   const moves = s.moves || [];
   const last = moves.length ? moves[moves.length - 1] : null;
@@ -258,8 +261,14 @@ export function statusLine(match, s, ct) {
     const reason = reasonText(s.result_reason, ct);
     return `${fmtResult(s.result)} · ${who}${reason ? ` (${reason})` : ""}`;
   }
+  if (awaitingResult(match, s)) return ct.awaitingResult;
   if (match.status === "live") return s.turn === "black" ? ct.blackToMove : ct.whiteToMove;
   return "";
+}
+
+/** Whether a live game has gone quiet with its clock stopped: a result the board cannot show is due. */
+export function awaitingResult(match, s) {
+  return match.status === "live" && !s.result && Boolean(s.awaiting_result);
 }
 
 function openAnomaly(match, code) {
@@ -387,6 +396,7 @@ export function renderChess(root, match, lang, { flipped = root.dataset.flipped 
   const status = root.querySelector(".chess-status");
   status.textContent = statusLine(match, s, ct);
   status.classList.toggle("decided", Boolean(s.result));
+  status.classList.toggle("awaiting", awaitingResult(match, s));
   const movingEl = root.querySelector(".chess-moving");
   movingEl.hidden = !moving;
   movingEl.textContent = ct.boardMoving;
@@ -484,5 +494,12 @@ export function renderChessTile(tile, match, lang) {
   }
   if (s.result) bits.push(fmtResult(s.result));
   if (boardMoving(s)) bits.push(ct.boardMoving);
+  if (awaitingResult(match, s)) bits.push(ct.awaitingResult);
+  tile.classList.toggle("chess-awaiting", awaitingResult(match, s));
+  const badge = tile.querySelector(".status");  // the wall writes "live" first; a quiet game says why
+  if (badge && awaitingResult(match, s)) {
+    badge.textContent = ct.awaitingResult;
+    badge.classList.add("awaiting");
+  }
   tile.querySelector(".history").textContent = bits.join(" · ");
 }

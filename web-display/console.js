@@ -11,6 +11,8 @@ const WAITING = new Set(["open", "acknowledged"]);
 const SYSTEM_ACTOR = "boardcast";
 const RULES_ACTOR = "rules";
 const PENALTIES = ["warning", "game_loss", "match_loss", "yellow", "yellow_red", "red"];
+const RESULTS = ["1-0", "0-1", "1/2-1/2"];
+const HOWS = ["resignation", "agreement", "forfeit", "arbiter"];  // how a chess result the board cannot see came about
 
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
 let token = null;
@@ -372,7 +374,9 @@ function drawMatches() {
       return el("tr", { "data-match": m.id, "data-status": m.status },
         el("td", { text: m.table }),
         el("td", { text: String(m.round) }),
-        el("td", {}, el("div", { text: `${names[0]} – ${names[1]}` }),
+        el("td", {}, el("div", {}, m.sport === "chess"  // the game's page, with its referee view in this tab
+          ? el("a", { href: `/match/${encodeURIComponent(m.id)}`, class: "game-link", text: `${names[0]} – ${names[1]}` })
+          : `${names[0]} – ${names[1]}`),
           contacts.length ? el("div", { class: "contacts", title: t().contacts, text: contacts.join(" | ") }) : null),
         el("td", {}, el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
           m.locked ? el("span", { class: "flag", text: t().locked }) : null),
@@ -395,7 +399,10 @@ function describe({ match, action }) {
   const names = sides(match);
   const parts = [];
   if (action.kind === "referee.anomaly") parts.push(`${b.anomaly}: ${t().states[b.state] || b.state}`);
-  if (action.kind === "referee.input" && b.input) parts.push(JSON.stringify(b.input));
+  if (action.kind === "referee.input" && b.input && b.input.how) {  // a chess result the board cannot see
+    parts.push(`${b.input.result} · ${t().hows[b.input.how] || b.input.how}`);
+    if (b.input.reason) parts.push(b.input.reason);
+  } else if (action.kind === "referee.input" && b.input) parts.push(JSON.stringify(b.input));
   if (b.penalty) parts.push(`${t().penalties[b.penalty] || b.penalty} → ${names[b.side] ?? b.side}`);
   if (b.loser != null) parts.push(`${t().loser}: ${names[b.loser] ?? b.loser}`);
   if (b.decision) parts.push(t().decisions[b.decision] || b.decision);
@@ -451,7 +458,11 @@ async function act(matchId, request) {
 function actionsFor(match) {
   const closed = ["official", "forfeit", "protested"].includes(match.status);
   const list = [];
+  // a chess result the board cannot see (resignation, agreement, forfeit, arbiter): first while the game is on
+  const result = match.sport === "chess" && !match.locked && ["scheduled", "live", "finished"].includes(match.status);
+  if (result && match.status !== "finished") list.push("result");
   if (match.status === "finished") list.push("confirm");
+  if (result && match.status === "finished") list.push("result");
   if (!match.locked && match.status !== "protested") list.push("correct");
   list.push("penalty");
   if (!match.locked && !closed) list.push("forfeit");
@@ -504,6 +515,14 @@ function drawDialog() {
       ...PENALTIES.map((p) => el("option", { value: p, text: t().penalties[p] })))));
   }
   if (action === "forfeit") fields.push(field(t().loser, sideSelect("loser", match)));
+  if (action === "result") {
+    const names = sides(match);
+    const label = { "1-0": `1–0 (${names[0]})`, "0-1": `0–1 (${names[1]})`, "1/2-1/2": "½–½" };
+    fields.push(field(t().result, el("select", { name: "result" },
+      ...RESULTS.map((r) => el("option", { value: r, text: label[r] })))));
+    fields.push(field(t().how, el("select", { name: "how" },
+      ...HOWS.map((h) => el("option", { value: h, text: t().hows[h] })))));
+  }
   if (action === "appeal") {
     const names = (match.players || []).filter(Boolean);
     fields.push(field(t().appellant, el("input", { name: "appellant", list: "appellants", required: true, value: names[0] || "" })));
@@ -517,7 +536,7 @@ function drawDialog() {
   }
   if (action === "decide") fields.push(field(t().reasoning, el("textarea", { name: "reasoning", required: true })));
   else if (action !== "confirm" && action !== "acknowledge") {
-    fields.push(field(t().reason, el("textarea", { name: "reason", required: action !== "acknowledge" })));
+    fields.push(field(t().reason, el("textarea", { name: "reason", required: action !== "result" })));
   }
   $("action-fields").replaceChildren(...fields);
   $("action-submit").textContent = action === "confirm" ? t().actions.confirm : t().submit;
@@ -528,7 +547,7 @@ function requestFromForm(form) {
   const data = new FormData(form);
   const request = { action };
   if (anomaly) request.anomaly = anomaly.id;
-  for (const key of ["reason", "reasoning", "appellant", "penalty", "decision"]) {
+  for (const key of ["reason", "reasoning", "appellant", "penalty", "decision", "result", "how"]) {
     if (data.has(key)) request[key] = String(data.get(key));
   }
   for (const key of ["side", "loser"]) if (data.has(key)) request[key] = Number(data.get(key));

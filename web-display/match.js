@@ -4,7 +4,8 @@
 import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
-import { CHESS_TEXTS, renderChess } from "./chess.js";
+import { CHESS_TEXTS, awaitingResult, renderChess } from "./chess.js";
+import { renderRefereeResult } from "./referee-result.js";
 
 const STALE_AFTER_S = 120;
 const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
@@ -83,7 +84,12 @@ export function render(match) {
     chess.dataset.status = status;
     chess.dataset.version = match.version ?? "";
     chess.dataset.official = String(Boolean(match.official));
+    if (awaitingResult(match, s)) {  // not "live" forever: the game is quiet, a result is due
+      statusEl.textContent = CHESS_TEXTS[lang].awaitingResult;
+      statusEl.classList.add("awaiting");
+    }
     renderChess(chess, match, lang);
+    renderRefereeResult(document.querySelector(".bar-right"), match, lang);  // a referee's only
     renderAge();
     return;
   }
@@ -235,7 +241,8 @@ function renderAge() {
   const age = $("age");
   if (!current || !current.updated_at) { age.textContent = current ? t().never : ""; return; }
   const seconds = Math.max(0, Math.round(Date.now() / 1000 - current.updated_at));
-  const stale = current.status === "live" && seconds > STALE_AFTER_S;
+  const waiting = Boolean(current.state && current.state.awaiting_result);  // quiet for a known reason
+  const stale = current.status === "live" && seconds > STALE_AFTER_S && !waiting;
   age.textContent = `${t().updated}: ${stale ? `${t().stale} · ` : ""}${t().ago(seconds)}`;
   age.classList.toggle("stale", stale);
   $("board").classList.toggle("stale", stale);

@@ -220,7 +220,9 @@ function renderAge(tile, match) {
   if (!match.updated_at) { age.textContent = t().never; return; }
   const seconds = Math.max(0, Math.round(Date.now() / 1000 - match.updated_at));
   const silent = match.status === "live" && deviceSilent(match);  // the table's device lost its link
-  const stale = silent || (match.status === "live" && seconds > STALE_AFTER_S);
+  // a chess game the hub shows as waiting for its result is quiet for a known reason: not stale
+  const waiting = Boolean(match.state && match.state.awaiting_result);
+  const stale = silent || (match.status === "live" && seconds > STALE_AFTER_S && !waiting);
   const marker = silent ? `${t().stale} (${t().deviceSilent})` : t().stale;
   age.textContent = stale ? `${marker} · ${t().ago(seconds)}` : t().ago(seconds);
   age.classList.toggle("stale", stale);

@@ -135,6 +135,7 @@ class DgtBoard:
         between_games_s: float = BETWEEN_GAMES_S,
         ack_delay_s: float = 0.02,
         rotated: bool = False,
+        clock_start: tuple[float, float, int | None] | None = None,
     ) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, got {speed}")
@@ -164,6 +165,11 @@ class DgtBoard:
             self.clock = Dgt3000(base, increment, adds_increment=Fault.NO_INCREMENT not in self.faults)
             self.clock.reset(0.0, high=white_side)
         self.base_s, self.increment_s = base, increment
+        # (left s, right s, running side): a clock that stayed on while this board's host was away; the first
+        # game goes on from it rather than from a clock set and started afresh
+        self.clock_start = clock_start
+        if self.clock is not None and clock_start is not None:
+            self.clock.resume(*clock_start, 0.0)  # from the moment the board runs: the host may come later
         self.placement = chess.BaseBoard(self.games[0].board().board_fen())
         self.mode = BoardMode.IDLE
         self.history: list[str] = [self.placement.board_fen()]  # after every square change
@@ -389,7 +395,9 @@ class DgtBoard:
                     await self._sleep(change.delay_s)
                     await self._set_square(change.square, change.piece)
                 self.positions.append(self.placement.board_fen())
-            if self.clock is not None:
+            if self.clock is not None and number == 0 and self.clock_start is not None:
+                await self._clock_goes_on(board, any(True for _ in game.mainline_moves()))
+            elif self.clock is not None:
                 white = self.white_side if board.turn == chess.WHITE else 1 - self.white_side
                 self.clock.reset(self.now(), high=white)
                 await self._clock_changed()
@@ -406,6 +414,24 @@ class DgtBoard:
                 await self._clock_changed()
             self.games_played += 1
         self.done.set()
+
+    async def _clock_goes_on(self, board: chess.Board, moves_left: bool) -> None:
+        """The first game goes on from `clock_start` (the clock has run on since the board was switched on): a
+        player who had moved but not pressed presses now; a clock stopped in a game not over is started."""
+        assert self.clock is not None and self.clock_start is not None
+        running = self.clock_start[2]
+        to_move = self.white_side if board.turn == chess.WHITE else 1 - self.white_side
+        if not moves_left:
+            return  # the game is over: the clock shows its final times
+        if running is None:
+            await self._sleep(START_DELAY_S)
+            self.clock.start(to_move, self.now())
+            await self._clock_changed()
+        elif running != to_move:
+            await self._sleep(self.rng.uniform(0.2, 1.0))  # the hand that moved goes to the lever
+            await self._send_reading()
+            self.clock.press(running, self.now())
+            await self._clock_changed()
 
     async def _play_move(self, board: chess.Board, move: chess.Move) -> None:
         await self._lost_stretch()

@@ -58,6 +58,14 @@ class Dgt3000:
         self.flags = [False, False]
         self._since = now
 
+    def resume(self, left_s: float, right_s: float, running: int | None, now: float) -> None:
+        """Stand as a clock that stayed on: these times, `running`'s counting down (or stopped), from `now`."""
+        self.remaining = [max(0.0, left_s), max(0.0, right_s)]
+        self.flags = [t <= 0 for t in self.remaining]
+        self.running = None if running is None or self.flags[running] else running
+        self.high = self.high if running is None else running
+        self._since = now
+
     def times(self, now: float) -> tuple[float, float]:
         """Both sides' remaining seconds at `now`."""
         self._advance(now)

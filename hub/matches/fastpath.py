@@ -2,8 +2,9 @@
 
 Where the sport offers it (`SportRules.fold_reports`), a run of device reports that are each one plain rally
 on a live match is folded in one step and a single state is built for the run; every other row goes through
-the reducer's `apply_event`. Only `hub.matches.reducer.fold_events` calls it, and the state is the one folding
-row by row gives (`tests/hub/test_matches_fastpath.py` checks it on generated noisy matches).
+the reducer's `apply_event` (whose `device_report` takes a live report through the same `fold_reports` when
+it is one plain rally). Only `hub.matches.reducer.fold_events` calls this module, and the state is the one the
+rules' `apply` gives row by row (`tests/hub/test_matches_fastpath.py` checks both on generated noisy matches).
 """
 
 from __future__ import annotations

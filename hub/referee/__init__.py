@@ -1,9 +1,10 @@
 """The referee's workflow as pure checks: what a referee may do to a match now, and the event that records it.
 
 Every action (confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a
-forfeit, open an appeal, decide it) is checked here against the match's state, the referee's role and the
-time, and becomes one event body for the log; `hub.matches.apply_event` folds it. A refusal raises with a
-message in English and Turkish and nothing is logged. No I/O and no clock: time is an argument.
+forfeit, open an appeal, decide it, record a chess result the board cannot see) is checked here against the
+match's state, the referee's role and the time, and becomes one event body for the log;
+`hub.matches.apply_event` folds it. A refusal raises with a message in English and Turkish and nothing is
+logged. No I/O and no clock: time is an argument.
 
 Rules (RULES.md §0, seed 000 §8-§10, seed 002 §6.2): a result is corrected by a new event that supersedes
 it, never by rewriting; a forfeit writes the sport's forfeit score (backgammon: match length-0); an appeal is
@@ -27,6 +28,7 @@ from hub.referee.actions import (
     correct,
     decide,
     forfeit,
+    game_result,
     handle_anomaly,
     lock_event,
     penalty,
@@ -79,6 +81,7 @@ __all__ = [
     "correct",
     "decide",
     "forfeit",
+    "game_result",
     "handle_anomaly",
     "input_fields",
     "lock_event",

@@ -1,7 +1,8 @@
 """The referee's actions as pure checks: what each one refuses, and the event that records it.
 
 Confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a forfeit, open
-an appeal and decide it; and the lock a round's results get once the next round starts.
+an appeal and decide it, record a chess result the board cannot see; and the lock a round's results get once
+the next round starts.
 """
 
 from __future__ import annotations
@@ -177,6 +178,53 @@ def decide(
             )
         body["score"], body["winner"] = list(score), _winner(score, winner)
     return RefereeEvent(EventKind.REFEREE_DECISION, body)
+
+
+_RESULT_INPUT = "set_result"  # the rules input a `result` action records: the sport's rules apply it
+_NO_RESULT_NOW = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED, MatchStatus.PROTESTED)
+
+
+def game_result(match: MatchState, result: Any, how: Any, reason: str) -> RefereeEvent:
+    """A chess result the board cannot see (resignation, agreement, forfeit, an arbiter's decision), recorded
+    as the rules' `set_result` input: the rules end the game with it, as they do a checkmate."""
+    rules = match.info.rules
+    if _RESULT_INPUT not in rules.referee_inputs:
+        raise ActionInvalid(
+            f'"action" result is for chess games; match {match.info.id} is {match.info.sport}: use correct or '
+            f"forfeit. / Bu işlem satranç oyunları içindir; {match.info.sport} maçında düzeltme ya da hükmen "
+            f"karar kullanın."
+        )
+    if result not in ("1-0", "0-1", "1/2-1/2"):
+        raise ActionInvalid(
+            f'"result" must be "1-0", "0-1" or "1/2-1/2", got {result!r} / sonuç "1-0", "0-1" ya da '
+            f'"1/2-1/2" olmalı'
+        )
+    if how is None:
+        raise ActionInvalid(
+            '"how" is required: resignation, agreement, forfeit or arbiter / "how" gerekli: terk, anlaşma, '
+            "hükmen ya da hakem kararı"
+        )
+    try:  # the rules read the input: what they accept, and nothing else, is logged
+        checked = rules.input_to_dict(
+            rules.report_from_dict({"type": _RESULT_INPUT, "result": result, "how": how, "reason": reason})
+        )
+    except ValueError:  # the result was checked above and the reason is text: only `how` is left
+        raise ActionInvalid(
+            f'"how" must be resignation, agreement, forfeit or arbiter, got {how!r} / bitiş şekli terk '
+            f"(resignation), anlaşma (agreement), hükmen (forfeit) ya da hakem kararı (arbiter) olmalı"
+        ) from None
+    if how == "agreement" and result != "1/2-1/2":
+        raise ActionInvalid(
+            f'"how" agreement gives a draw (FIDE Laws 5.2.3), not {result}: a win is a resignation, a forfeit or '
+            f"an arbiter's decision / anlaşma beraberliktir (FIDE Satranç Kuralları 5.2.3)"
+        )
+    check_unlocked(match)
+    if match.status in _NO_RESULT_NOW:
+        raise ActionRefused(
+            f"Match {match.info.id} is {match.status.value}: its result changes only by a correction or an "
+            f"appeal. / Maç kapandı: sonucu ancak düzeltme ya da itirazla değişir."
+        )
+    return RefereeEvent(EventKind.REFEREE_INPUT, {"input": checked})
 
 
 def check_unlocked(match: MatchState) -> None:

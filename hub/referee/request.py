@@ -13,6 +13,7 @@ from hub.referee.actions import (
     correct,
     decide,
     forfeit,
+    game_result,
     handle_anomaly,
     penalty,
 )
@@ -37,6 +38,7 @@ ACTION_FIELDS: dict[Action, frozenset[str]] = {  # the fields each action reads:
     Action.FORFEIT: frozenset({"action", "loser", "reason"}),
     Action.APPEAL: frozenset({"action", "appellant", "reason"}),
     Action.DECIDE: frozenset({"action", "decision", "reasoning", "score", "winner"}),
+    Action.RESULT: frozenset({"action", "result", "how", "reason"}),
 }
 
 
@@ -76,6 +78,8 @@ def prepare(match: MatchState, request: Mapping[str, Any], *, role: str, at: flo
         )
     if action is Action.FORFEIT:
         return forfeit(match, _side(request, "loser"), _text(request, "reason", required=True))
+    if action is Action.RESULT:
+        return game_result(match, request.get("result"), request.get("how"), _text(request, "reason"))
     if action is Action.APPEAL:
         return appeal(
             match, _text(request, "appellant", required=True), _text(request, "reason", required=True), at

@@ -64,6 +64,10 @@ class MatchTerms(Protocol):
     def orientation(self) -> str:
         """Chess: the board's way round, "normal" | "rotated", or "auto" (detected from the position)."""
 
+    @property
+    def awaiting_result_s(self) -> float | None:
+        """Chess: a quiet game waits for a result after this many seconds; None: the rules' default."""
+
 
 class SportDefaults(ABC, Generic[S]):
     """The parts of `SportRules` most sports share; a subclass names its sport and its rules' functions."""

@@ -78,7 +78,14 @@ def _key_pattern(name: str) -> str:
 
 # Every key the file may hold, by where it is. Any other is refused, naming the nearest of these.
 TOP_KEYS = ("venue", "tables", "matches", "referees", "team_matches", "players")
-VENUE_KEYS = ("name", "broadcast_delay_s", "show_referee_names", "allowed_hosts", "trusted_proxies")
+VENUE_KEYS = (
+    "name",
+    "broadcast_delay_s",
+    "show_referee_names",
+    "allowed_hosts",
+    "trusted_proxies",
+    "awaiting_result_s",  # chess: a quiet game waits for a result after this long
+)
 TABLE_KEYS = (
     *("id", "sport", "device", "device_id", "device_token_sha256", "wristbands", "clock", "clock_id"),
     "orientation",  # chess: which way round the board lies, "auto" | "normal" | "rotated"
@@ -87,7 +94,7 @@ MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the 
 SPORT_MATCH_KEYS = {
     "tabletennis": ("best_of", "ruleset", "first_server", "first_receiver"),
     "backgammon": ("length", "clock"),
-    "chess": ("time_control", "clock_white", "board", "team_match"),
+    "chess": ("time_control", "clock_white", "board", "team_match", "awaiting_result_s"),
 }
 TEAM_MATCH_KEYS = ("id", "round", "teams")
 REFEREE_KEYS = ("name", "role", "token_sha256")

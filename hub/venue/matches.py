@@ -6,6 +6,7 @@ backgammon (length, clock); a key of another sport's matches is refused saying w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -29,6 +30,10 @@ def parse_matches(
 ) -> tuple[MatchInfo, ...]:
     """The `[[matches]]` entries, each checked against its table's sport."""
     matches: list[MatchInfo] = []
+    venue = data.get("venue")
+    quiet = None
+    if isinstance(venue, dict) and "awaiting_result_s" in venue:
+        quiet = awaiting_result_s(venue["awaiting_result_s"], partial(fail, "venue", None))
     for i, m in enumerate(array(data, "matches", fail)):
         at = partial(fail, "matches", i)
         table = next((t for t in tables if t.id == m.get("table")), None)
@@ -38,7 +43,11 @@ def parse_matches(
             raise at("id", f"match {mid!r} is defined twice / maç iki kez tanımlı")
         if table is None:
             raise at("table", f"no table {m.get('table')!r} in [[tables]] / böyle bir masa yok")
-        matches.append(_match(m, mid, table, team_matches, matches, at))
+        match = _match(m, mid, table, team_matches, matches, at)
+        if match.sport == "chess" and (quiet is not None or "awaiting_result_s" in m):
+            own = m.get("awaiting_result_s")
+            match = replace(match, awaiting_result_s=quiet if own is None else awaiting_result_s(own, at))
+        matches.append(match)
     return tuple(matches)
 
 
@@ -107,7 +116,7 @@ def _match(
         clock_white,
         board,
         team_match,
-        table.orientation,
+        orientation=table.orientation,
     )
 
 
@@ -169,6 +178,18 @@ def _chess_fields(
     if not isinstance(board, int) or isinstance(board, bool) or board not in CHESS_BOARD_CATEGORIES:
         raise fail("board", f"must be a board number 1-8, got {board!r} / 1-8 arası masa numarası olmalı")
     return control, clock_white, board, team_match
+
+
+def awaiting_result_s(value: Any, fail) -> float:
+    """`awaiting_result_s`: seconds a chess game's board and stopped clock stay unchanged before the game is
+    shown as waiting for a result (a resignation or a draw agreed the board cannot show)."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 10 <= value <= 24 * 3600:
+        raise fail(
+            "awaiting_result_s",
+            f"must be a number of seconds from 10 to 86400, got {value!r} "
+            f"/ 10-86400 arası saniye olmalı, verilen {value!r}",
+        )
+    return float(value)
 
 
 def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:

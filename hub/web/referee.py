@@ -134,7 +134,8 @@ class RefereeRoutes:
         try:  # checked against the working state and recorded with no await between: nothing slips in
             event = prepare(self.ctx.hall.working[match_id], wanted, role=referee.role, at=at)
         except ActionInvalid as exc:
-            raise Invalid(str(exc), ("action", *wanted)) from None
+            # a field missing from the request is named too: the action's own fields after the sent ones
+            raise Invalid(str(exc), ("action", *wanted, *sorted(action_fields(wanted) or ()))) from None
         stored = self.ctx.hall.record(match_id, event.kind, event.body, at, actor=referee.name)
         await stored
         log.info("referee %s: %s on %s", referee.name, event.kind.value, match_id)

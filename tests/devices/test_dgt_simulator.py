@@ -150,6 +150,18 @@ def test_dgt3000_set_and_run_and_the_lever_bits() -> None:
     assert clock.running is None and clock.shown(100.0) == (60, 60)
 
 
+def test_dgt3000_resumed_goes_on_from_where_it_stood() -> None:
+    clock = Dgt3000(300, 3)
+    clock.resume(250.5, 280.0, RIGHT, 0.0)  # a clock that stayed on while its host was away
+    assert clock.shown(10.0) == (251, 270) and clock.running == RIGHT
+    clock.press(RIGHT, 10.0)
+    assert clock.shown(10.0) == (251, 273) and clock.running == LEFT
+    clock.resume(0.0, 12.0, LEFT, 20.0)  # a side at zero shows its flag and does not run
+    assert clock.running is None and clock.flags == [True, False]
+    clock.resume(60.0, 61.0, None, 30.0)  # a stopped clock stays stopped
+    assert clock.shown(100.0) == (60, 61)
+
+
 def test_time_controls_and_pgn_are_read_or_refused_with_the_reason() -> None:
     assert parse_time_control("5400+30") == (5400, 30)
     assert parse_time_control(" 300 ") == (300, 0)

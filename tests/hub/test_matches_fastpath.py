@@ -1,12 +1,13 @@
-"""Replay's shortcut (`hub/matches/fastpath.py`) against the plain reducer: a match's log rows folded by
-`fold_events`, which takes runs of plain rallies in one step each (`SportRules.fold_reports`), give exactly the
-state `apply_event` gives folding them row by row, on generated matches with a noisy board, referee inputs,
-ticks, anomalies and a confirmation, cut anywhere."""
+"""The rally shortcut (`SportRules.fold_reports`) against the plain reducer: a match's log rows folded by
+`fold_events` (replay: runs of plain rallies in one step each) and a live match's reports through
+`apply_event` (one plain rally at a time) give exactly the state the rules' `apply` gives row by row, on
+generated matches with a noisy board, referee inputs, ticks, anomalies and a confirmation, cut anywhere."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -71,10 +72,16 @@ def _info(plan: Plan) -> MatchInfo:
     )
 
 
+def _plain() -> Any:
+    """The plain reducer: no shortcut, live or in replay (the rules' `apply` for every row)."""
+    return patch.object(SPORTS["tabletennis"], "fold_reports", None)
+
+
 def _step_by_step(info: MatchInfo, rows: list[tuple[int, str, float, str | None, Any]]) -> MatchState:
     state = new_match(info)
-    for offset, kind, at, actor, body in rows:
-        state = apply_event(state, kind, body, offset, at, actor).state
+    with _plain():
+        for offset, kind, at, actor, body in rows:
+            state = apply_event(state, kind, body, offset, at, actor).state
     return state
 
 
@@ -97,6 +104,45 @@ def test_folding_runs_of_rallies_gives_the_state_folding_row_by_row_gives(
     part, count = fold_events(new_match(info), rows, up_to=cut)  # replay up to a version
     assert count == min(cut, len(rows))
     _same(part, _step_by_step(info, rows[:cut]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(plans(), st.booleans())
+def test_a_live_report_taken_as_one_rally_gives_what_the_rules_give(
+    drawn: tuple[Plan, int], noise: bool
+) -> None:
+    """`apply_event` on a live match takes a report the shortcut reads as one plain rally through it: the same
+    state, facts and anomalies as the rules' `apply`, report by report."""
+    plan, seed = drawn
+    quick = plain = new_match(_info(plan))
+    for offset, kind, at, actor, body in _rows(plan, seed, noise):
+        fast = apply_event(quick, kind, body, offset, at, actor)
+        with _plain():
+            slow = apply_event(plain, kind, body, offset, at, actor)
+        assert (fast.state, fast.facts, fast.anomalies) == (slow.state, slow.facts, slow.anomalies), body
+        quick, plain = fast.state, slow.state
+    _same(quick, plain)
+
+
+def test_live_reports_take_the_shortcut(monkeypatch) -> None:
+    """The shortcut is taken live: every report of a legal match but its first display, the change of ends at 5
+    in the deciding game, the match point and the board's display after it."""
+    taken = 0
+
+    def counting(state, rows, start, end):
+        nonlocal taken
+        after, folded, facts = tt.fold_rallies(state, rows, start, end)
+        taken += folded
+        return after, folded, facts
+
+    monkeypatch.setattr(SPORTS["tabletennis"], "fold_reports", counting)
+    plan = Plan(5, False, "A", "B", True, None, None, None, False)
+    rows = _rows(plan, 3, noise=False)
+    state = new_match(_info(plan))
+    for offset, kind, at, actor, body in rows:
+        state = apply_event(state, kind, body, offset, at, actor).state
+    assert taken == len(rows) - 4
+    _same(state, _step_by_step(_info(plan), rows))
 
 
 def test_the_run_shortcut_is_taken_and_agrees(monkeypatch) -> None:

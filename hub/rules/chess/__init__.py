@@ -10,7 +10,12 @@ any scan order. The reducer keeps the last snapshot and decides what it means on
   move from an earlier position (the last move corrected);
 - both kings on d4/e4/d5/e5: the DGT result signal, never a move;
 - a move the rules forbid (`chess.illegal_move`, kept only if the arbiter says so: `KeepIllegal`);
-- anything else: a board out of step with the game (`chess.board_mismatch` once it lasts).
+- anything else: a board out of step with the game (`chess.board_mismatch` once it lasts), among them the
+  start position after more than four plies: pieces set up again, never a takeback of the whole game.
+
+A game with a result is frozen: later boards and clock readings never change its moves, position or clock
+(a result signal is still read); `SetResult("*")` reopens it. A live game whose board and stopped clock stay
+unchanged for `quiet_s` raises `chess.awaiting_result` once, resolved by a result, a move or a running clock.
 
 A clock press completes a move, so a press decides at once. Clock readings are left/right as on the table;
 the reducer binds them to colours (the side running before White's first move is White's, checked at every

@@ -29,6 +29,8 @@ from hub.rules.chess.model import (
 from hub.rules.chess.moves import _complete, _settle
 from hub.rules.chess.timecontrol import _num, time_control_text
 
+RAN_ON_SLACK_MS = 500  # the link's delay on top of two display steps, when times are summed over a gap
+
 
 def _reading_of(report: ChessClockState, at: float) -> ClockReading | None:
     """The report as a reading, or None when its fields are not two times and two pairs of flags."""
@@ -85,6 +87,10 @@ def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> Che
 def _on_clock(
     state: ChessState, reading: ClockReading, at: float, out: Out, *, press_side: int | None = None
 ) -> ChessState:
+    if state.result is not None:
+        # The game is over: its clock times are the final ones. What the clock shows afterwards (reset for
+        # the next game, left running) is in the log as the device reported it, never applied to the game.
+        return _settle(state, at, out)
     state = _settle(state, at, out)
     if reading.running not in (None, 0, 1) or min(reading.remaining_ms) < 0 or reading.resolution_ms <= 0:
         out.anomaly(
@@ -120,6 +126,11 @@ def _on_clock(
     explained = [False, False]
     if pressed is not None:
         explained[pressed] = True
+    unseen = None if prev is None or press_side is not None or over else _ran_on(state, prev, reading, at)
+    if unseen is not None:
+        assert prev is not None  # `_ran_on` compares two readings
+        explained = [True, True]  # every time the clock gained came from presses the hub did not see
+        out.fact("clock_ran_on", presses=unseen, since=prev.at, remaining_ms=list(reading.remaining_ms))
     state, explained = _periods(state, prev, reading, at, out, explained)
     if prev is not None and not over:
         _time_increases(state, prev, reading, explained, out)
@@ -130,11 +141,52 @@ def _on_clock(
     if pressed is not None and reading.running is not None:
         turn_start[reading.running] = reading.remaining_ms[reading.running]
     new_state = replace(
-        state, clock=reading, last_running=running, turn_start_ms=(turn_start[0], turn_start[1])
+        state,
+        clock=reading,
+        last_running=running,
+        turn_start_ms=(turn_start[0], turn_start[1]),
+        clock_changed_at=at,
     )
     if pressed is not None and not over:
-        new_state = _press(new_state, pressed, prev, reading, at, out)
+        # presses missed while the hub was away: the board is read, but no single press can be judged
+        new_state = _press(new_state, pressed, None if unseen else prev, reading, at, out)
     return _flags(new_state, prev, reading, at, out)
+
+
+def _ran_on(state: ChessState, prev: ClockReading, reading: ClockReading, at: float) -> int | None:
+    """How many presses (two or more) the hub missed between two readings of a Fischer clock that ran on
+    meanwhile (a hub restart, a lost link: a DGT 3000 keeps running), or None when the readings do not say so.
+
+    Both times together fall by the time that passed and rise by one increment a press: the one count of
+    presses that fits (with the parity of the side now running) explains any time either side gained."""
+    control = state.control
+    if control is None or prev.running is None or reading.running is None:
+        return None  # a stopped clock does not run on: time it gained was set by hand
+    res = max(prev.resolution_ms, reading.resolution_ms)
+    turned = reading.running != prev.running
+    if not turned and all(reading.remaining_ms[s] <= prev.remaining_ms[s] + res for s in (0, 1)):
+        return None  # nothing gained and no side change: the reading needs no explaining
+    period = clk.period_for(control, state.periods_added[prev.running])
+    other = clk.period_for(control, state.periods_added[1 - prev.running])
+    increment_ms = round(period.increment_s * 1000)
+    same = (other.increment_s, other.delay_mode) == (period.increment_s, period.delay_mode)
+    slack = 2 * res + RAN_ON_SLACK_MS  # two displays' rounding and the link's delay
+    if period.delay_mode is not clk.DelayMode.NONE or increment_ms <= slack or not same:
+        return None  # no Fischer increment (a clock that ran on never gains), or one too small to count
+    gained = sum(reading.remaining_ms) - sum(prev.remaining_ms) + (at - prev.at) * 1000
+    # the count of presses has the parity of the side change: candidates two increments apart, one fits
+    nearest = round(gained / increment_ms)
+    presses = min(
+        (n for n in (nearest - 1, nearest, nearest + 1) if n % 2 == int(turned)),
+        key=lambda n: abs(gained - n * increment_ms),
+    )
+    if presses < 2 or abs(gained - presses * increment_ms) > slack:
+        return None
+    first = prev.running  # the side running before presses first, then they alternate
+    for side, count in ((first, (presses + 1) // 2), (1 - first, presses // 2)):
+        if reading.remaining_ms[side] > prev.remaining_ms[side] + count * increment_ms + slack:
+            return None
+    return presses
 
 
 def _same_reading(a: ClockReading, b: ClockReading) -> bool:

@@ -14,6 +14,7 @@ from hub.rules.chess.board import _placement
 from hub.rules.chess.model import (
     COLOUR_NAMES,
     REFEREE_INPUTS,
+    RESULT_HOWS,
     RESULTS,
     SIDE_NAMES,
     ChessConfig,
@@ -76,7 +77,8 @@ def to_dict(state: ChessState) -> dict[str, Any]:
     board = state.game.board
     return {
         "fen": board.fen(),
-        "board_fen": state.shown,
+        # a finished game shows its final position: what the board shows afterwards is not the game's
+        "board_fen": state.shown if state.result is None else state.game.placement,
         "turn": COLOUR_NAMES[board.turn],
         "moves": [
             {
@@ -95,6 +97,7 @@ def to_dict(state: ChessState) -> dict[str, Any]:
         "pending": state.result is None and state.shown != state.game.placement,
         "time_control": None if state.control is None else time_control_text(state.control),
         "resume": _resume_to_dict(state),
+        "awaiting_result": state.awaiting_open,
     }
 
 
@@ -126,6 +129,7 @@ def _config_to_dict(cfg: ChessConfig) -> dict[str, Any]:
         "illegal_s": cfg.illegal_s,
         "mismatch_s": cfg.mismatch_s,
         "flag_slack_s": cfg.flag_slack_s,
+        "quiet_s": cfg.quiet_s,
         "orientation": cfg.orientation,
     }
 
@@ -173,6 +177,8 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
         "periods_added": list(state.periods_added),
         "presses": state.presses,
         "clock_checked": state.clock_checked,
+        "shown": state.shown,  # the public board_fen is the final position once the game is over
+        "clock_changed_at": state.clock_changed_at,
         "rotated": state.rotated,
         "orientation_source": state.orientation_source,
     }
@@ -190,7 +196,8 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         c["illegal_s"],
         c["mismatch_s"],
         c["flag_slack_s"],
-        c.get("orientation", "auto"),  # snapshots from before boards were read either way round
+        c.get("quiet_s", ChessConfig().quiet_s),  # a snapshot from before the key
+        orientation=c.get("orientation", "auto"),  # snapshots from before boards were read either way round
     )
     moves = tuple(
         PlayedMove(m["uci"], m["san"], m["at"], m["clock_ms"], m.get("illegal", False)) for m in d["moves"]
@@ -201,7 +208,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
     return ChessState(
         config=config,
         moves=moves,
-        shown=d["board_fen"],
+        shown=r.get("shown", d["board_fen"]),
         shown_at=r["shown_at"],
         recent=tuple(r["recent"]),
         magic=tuple(r["magic"]),
@@ -239,6 +246,8 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         presses=r["presses"],
         clock_checked=r["clock_checked"],
         game=Game.replay(m.uci for m in moves),
+        clock_changed_at=r.get("clock_changed_at"),
+        awaiting_open=d.get("awaiting_result", False),
         rotated=r.get("rotated", False),
         orientation_source=r.get("orientation_source"),
     )
@@ -267,6 +276,8 @@ def input_to_dict(item: Any) -> dict[str, Any]:
     if isinstance(item, KeepIllegal):
         return {"type": "keep_illegal"}
     if isinstance(item, SetResult):
+        if item.how:  # only when given: the inputs logged before `how` existed encode as they did
+            return {"type": "set_result", "result": item.result, "reason": item.reason, "how": item.how}
         return {"type": "set_result", "result": item.result, "reason": item.reason}
     if isinstance(item, TakeBack):
         return {"type": "take_back", "plies": item.plies}
@@ -282,6 +293,9 @@ _Result = Literal["1-0", "0-1", "1/2-1/2", "*"]  # a result, or "*": none yet
 _Side = Literal["left", "right"]
 if get_args(_Result) != (*RESULTS, "*") or get_args(_Side) != SIDE_NAMES:
     raise ImportError("the chess input types disagree with the model's RESULTS or SIDE_NAMES")
+_How = Literal["resignation", "agreement", "forfeit", "arbiter"]
+if get_args(_How) != RESULT_HOWS:
+    raise ImportError("the chess input types disagree with the model's RESULT_HOWS")
 
 
 class _Input(msgspec.Struct, tag_field="type", frozen=True):
@@ -345,9 +359,10 @@ class _KeepIllegal(_Input, tag="keep_illegal", frozen=True):
 class _SetResult(_Input, tag="set_result", frozen=True):
     result: _Result
     reason: str | None = None
+    how: _How | None = None
 
     def input(self) -> Input:
-        return SetResult(self.result, self.reason or "")
+        return SetResult(self.result, self.reason or "", self.how or "")
 
 
 class _TakeBack(_Input, tag="take_back", frozen=True):
@@ -392,6 +407,7 @@ _MUST = {
     "data": "an object",
     "result": '"1-0", "0-1", "1/2-1/2" or "*"',
     "reason": "text",
+    "how": '"resignation", "agreement", "forfeit" or "arbiter"',
     "plies": "a whole number from 1",
     "white": '"left" or "right"',
     "orientation": '"auto", "normal" or "rotated"',

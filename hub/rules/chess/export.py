@@ -15,6 +15,11 @@ _TERMINATION = {
     "seventyfive_moves": "normal",
     "fivefold_repetition": "normal",
     "result_signal": "normal",
+    # results the board cannot see (the arbiter's `result` action): as lichess and other relays write them
+    "resignation": "normal",
+    "agreement": "normal",
+    "forfeit": "forfeit",
+    "arbiter": "adjudication",
 }
 _LINE = 79  # PGN export format: lines shorter than 80 characters
 

@@ -24,6 +24,9 @@ RESULTS = ("1-0", "0-1", "1/2-1/2")
 SIDE_NAMES = ("left", "right")
 COLOUR_NAMES = {chess.WHITE: "white", chess.BLACK: "black"}
 REFEREE_INPUTS = ("keep_illegal", "set_result", "take_back", "clock_sides", "orientation")
+# how a result the board cannot see came about (FIDE Laws 5.1.2 resignation, 9.1.2 agreement, 6.7/11 forfeit
+# and arbiter's decisions); it becomes the game's result_reason and the PGN's Termination
+RESULT_HOWS = ("resignation", "agreement", "forfeit", "arbiter")
 CENTRE = chess.BB_D4 | chess.BB_E4 | chess.BB_D5 | chess.BB_E5
 MAGIC_RESULTS = {"white_wins": "1-0", "black_wins": "0-1", "draw": "1/2-1/2"}
 BOARD_ENDINGS = (
@@ -62,11 +65,17 @@ class ChessConfig:
     illegal_s: float = 5.0  # an illegal-looking board unchanged this long is flagged (a press flags at once)
     mismatch_s: float = 10.0  # a board out of step with the game this long is flagged
     flag_slack_s: float = 2.0  # a running clock this far past zero with no reading is taken as fallen
+    # a game whose board and stopped clock have not changed this long is waiting for a result it cannot see
+    quiet_s: float = 180.0
     orientation: str = "auto"  # ORIENTATIONS: the venue pins a board's way round, or the rules detect it
 
     @classmethod
     def from_text(
-        cls, time_control: str | None, clock_white: str | None = None, orientation: str = "auto"
+        cls,
+        time_control: str | None,
+        clock_white: str | None = None,
+        quiet_s: float | None = None,
+        orientation: str = "auto",
     ) -> ChessConfig:
         """The configuration from the venue's texts; raises ValueError (English / Turkish) on bad text."""
         if clock_white not in (None, "left", "right"):
@@ -80,7 +89,9 @@ class ChessConfig:
                 f'orientation "auto", "normal" ya da "rotated" olmalı'
             )
         control = parse_time_control(time_control) if time_control is not None else None
-        return cls(control, clock_white, orientation=orientation)
+        if quiet_s is None:
+            return cls(control, clock_white, orientation=orientation)
+        return cls(control, clock_white, quiet_s=quiet_s, orientation=orientation)
 
     @property
     def time_control(self) -> str | None:
@@ -103,10 +114,12 @@ class KeepIllegal:
 
 @dataclass(frozen=True, slots=True)
 class SetResult:
-    """The arbiter sets the result ("1-0", "0-1", "1/2-1/2"), or reopens the game with "*"."""
+    """The arbiter sets the result ("1-0", "0-1", "1/2-1/2"), or reopens the game with "*"; `how` (one of
+    RESULT_HOWS, or "") says how a result the board cannot see came about."""
 
     result: str
     reason: str = ""
+    how: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +315,8 @@ class ChessState:
     presses: int = 0
     clock_checked: bool = False
     game: Game = field(default_factory=Game.start, compare=False, repr=False)
+    clock_changed_at: float | None = None  # when the clock's display last changed (times, running side)
+    awaiting_open: bool = False  # a chess.awaiting_result anomaly waits for a result or for play
     rotated: bool = False  # the board lies a1 at Black's left: its reports are read turned round (a1<->h8)
     orientation_source: str | None = None  # who decided `rotated`: "auto" | "venue" | "referee"
 

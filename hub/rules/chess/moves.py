@@ -78,6 +78,8 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
     if not press and waited < cfg.settle_s and not overdue:
         return state
     reading, lag = _settled_reading(state)
+    if reading.kind is Kind.TAKEBACK and _set_up_again(state, reading):
+        reading = Reading(Kind.UNKNOWN, squares=_differing(state.game.placement, state.shown))
     if reading.kind is Kind.UNKNOWN:  # a settled board a few plies ahead, after a gap (a reconnect)?
         reading = _gap_reading(state.game, state.shown) or reading
     if reading.kind is Kind.UNKNOWN:  # or a board that lies the other way round, found only now?
@@ -102,6 +104,22 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
     if overdue:
         return _flag_mismatch(state, reading, at, out)
     return state
+
+
+SET_UP_PLIES = 4  # a board back at the start after more plies than this is set up again, not taken back
+
+
+def _set_up_again(state: ChessState, reading: Reading) -> bool:
+    """The pieces back on their start squares after a game of some length: set up for a new game (after a
+    resignation or a draw agreed the board cannot show), never a takeback of the whole game. The arbiter can
+    still take the game back with `TakeBack`."""
+    return reading.rewind > SET_UP_PLIES and state.shown == chess.STARTING_BOARD_FEN
+
+
+def _differing(game: str, shown: str) -> tuple[str, ...]:
+    """The squares where two placements differ, a1 first."""
+    a, b = chess.BaseBoard(game), chess.BaseBoard(shown)
+    return tuple(chess.square_name(s) for s in chess.SQUARES if a.piece_at(s) != b.piece_at(s))
 
 
 def _settled_reading(state: ChessState) -> tuple[Reading, bool]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from devices.observations import ChessBoardState, ChessClockState, DeviceEvent
 from hub.rules.base import Outcome, Severity
 from hub.rules.chess.clock import _on_clock, _on_event, _on_tick, _reading_of
@@ -24,6 +26,7 @@ from hub.rules.chess.referee import _on_clock_sides, _on_keep_illegal, _on_set_r
 def apply(state: ChessState, item: Input, at: float) -> Outcome[ChessState]:
     """Fold one input into the game; never raises on what a device reported, reports it."""
     out = Out()
+    before = state
     if isinstance(item, ChessBoardState):
         state = _on_board(state, item, at, out)
     elif isinstance(item, ChessClockState):
@@ -62,4 +65,49 @@ def apply(state: ChessState, item: Input, at: float) -> Outcome[ChessState]:
             f"Satranç kuralları tanımadığı bir girdi aldı ({type(item).__name__}); saklandı ve atlandı.",
             type=type(item).__name__,
         )
+    state = _watch_quiet(before, state, at, out)
     return Outcome(state, tuple(out.facts), tuple(out.anomalies))
+
+
+def _watch_quiet(before: ChessState, state: ChessState, at: float, out: Out) -> ChessState:
+    """A live game whose board and stopped clock have not changed for `quiet_s` waits for a result the board
+    cannot see (a resignation, a draw agreed): flagged once, resolved by a result, a move or a running clock."""
+    running = state.clock is not None and state.clock.running is not None
+    if state.awaiting_open:
+        if state.result is not None:
+            out.fact("anomaly_resolved", code="chess.awaiting_result", how="a result was recorded")
+            return replace(state, awaiting_open=False)
+        if state.moves is not before.moves or running:
+            out.fact("anomaly_resolved", code="chess.awaiting_result", how="play resumed")
+            return replace(state, awaiting_open=False)
+        return state
+    if running or state.result is not None or not state.moves:  # a game not yet begun waits for nothing
+        return state
+    since = quiet_since(state)
+    if at - since < state.config.quiet_s:
+        return state
+    minutes = (at - since) / 60
+    out.anomaly(
+        "chess.awaiting_result",
+        Severity.INFO,
+        f"The board and the clock have not changed for {minutes:.0f} min after ply {len(state.moves)} with the "
+        f"clock stopped: the game may have ended in a way the board cannot show (resignation, draw agreed); "
+        f"record the result.",
+        f"Tahta ve saat {minutes:.0f} dakikadır değişmedi ({len(state.moves)}. yarım hamleden sonra, saat "
+        f"durmuş): oyun tahtanın gösteremeyeceği bir biçimde bitmiş olabilir (terk, anlaşmalı beraberlik); "
+        f"sonucu girin.",
+        ply=len(state.moves),
+        since=since,
+        quiet_s=state.config.quiet_s,
+    )
+    return replace(state, awaiting_open=True)
+
+
+def quiet_since(state: ChessState) -> float:
+    """When the board, the clock's display or the game last changed (the game has at least one move)."""
+    since = state.moves[-1].at
+    if state.shown_at is not None and state.shown_at > since:
+        since = state.shown_at
+    if state.clock_changed_at is not None and state.clock_changed_at > since:
+        since = state.clock_changed_at
+    return since

@@ -59,13 +59,15 @@ def _on_set_result(state: ChessState, item: SetResult, at: float, out: Out) -> C
             result=item.result,
         )
         return state
-    out.fact(
-        "game_over", result=item.result, reason=item.reason or "referee", ply=len(state.moves), by="referee"
-    )
+    # `how` (resignation, agreement, forfeit, arbiter) names the ending as the Laws do; the free reason is
+    # then the arbiter's note, which stays in the logged input (a note is the referees' own, never public)
+    ending = item.how or item.reason or "referee"
+    fact: dict[str, Any] = {"how": item.how} if item.how else {}
+    out.fact("game_over", result=item.result, reason=ending, ply=len(state.moves), by="referee", **fact)
     return replace(
         state,
         result=item.result,
-        result_reason=item.reason or "referee",
+        result_reason=ending,
         illegal=None,
         mismatch_open=False,
         out_since=None,

@@ -1,0 +1,63 @@
+"""The demo's chess team match finishes: a real `boardcast demo` with eight simulated DGT boards on real
+pseudo-terminals, whose games that ended by resignation or agreement get their result from the demo's
+arbiter (logged under its name), so the team match reaches match points and can be confirmed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from devices.simulators.dgt_board import games_from_pgn
+from hub.demo import CHESS_GAMES
+from hub.demo_arbiter import DEMO_ARBITER
+from tests.conftest import DemoProcess, get_json, start_demo
+from tests.hubsupport import get_json_as, post_json
+
+GAMES = games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def chess_demo(tmp_path: Path) -> Iterator[DemoProcess]:
+    demo = start_demo(tmp_path / "data", speed=60, tables=1, chess_boards=8)
+    yield demo
+    demo.stop()
+
+
+def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(chess_demo: DemoProcess) -> None:
+    url = chess_demo.url
+    deadline = time.monotonic() + 150
+    while not (team := get_json(url + "api/team-matches/TM-R1"))["complete"]:
+        assert time.monotonic() < deadline, f"the team match did not finish: {team['decided']} of 8 decided"
+        time.sleep(1)
+    assert team["decided"] == 8 and team["match_points"] is not None
+    assert sorted(team["match_points"]) in ([0, 2], [1, 1])
+
+    status, games = get_json_as(url + "api/referee/matches", chess_demo.token)
+    assert status == 200
+    chess_games = {g["id"]: g for g in games if g["sport"] == "chess"}
+    by_arbiter = 0
+    for board, original in enumerate(GAMES, start=1):
+        game = chess_games[f"CH-R1-B{board}"]
+        assert game["status"] == "finished"
+        mated = original.end().board().is_checkmate()
+        state = get_json(url + f"api/matches/{game['id']}")["state"]
+        reason = state["result_reason"]
+        if reason in ("resignation", "agreement"):  # the board could not show it: the demo's arbiter said it
+            by_arbiter += 1
+            assert state["result"] == original.headers["Result"]
+            actions = [a for a in game["actions"] if a["kind"] == "referee.input"]
+            assert [a["actor"] for a in actions] == [DEMO_ARBITER]
+            assert actions[0]["body"]["input"]["how"] == reason
+        else:
+            assert reason in ("checkmate", "flag_fall"), (board, reason)
+            assert not mated or reason == "checkmate"
+    assert by_arbiter >= 5  # six of the eight real games ended off the board
+
+    # confirming makes the team match official, as for any match
+    for game_id in chess_games:
+        status, answer = post_json(url + f"api/matches/{game_id}/confirm", {}, chess_demo.token)
+        assert status == 200, answer
+    assert get_json(url + "api/team-matches/TM-R1")["official"] is True
