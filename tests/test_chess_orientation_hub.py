@@ -32,7 +32,11 @@ async def test_a_rotated_dgt_board_on_a_pty_reads_as_the_right_way_round(tmp_pat
             tmp_path, Venue("Satranç", tables, matches, referees), lambda: board.run_on_fd(pty.master_fd)
         ) as url:
             inputs = url + "api/matches/G1/inputs"
-            await until(url + "api/matches/G1", lambda m: m["version"] >= 1)
+            first = await until(url + "api/matches/G1", lambda m: len(m["state"]["moves"]) >= 1, within=30)
+            said = [
+                f["data"] for f in first["facts"] if f["kind"] == "board_orientation"
+            ]  # the newest 30 kept
+            assert [(d["orientation"], d["source"], d["ply"]) for d in said] == [("rotated", "auto", 0)]
             status, error = await asyncio.to_thread(
                 post_json, inputs, {"type": "orientation", "orientation": "up"}
             )
@@ -73,10 +77,15 @@ async def test_plies_played_out_of_reach_are_read_from_the_board_after_the_recon
         ) as url:
             await until(url + "api/matches/G1", lambda m: len(m["state"]["moves"]) >= 3, within=30)
             board.lose_plies(3)  # from the next ply: 3...Bg4 4.dxe5 Bxf3 or one later, each the only order
+            read = await until(url + "api/matches/G1", lambda m: len(m["state"]["moves"]) >= 7, within=60)
+            assert board.lost_from is not None and 3 <= board.lost_from <= 5
+            gaps = [f["data"] for f in read["facts"] if f["kind"] == "board_gap"]
+            assert [(g["ply"], g["moves"]) for g in gaps] == [
+                (board.lost_from, expected[board.lost_from : board.lost_from + 3])
+            ]
             done = await until(
                 url + "api/matches/G1", lambda m: len(m["state"]["moves"]) >= len(expected), within=120
             )
-            assert board.lost_from is not None and 3 <= board.lost_from <= 5
             assert [m["uci"] for m in done["state"]["moves"]] == expected
             codes = [a["code"] for a in done["anomalies"]]
             assert "chess.board_mismatch" not in codes and "chess.move_without_press" not in codes, codes

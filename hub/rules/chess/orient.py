@@ -1,9 +1,10 @@
 """Which way round the board lies: a board set up with its a1 corner at Black's left reports every square
 turned 180 degrees (a1<->h8). Its reports are read turned back, so the game sees the same moves either way.
 
-Detected from the position (`auto`): the start position or the game's position seen turned round, or a settled
-board that only the turned reading explains (a move, or a gap's plies, on from the game); the venue may pin it per table and the arbiter may flip it. What was decided is logged as a fact, with its
-source; the report as the board sent it stays in the log untouched.
+Detected from the position (`auto`): the start position or the game's position seen turned round, or a
+settled board that only the turned reading explains (a move, or a gap's plies, on from the game); the venue
+may pin it per table and the arbiter may flip it. What was decided is logged as a fact, with its source; the
+report as the board sent it stays in the log untouched.
 """
 
 from __future__ import annotations
