@@ -57,6 +57,14 @@ def fold_with_runs(
 def _after_run(match: MatchState, sport_state: Any, last: tuple[Any, ...]) -> MatchState:
     """A run decides no match and raises no anomaly: status, anomalies and the rest stand."""
     offset, _kind, at, _actor, _body = last
+    return after_rallies(match, sport_state, offset, at, ())
+
+
+def after_rallies(
+    match: MatchState, sport_state: Any, offset: int, at: float, facts: tuple[FactRecord, ...]
+) -> MatchState:
+    """A live match after plain rallies up to `offset`: its status and anomalies stand (a rally the shortcut
+    takes decides no match and raises none), its facts are `facts`."""
     return MatchState(
         match.info,
         sport_state,
@@ -68,7 +76,7 @@ def _after_run(match: MatchState, sport_state: Any, last: tuple[Any, ...]) -> Ma
         match.confirmed_by,
         match.confirmed_at,
         match.anomalies,
-        (),
+        facts,
         match.referee,
     )
 

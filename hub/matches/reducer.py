@@ -11,9 +11,9 @@ from typing import Any
 
 import hub.matches.actions as actions
 from hub.matches.effects import audited, fold_rules, keep_anomalies, keep_facts, settle
-from hub.matches.fastpath import fold_with_runs
+from hub.matches.fastpath import after_rallies, fold_with_runs
 from hub.matches.model import MAX_KEPT_FACTS, EventKind, MatchOutcome, MatchState, MatchStatus
-from hub.rules.base import Anomaly, Fact, Severity
+from hub.rules.base import Anomaly, Severity
 from hub.sports import SPORTS
 
 Handler = Callable[[MatchState, dict[str, Any], int, float, str | None], MatchOutcome]
@@ -71,29 +71,9 @@ def device_report(
         sport_state, folded, run_facts = fold_reports(match.sport_state, (row,), 0, 1)
         if folded:
             facts = tuple([fact for _, fact in run_facts(MAX_KEPT_FACTS)])
-            return MatchOutcome(_after_rally(match, sport_state, facts, offset, at), facts, ())
+            kept = keep_facts(match.facts, facts, offset, at)
+            return MatchOutcome(after_rallies(match, sport_state, offset, at, kept), facts, ())
     return _through_rules(match, rules.report_from_dict(body["report"]), body, offset, at)
-
-
-def _after_rally(
-    match: MatchState, sport_state: Any, facts: tuple[Fact, ...], offset: int, at: float
-) -> MatchState:
-    """A live match after one plain rally: its status and anomalies stand (a rally the shortcut takes decides
-    no match and raises none), its facts are kept."""
-    return MatchState(
-        match.info,
-        sport_state,
-        match.status,
-        offset,
-        at,
-        match.started_at,
-        match.finished_at,
-        match.confirmed_by,
-        match.confirmed_at,
-        match.anomalies,
-        keep_facts(match.facts, facts, offset, at),
-        match.referee,
-    )
 
 
 def tick(match: MatchState, body: dict[str, Any], offset: int, at: float, actor: str | None) -> MatchOutcome:

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
+from typing import Any
+
+import msgspec
 
 
 class DelayMode(enum.StrEnum):
@@ -199,3 +202,14 @@ def press_window(
     gain = period.increment_s if period.delay_mode is DelayMode.NONE else 0.0
     expected = shown_before_s + gain
     return expected - elapsed_s - resolution_s, expected + resolution_s
+
+
+def control_to_dict(control: TimeControl) -> dict[str, Any]:
+    """A time control as plain data (its fields by name); `control_from_dict` reads it back."""
+    data: dict[str, Any] = msgspec.to_builtins(control)  # a dataclass: always a dict
+    return data
+
+
+def control_from_dict(data: dict[str, Any]) -> TimeControl:
+    """The inverse of `control_to_dict`."""
+    return msgspec.convert(data, TimeControl)

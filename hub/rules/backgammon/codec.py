@@ -79,19 +79,7 @@ def _clock_to_dict(c: clk.ClockState | None) -> dict[str, Any] | None:
     if c is None:
         return None
     return {
-        "control": {
-            "periods": [
-                {
-                    "time_s": p.time_s,
-                    "moves": p.moves,
-                    "increment_s": p.increment_s,
-                    "delay_s": p.delay_s,
-                    "delay_mode": p.delay_mode.value,
-                }
-                for p in c.control.periods
-            ],
-            "increment_before_first_move": c.control.increment_before_first_move,
-        },
+        "control": clk.control_to_dict(c.control),
         "remaining_s": list(c.remaining_s),
         "moves": list(c.moves),
         "period": list(c.period),
@@ -108,15 +96,7 @@ def _clock_to_dict(c: clk.ClockState | None) -> dict[str, Any] | None:
 def _clock_from_dict(d: dict[str, Any] | None) -> clk.ClockState | None:
     if d is None:
         return None
-    control = clk.TimeControl(
-        tuple(
-            clk.Period(
-                p["time_s"], p["moves"], p["increment_s"], p["delay_s"], clk.DelayMode(p["delay_mode"])
-            )
-            for p in d["control"]["periods"]
-        ),
-        d["control"]["increment_before_first_move"],
-    )
+    control = clk.control_from_dict(d["control"])
     return clk.ClockState(
         control,
         pair(d["remaining_s"]),

@@ -37,35 +37,11 @@ from hub.rules.chess.timecontrol import time_control_text
 
 
 def _control_to_dict(control: clk.TimeControl | None) -> dict[str, Any] | None:
-    if control is None:
-        return None
-    return {
-        "periods": [
-            {
-                "time_s": p.time_s,
-                "moves": p.moves,
-                "increment_s": p.increment_s,
-                "delay_s": p.delay_s,
-                "delay_mode": p.delay_mode.value,
-            }
-            for p in control.periods
-        ],
-        "increment_before_first_move": control.increment_before_first_move,
-    }
+    return None if control is None else clk.control_to_dict(control)
 
 
 def _control_from_dict(d: dict[str, Any] | None) -> clk.TimeControl | None:
-    if d is None:
-        return None
-    return clk.TimeControl(
-        tuple(
-            clk.Period(
-                p["time_s"], p["moves"], p["increment_s"], p["delay_s"], clk.DelayMode(p["delay_mode"])
-            )
-            for p in d["periods"]
-        ),
-        d["increment_before_first_move"],
-    )
+    return None if d is None else clk.control_from_dict(d)
 
 
 def _pair(v: Any) -> tuple[Any, Any]:
