@@ -120,6 +120,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--clock-white", choices=["left", "right"], help="chess: White's clock side / Beyazın saat tarafı"
     )
+    check.add_argument(
+        "--orientation",
+        choices=["auto", "normal", "rotated"],
+        default="auto",
+        help="chess: the board's way round; auto detects it from the position / tahtanın yönü (auto: konumdan)",
+    )
     return parser
 
 
@@ -152,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             if (args.dgt or args.file) is None:
                 print("boardcast check chess: give --dgt FILE / --dgt DOSYA verin", file=sys.stderr)
                 return EXIT_BAD_INPUT
-            return run_chess(args.dgt or args.file, args.time_control, args.clock_white)
+            return run_chess(args.dgt or args.file, args.time_control, args.clock_white, args.orientation)
         if args.file is None:
             print(f"boardcast check {args.sport}: give FILE / DOSYA verin", file=sys.stderr)
             return EXIT_BAD_INPUT

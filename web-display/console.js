@@ -12,7 +12,8 @@ const SYSTEM_ACTOR = "boardcast";
 const RULES_ACTOR = "rules";
 const PENALTIES = ["warning", "game_loss", "match_loss", "yellow", "yellow_red", "red"];
 const RESULTS = ["1-0", "0-1", "1/2-1/2"];
-const HOWS = ["resignation", "agreement", "forfeit", "arbiter"];  // how a chess result the board cannot see came about
+const HOWS = ["resignation", "agreement", "forfeit", "arbiter"];
+const ORIENTATIONS = ["rotated", "normal", "auto"];  // which way round a chess board lies (the rules' input)  // how a chess result the board cannot see came about
 
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
 let token = null;
@@ -433,11 +434,11 @@ function drawAudit() {
 
 // -- actions ------------------------------------------------------------------------------------------------------
 
-async function act(matchId, request) {
+async function act(matchId, request, path = "actions") {
   flash("");
   let answer, body;
   try {
-    answer = await fetch(`/api/matches/${encodeURIComponent(matchId)}/actions`, {
+    answer = await fetch(`/api/matches/${encodeURIComponent(matchId)}/${path}`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
       body: JSON.stringify(request),
@@ -468,6 +469,8 @@ function actionsFor(match) {
   if (!match.locked && !closed) list.push("forfeit");
   if (!match.locked && match.appeal_until && match.status !== "protested") list.push("appeal");
   if (match.status === "protested" && me && me.role === "chief") list.push("decide");  // chief referee only
+  // a chess board set up the other way round (a1 at Black's left): a referee input, read by the rules
+  if (match.sport === "chess" && !match.locked && !closed) list.push("orientation");
   return list;
 }
 
@@ -523,6 +526,10 @@ function drawDialog() {
     fields.push(field(t().how, el("select", { name: "how" },
       ...HOWS.map((h) => el("option", { value: h, text: t().hows[h] })))));
   }
+  if (action === "orientation") {
+    fields.push(field(t().actions.orientation, el("select", { name: "orientation" },
+      ...ORIENTATIONS.map((o) => el("option", { value: o, text: t().orientations[o] })))));
+  }
   if (action === "appeal") {
     const names = (match.players || []).filter(Boolean);
     fields.push(field(t().appellant, el("input", { name: "appellant", list: "appellants", required: true, value: names[0] || "" })));
@@ -535,7 +542,7 @@ function drawDialog() {
     fields.push(field(t().newScore, scoreInputs(match, false)));
   }
   if (action === "decide") fields.push(field(t().reasoning, el("textarea", { name: "reasoning", required: true })));
-  else if (action !== "confirm" && action !== "acknowledge") {
+  else if (action !== "confirm" && action !== "acknowledge" && action !== "orientation") {
     fields.push(field(t().reason, el("textarea", { name: "reason", required: action !== "result" })));
   }
   $("action-fields").replaceChildren(...fields);
@@ -563,7 +570,9 @@ async function submitDialog(event) {
   if (!form.reportValidity()) return;
   const submit = $("action-submit");
   submit.disabled = true;
-  const error = await act(dialogState.match.id, requestFromForm(form));
+  const error = dialogState.action === "orientation"  // a referee input, not an action
+    ? await act(dialogState.match.id, { type: "orientation", orientation: String(new FormData(form).get("orientation")) }, "inputs")
+    : await act(dialogState.match.id, requestFromForm(form));
   submit.disabled = false;
   if (error) {
     $("action-error").textContent = error;

@@ -6,7 +6,8 @@ changes `chess_motion.motions` makes for each move, the think time drawn from a 
 pressed after each move. Its clock is `dgt_clock.Dgt3000`, the pure part. Clock readings go out at
 least every second in UPDATE mode and when the display changes in UPDATE_NICE. Time runs `speed` times
 faster than the wall clock. Faults: garbage bytes, a pause (silence), an unplug (no answers any more), a
-clock that forgets the increment, no clock at all.
+clock that forgets the increment, no clock at all. `rotated`: the board set up the other way round (its a1
+corner at Black's left), so every square it reports is turned 180 degrees (a1<->h8), as a real board does.
 Run ``python -m devices.simulators.dgt_board --pgn FILE --speed 20`` to get a pty path to point a hub at.
 """
 
@@ -53,6 +54,7 @@ ACK_OK = 0x10
 ACK_ERROR = 0x40
 START_DELAY_S = 2.0  # from a set-up board to the clock started
 BETWEEN_GAMES_S = 30.0
+REREAD_HOLD_S = 1.5  # after a lost stretch: the host has read the board whole before the next move
 PAUSE_FAULT_S = 8.0  # real seconds of silence: longer than a session's 5 s silence timeout
 GARBAGE = b"\x13\x37\x7f\xfe\x01\x02"  # 7-bit noise, then an id no board sends with two bytes after it
 
@@ -132,6 +134,7 @@ class DgtBoard:
         wait_for_host: bool = True,
         between_games_s: float = BETWEEN_GAMES_S,
         ack_delay_s: float = 0.02,
+        rotated: bool = False,
         clock_start: tuple[float, float, int | None] | None = None,
     ) -> None:
         if speed <= 0:
@@ -152,6 +155,10 @@ class DgtBoard:
         self.wait_for_host = wait_for_host
         self.between_games_s = between_games_s
         self.ack_delay_s = ack_delay_s
+        self.rotated = rotated
+        self._lose_plies = 0  # fault hook: plies still to be played out of the host's reach
+        self.lost_from: int | None = None  # the plies played when the last lost stretch began
+        self._reread = asyncio.Event()  # set by every SEND_BRD
         base, increment = parse_time_control(time_control)
         self.clock: Dgt3000 | None = None
         if Fault.NO_CLOCK not in self.faults:
@@ -213,6 +220,22 @@ class DgtBoard:
         """Fault hook: stop sending and answering for good, as a board whose cable came out."""
         self.unplugged = True
 
+    def lose_plies(self, plies: int) -> None:
+        """Fault hook: the next `plies` plies are played out of the host's reach (nothing sent, nothing heard);
+        then the board stays silent past the host's silence timeout and the game waits until the host has
+        reconnected and read the board whole, as a Bluetooth board back in range after a few moves."""
+        self._lose_plies = plies
+
+    async def _lost_stretch(self) -> None:
+        if self._lose_plies and self._muted_until != math.inf:
+            self.lost_from = self.plies_played
+            self._muted_until = math.inf
+        elif self._lose_plies == 0 and self._muted_until == math.inf:
+            self._muted_until = time.monotonic() + PAUSE_FAULT_S
+            self._reread.clear()
+            await self._reread.wait()  # the host reconnects and reads the board again
+            await asyncio.sleep(REREAD_HOLD_S)  # the board stands while it is read (real seconds, any speed)
+
     async def inject(self, data: bytes) -> None:
         """Fault hook: write raw bytes between messages."""
         await self._send(data)
@@ -258,8 +281,9 @@ class DgtBoard:
             self.mode = _MODES[Command(byte)]
             self._clock_wake.set()  # a reading goes out at once in the clock modes
         elif byte == Command.SEND_BRD:
-            await self._send(encode_message(board_dump_from_fen(self.placement.board_fen())))
+            await self._send(encode_message(board_dump_from_fen(self._as_wired(self.placement.board_fen()))))
             self._dumped = True
+            self._reread.set()
         elif byte == Command.SEND_CLK:
             await self._send(self._clock_reading())
         elif byte == Command.RETURN_SERIALNR:
@@ -350,7 +374,11 @@ class DgtBoard:
         self.history.append(self.placement.board_fen())
         if self.mode is not BoardMode.IDLE:
             code = DgtPiece.from_symbol(piece.symbol() if piece else None)
-            await self._send(encode_message(FieldUpdate(square, code)))
+            await self._send(encode_message(FieldUpdate(63 - square if self.rotated else square, code)))
+
+    def _as_wired(self, board_fen: str) -> str:
+        """The placement as the board's sensors see it: turned round (the FEN reversed) on a rotated board."""
+        return board_fen[::-1] if self.rotated else board_fen
 
     async def _play(self) -> None:
         if self.wait_for_host:
@@ -406,6 +434,7 @@ class DgtBoard:
             await self._clock_changed()
 
     async def _play_move(self, board: chess.Board, move: chess.Move) -> None:
+        await self._lost_stretch()
         side = self.white_side if board.turn == chess.WHITE else 1 - self.white_side
         await self._sleep(self._think_s(side))
         for change in motions(board, move, self.rng, style=self.style):
@@ -422,6 +451,9 @@ class DgtBoard:
             self.presses.append((side, self.clock.shown(now)))
             await self._clock_changed()
         self.plies_played += 1
+        if self._lose_plies and self._muted_until == math.inf:  # a ply of the lost stretch
+            self._lose_plies -= 1
+            await self._lost_stretch()
         await self._ply_faults()
 
     def _think_s(self, side: int) -> float:
@@ -458,6 +490,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--white-side", choices=["left", "right"], default="left")
     parser.add_argument("--battery", type=int, help="percent: a Bluetooth board that reports its battery")
     parser.add_argument("--fault", action="append", default=[], choices=[f.value for f in Fault])
+    parser.add_argument(
+        "--rotated", action="store_true", help="the board set up the other way round (a1 at Black's left)"
+    )
     args = parser.parse_args(argv)
     try:
         text = args.pgn.read_text(encoding="utf-8") if args.pgn else OPERA_GAME
@@ -482,6 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 white_side=LEFT if args.white_side == "left" else RIGHT,
                 battery=args.battery,
                 faults=args.fault,
+                rotated=args.rotated,
             )
             await board.run_on_fd(pair.master_fd)
 

@@ -114,6 +114,7 @@ def run(
     path: str,
     time_control: str | None = None,
     clock_white: str | None = None,
+    orientation: str = "auto",
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
@@ -121,7 +122,7 @@ def run(
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        config = rc.ChessConfig.from_text(time_control, clock_white)
+        config = rc.ChessConfig.from_text(time_control, clock_white, orientation=orientation)
     except ValueError as exc:
         print(f"boardcast check chess: {exc}", file=err)
         return EXIT_BAD_INPUT

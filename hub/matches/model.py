@@ -81,6 +81,7 @@ class MatchInfo:
     )
     board: int | None = None  # chess: the board number within a team match (1..8)
     team_match: str | None = None  # chess: the team match this game belongs to
+    orientation: str = "auto"  # chess: the table's board "normal" | "rotated", or "auto": detected
     # chess: a game whose board and stopped clock are unchanged this long waits for a result (None: 180 s)
     awaiting_result_s: float | None = None
 

@@ -61,6 +61,10 @@ class MatchTerms(Protocol):
         """Chess: "left" or "right", the clock side White's time is on; None: learn it."""
 
     @property
+    def orientation(self) -> str:
+        """Chess: the board's way round, "normal" | "rotated", or "auto" (detected from the position)."""
+
+    @property
     def awaiting_result_s(self) -> float | None:
         """Chess: a quiet game waits for a result after this many seconds; None: the rules' default."""
 

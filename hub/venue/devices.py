@@ -81,6 +81,24 @@ def table_clock(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | 
     return url, clock_id
 
 
+def table_orientation(t: dict[str, Any], sport: str, fail) -> str:
+    """A chess table's board orientation: "auto" (detected from the position), "normal" or "rotated"."""
+    value = t.get("orientation")
+    if value is None:
+        return "auto"
+    if sport != "chess":
+        raise fail(
+            "orientation",
+            "only a chess table has a board orientation / tahta yönü yalnızca satranç masasında olur",
+        )
+    if value not in ("auto", "normal", "rotated"):
+        raise fail(
+            "orientation",
+            f'must be "auto", "normal" or "rotated", got {value!r} / "auto", "normal" ya da "rotated" olmalı',
+        )
+    return str(value)
+
+
 def same_gateway_same_address(device: str | None, tables: list[TableConfig], fail) -> None:
     """Devices on one TCP gateway port must name it the same way: the hub opens one gateway per address, and
     tcp://127.0.0.1:7000 beside tcp://0.0.0.0:7000 would be two gateways on one port."""

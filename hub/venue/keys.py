@@ -86,7 +86,10 @@ VENUE_KEYS = (
     "trusted_proxies",
     "awaiting_result_s",  # chess: a quiet game waits for a result after this long
 )
-TABLE_KEYS = ("id", "sport", "device", "device_id", "device_token_sha256", "wristbands", "clock", "clock_id")
+TABLE_KEYS = (
+    *("id", "sport", "device", "device_id", "device_token_sha256", "wristbands", "clock", "clock_id"),
+    "orientation",  # chess: which way round the board lies, "auto" | "normal" | "rotated"
+)
 MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the table's sport:
 SPORT_MATCH_KEYS = {
     "tabletennis": ("best_of", "ruleset", "first_server", "first_receiver"),

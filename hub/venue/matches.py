@@ -116,6 +116,7 @@ def _match(
         clock_white,
         board,
         team_match,
+        orientation=table.orientation,
     )
 
 

@@ -35,6 +35,7 @@ class TableConfig:
     wristbands: tuple[str, ...] = ()  # D-SCORE umpire wristbands: ble://AA:..?protocol=dscore&side=0
     clock: str | None = None  # chess: a separate clock (Boardcast Wire chess-clock), when the board has none
     clock_id: str | None = None  # the id that clock must announce, when known
+    orientation: str = "auto"  # chess: the board's way round, "normal" | "rotated", or "auto" (detected)
 
 
 @dataclass(frozen=True, slots=True)

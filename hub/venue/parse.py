@@ -16,7 +16,7 @@ from typing import Any
 from devices.dscore.session import parse_dscore_url
 from hub.limits import split_host
 from hub.sports import SPORTS
-from hub.venue.devices import same_gateway_same_address, table_clock, table_device
+from hub.venue.devices import same_gateway_same_address, table_clock, table_device, table_orientation
 from hub.venue.keys import (
     PLAYER_KEYS,
     REFEREE_KEYS,
@@ -175,8 +175,11 @@ def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
         clock_url, clock_id = table_clock(t, sport, at)
         if clock_id is not None and any(clock_id in (x.device_id, x.clock_id) for x in tables):
             raise at("clock_id", f"device {clock_id!r} is already on another table / cihaz başka masada")
+        orientation = table_orientation(t, sport, at)
         tables.append(
-            TableConfig(tid, sport, device, device_id, digest, tuple(wristbands), clock_url, clock_id)
+            TableConfig(
+                tid, sport, device, device_id, digest, tuple(wristbands), clock_url, clock_id, orientation
+            )
         )
     return tuple(tables)
 

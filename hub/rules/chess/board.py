@@ -9,6 +9,8 @@ import chess
 from hub.rules.chess.model import (
     CENTRE,
     CORRECTION_PLIES,
+    GAP_BUDGET,
+    GAP_PLIES,
     MAGIC_RESULTS,
     MEMO_LIMIT,
     Game,
@@ -220,6 +222,95 @@ def _two_plies(
                 board.pop()
         board.pop()
     return tuple(found)
+
+
+def _gap_reading(game: Game, shown: str) -> Reading | None:
+    """A board the game does not explain in one or two plies, read as three to GAP_PLIES plies ahead (memoised
+    per game position beside `_classify`; asked only of a settled board; a piece held in the hand is ruled out at once, and the search costs
+    up to GAP_BUDGET plies tried)."""
+    key = "gap " + shown
+    found = game.memo.get(key)
+    if found is None:
+        target = _placement(shown)
+        found = _SYNC if target is None else _after_gap(game.scratch(), target) or _SYNC
+        if len(game.memo) >= MEMO_LIMIT:
+            game.memo.clear()
+        game.memo[key] = found
+    return None if found is _SYNC else found
+
+
+def _after_gap(board: chess.Board, target: chess.BaseBoard) -> Reading | None:
+    """The board three to GAP_PLIES plies ahead of the game (a reconnect, lost updates): the one legal
+    sequence that gives it, fewest plies first; None when there is none or more than one (the moves cannot be
+    told apart from the board alone, so none is guessed), or when the search would take too long."""
+    kings = target.kings
+    if (
+        not chess.popcount(kings & target.occupied_co[chess.WHITE])
+        == 1
+        == chess.popcount(kings & target.occupied_co[chess.BLACK])
+    ):
+        return None  # a king in the air: a hand at work, not a gap
+    for side in (chess.WHITE, chess.BLACK):
+        if chess.popcount(target.occupied_co[side]) > chess.popcount(board.occupied_co[side]):
+            return None  # moves never add pieces (a promotion replaces one)
+    diff = _diff(board, target)
+    if not diff & target.occupied:
+        return None  # only pieces taken off (lifted, held in the hand): every ply also puts one down
+    budget = [GAP_BUDGET]
+    for plies in range(3, GAP_PLIES + 1):
+        found: list[tuple[chess.Move, ...]] = []
+        _sequences(board, target, diff, plies, [], found, budget)
+        if budget[0] <= 0:
+            return None
+        if len(found) == 1:
+            moves = found[0]
+            for move in moves[:-1]:
+                board.push(move)
+            extendable = _extendable(board, moves[-1])
+            for _ in moves[:-1]:
+                board.pop()
+            return Reading(Kind.MOVE, moves, extendable=extendable)
+        if found:
+            return None
+    return None
+
+
+def _sequences(
+    board: chess.Board,
+    target: chess.BaseBoard,
+    diff: int,
+    left: int,
+    path: list[chess.Move],
+    found: list[tuple[chess.Move, ...]],
+    budget: list[int],
+) -> None:
+    """Every `left` legal plies from `board` that give `target`, up to two (two already mean "ambiguous").
+
+    Each ply moves a piece off a square that differs from the target (a piece on its final square stays), and
+    the last ply also lands on one. A side's ply puts right at most two of its squares (four castling) and
+    takes at most one of the other's, which bounds what `left` plies can still put right."""
+    if left == 1:
+        move = _successor(board, target, diff)
+        if move is not None:
+            found.append((*path, move))
+        return
+    mover = board.turn
+    ours = (left + 1) // 2  # the plies still to come for the side to move, and for the other
+    theirs = left // 2
+    for colour, own, other in ((mover, ours, theirs), (not mover, theirs, ours)):
+        wrong = chess.popcount(diff & (board.occupied_co[colour] | target.occupied_co[colour]))
+        castling = 2 if own and board.has_castling_rights(colour) else 0
+        if wrong > 2 * own + other + castling:
+            return
+    for move in list(board.generate_legal_moves(from_mask=diff & board.occupied_co[mover])):
+        budget[0] -= 1
+        if budget[0] <= 0:
+            return
+        board.push(move)
+        _sequences(board, target, _diff(board, target), left - 1, [*path, move], found, budget)
+        board.pop()
+        if len(found) > 1:
+            return
 
 
 _CASTLING_STEPS = {

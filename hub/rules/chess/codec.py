@@ -25,6 +25,7 @@ from hub.rules.chess.model import (
     IllegalFlag,
     Input,
     KeepIllegal,
+    Orientation,
     PlayedMove,
     SetResult,
     TakeBack,
@@ -105,6 +106,7 @@ def _config_to_dict(cfg: ChessConfig) -> dict[str, Any]:
         "mismatch_s": cfg.mismatch_s,
         "flag_slack_s": cfg.flag_slack_s,
         "quiet_s": cfg.quiet_s,
+        "orientation": cfg.orientation,
     }
 
 
@@ -153,6 +155,8 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
         "clock_checked": state.clock_checked,
         "shown": state.shown,  # the public board_fen is the final position once the game is over
         "clock_changed_at": state.clock_changed_at,
+        "rotated": state.rotated,
+        "orientation_source": state.orientation_source,
     }
 
 
@@ -169,6 +173,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         c["mismatch_s"],
         c["flag_slack_s"],
         c.get("quiet_s", ChessConfig().quiet_s),  # a snapshot from before the key
+        orientation=c.get("orientation", "auto"),  # snapshots from before boards were read either way round
     )
     moves = tuple(
         PlayedMove(m["uci"], m["san"], m["at"], m["clock_ms"], m.get("illegal", False)) for m in d["moves"]
@@ -219,6 +224,8 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         game=Game.replay(m.uci for m in moves),
         clock_changed_at=r.get("clock_changed_at"),
         awaiting_open=d.get("awaiting_result", False),
+        rotated=r.get("rotated", False),
+        orientation_source=r.get("orientation_source"),
     )
 
 
@@ -252,6 +259,8 @@ def input_to_dict(item: Any) -> dict[str, Any]:
         return {"type": "take_back", "plies": item.plies}
     if isinstance(item, ClockSides):
         return {"type": "clock_sides", "white": item.white}
+    if isinstance(item, Orientation):
+        return {"type": "orientation", "orientation": item.orientation}
     raise TypeError(f"no chess input encoding for {type(item).__name__}")
 
 
@@ -346,9 +355,16 @@ class _ClockSides(_Input, tag="clock_sides", frozen=True):
         return ClockSides(self.white)
 
 
+class _Orientation(_Input, tag="orientation", frozen=True):
+    orientation: Literal["auto", "normal", "rotated"]
+
+    def input(self) -> Input:
+        return Orientation(self.orientation)
+
+
 # each input's Struct by its "type"
 _BY_TYPE: dict[str, type[_Input]] = by_tag(
-    _Board, _Clock, _Event, _Tick, _KeepIllegal, _SetResult, _TakeBack, _ClockSides
+    _Board, _Clock, _Event, _Tick, _KeepIllegal, _SetResult, _TakeBack, _ClockSides, _Orientation
 )
 
 # what each field must be, as the errors say it
@@ -370,6 +386,7 @@ _MUST = {
     "how": '"resignation", "agreement", "forfeit" or "arbiter"',
     "plies": "a whole number from 1",
     "white": '"left" or "right"',
+    "orientation": '"auto", "normal" or "rotated"',
 }
 
 

@@ -23,7 +23,7 @@ from hub.rules.chess.timecontrol import parse_time_control, time_control_text
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 SIDE_NAMES = ("left", "right")
 COLOUR_NAMES = {chess.WHITE: "white", chess.BLACK: "black"}
-REFEREE_INPUTS = ("keep_illegal", "set_result", "take_back", "clock_sides")
+REFEREE_INPUTS = ("keep_illegal", "set_result", "take_back", "clock_sides", "orientation")
 # how a result the board cannot see came about (FIDE Laws 5.1.2 resignation, 9.1.2 agreement, 6.7/11 forfeit
 # and arbiter's decisions); it becomes the game's result_reason and the PGN's Termination
 RESULT_HOWS = ("resignation", "agreement", "forfeit", "arbiter")
@@ -43,6 +43,12 @@ MEMO_LIMIT = 64  # classified boards kept per game position
 RECENT = 16  # boards remembered since the game last changed
 EARLY_PRESSES = 2  # presses kept waiting for their plies (more are presses with no move)
 CORRECTION_PLIES = 2  # how far back a different move may replace the game's (only plies not yet pressed)
+GAP_PLIES = 4  # how far ahead of the game a board may be after a gap (a reconnect, lost updates) and be read
+GAP_BUDGET = (
+    1500  # plies tried at most in that search (~50 ms at worst); a board that needs more is not guessed
+)
+# how a board lies on the table: "normal" (a1 at White's left), "rotated" (a1 at Black's left), or "auto"
+ORIENTATIONS = ("auto", "normal", "rotated")
 
 
 # --- configuration --------------------------------------------------------------------------------------
@@ -61,10 +67,15 @@ class ChessConfig:
     flag_slack_s: float = 2.0  # a running clock this far past zero with no reading is taken as fallen
     # a game whose board and stopped clock have not changed this long is waiting for a result it cannot see
     quiet_s: float = 180.0
+    orientation: str = "auto"  # ORIENTATIONS: the venue pins a board's way round, or the rules detect it
 
     @classmethod
     def from_text(
-        cls, time_control: str | None, clock_white: str | None = None, quiet_s: float | None = None
+        cls,
+        time_control: str | None,
+        clock_white: str | None = None,
+        quiet_s: float | None = None,
+        orientation: str = "auto",
     ) -> ChessConfig:
         """The configuration from the venue's texts; raises ValueError (English / Turkish) on bad text."""
         if clock_white not in (None, "left", "right"):
@@ -72,10 +83,15 @@ class ChessConfig:
                 f'clock_white must be "left" or "right", got {clock_white!r} / '
                 f'clock_white "left" ya da "right" olmalı'
             )
+        if orientation not in ORIENTATIONS:
+            raise ValueError(
+                f'orientation must be "auto", "normal" or "rotated", got {orientation!r} / '
+                f'orientation "auto", "normal" ya da "rotated" olmalı'
+            )
         control = parse_time_control(time_control) if time_control is not None else None
         if quiet_s is None:
-            return cls(control, clock_white)
-        return cls(control, clock_white, quiet_s=quiet_s)
+            return cls(control, clock_white, orientation=orientation)
+        return cls(control, clock_white, quiet_s=quiet_s, orientation=orientation)
 
     @property
     def time_control(self) -> str | None:
@@ -120,8 +136,23 @@ class ClockSides:
     white: str
 
 
+@dataclass(frozen=True, slots=True)
+class Orientation:
+    """The arbiter says how the board lies ("normal" | "rotated"), or hands it back to detection ("auto")."""
+
+    orientation: str
+
+
 Input = (
-    ChessBoardState | ChessClockState | DeviceEvent | Tick | KeepIllegal | SetResult | TakeBack | ClockSides
+    ChessBoardState
+    | ChessClockState
+    | DeviceEvent
+    | Tick
+    | KeepIllegal
+    | SetResult
+    | TakeBack
+    | ClockSides
+    | Orientation
 )
 
 
@@ -286,6 +317,8 @@ class ChessState:
     game: Game = field(default_factory=Game.start, compare=False, repr=False)
     clock_changed_at: float | None = None  # when the clock's display last changed (times, running side)
     awaiting_open: bool = False  # a chess.awaiting_result anomaly waits for a result or for play
+    rotated: bool = False  # the board lies a1 at Black's left: its reports are read turned round (a1<->h8)
+    orientation_source: str | None = None  # who decided `rotated`: "auto" | "venue" | "referee"
 
     @property
     def board(self) -> chess.Board:
@@ -299,12 +332,15 @@ class ChessState:
 def initial(config: ChessConfig) -> ChessState:
     """A game at the starting position, nothing played, the clock not yet seen."""
     white = None if config.clock_white is None else SIDE_NAMES.index(config.clock_white)
+    pinned = config.orientation != "auto"
     return ChessState(
         config=config,
         control=config.control,
         white_side=white,
         sides_source=None if white is None else "config",
         sides_confirmed=white is not None,
+        rotated=config.orientation == "rotated",
+        orientation_source="venue" if pinned else None,
     )
 
 
@@ -327,7 +363,8 @@ def is_fresh_start(report: Any) -> bool:
     """A board showing the starting position: a board set up for a new game."""
     return (
         isinstance(report, ChessBoardState)
-        and report.board_fen == chess.STARTING_BOARD_FEN
+        # the start position either way round: a board may lie a1 at Black's left (turned, the FEN reverses)
+        and report.board_fen in (chess.STARTING_BOARD_FEN, chess.STARTING_BOARD_FEN[::-1])
         and not report.magic
     )
 

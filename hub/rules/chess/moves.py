@@ -9,7 +9,7 @@ import chess
 
 from devices.observations import ChessBoardState
 from hub.rules.base import Severity
-from hub.rules.chess.board import _classify, _signal_of
+from hub.rules.chess.board import _classify, _gap_reading, _signal_of
 from hub.rules.chess.model import (
     CENTRE,
     COLOUR_NAMES,
@@ -25,12 +25,16 @@ from hub.rules.chess.model import (
     Reading,
     _clock_running,
     _colour_en,
+    _colour_of,
     _colour_times,
 )
+from hub.rules.chess.orient import as_read, detect, turned_round
 
 
 def _on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -> ChessState:
     state = _settle(state, at, out)
+    state = detect(state, report, out)
+    report = as_read(state, report)
     magic = tuple(report.magic)
     if report.board_fen == state.shown and magic == state.magic:
         return state
@@ -76,6 +80,12 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
     reading, lag = _settled_reading(state)
     if reading.kind is Kind.TAKEBACK and _set_up_again(state, reading):
         reading = Reading(Kind.UNKNOWN, squares=_differing(state.game.placement, state.shown))
+    if reading.kind is Kind.UNKNOWN:  # a settled board a few plies ahead, after a gap (a reconnect)?
+        reading = _gap_reading(state.game, state.shown) or reading
+    if reading.kind is Kind.UNKNOWN:  # or a board that lies the other way round, found only now?
+        flipped = turned_round(state, out)
+        if flipped is not None:
+            return _settle(flipped, at, out, press=press)  # once: the turned board reads as plies
     kind = reading.kind
     if kind is Kind.SIGNAL:
         if press or waited >= cfg.settle_s:
@@ -194,7 +204,15 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
             break
     if reading.rewind:
         state = _rewind(state, reading.rewind, out, by="board")
+    gap = len(moves) > 2  # read at once after a gap (a reconnect, lost updates): its presses went unseen
+    pressed = _gap_presses(state, len(moves)) if gap else {}
+    if gap:
+        out.fact("board_gap", plies=len(moves), moves=[m.uci() for m in moves], ply=len(state.moves))
     for i, move in enumerate(moves):
+        if gap:  # each ply takes the press its player made, if seen; no "moved without a press" in a gap
+            press = pressed.get(i)
+            state = replace(state, early_presses=() if press is None else (press,))
+            state = replace(state, unpressed=0) if i else state
         # the board shows what the last ply leaves: no need to work the placement out again
         state = _push(state, move, at, out, placement=state.shown if i == len(moves) - 1 else None)
         if state.result is not None:
@@ -203,6 +221,23 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
         how = "a legal move was made" if moves else "the board was set back to an earlier position"
         state = _in_step(state, out, how)
     return state
+
+
+def _gap_presses(state: ChessState, plies: int) -> dict[int, tuple[float, int, int]]:
+    """The presses seen before a gap's plies were read, each given to the latest ply its player made (a
+    press completes its own player's move; the presses between the others went with the lost updates)."""
+    turn = state.game.board.turn
+    found: dict[int, tuple[float, int, int]] = {}
+    ply = plies - 1
+    for press in reversed(state.early_presses):
+        colour = _colour_of(state, press[1])
+        while ply >= 0 and colour is not None and (turn if ply % 2 == 0 else not turn) != colour:
+            ply -= 1
+        if ply < 0:
+            break
+        found[ply] = press
+        ply -= 1
+    return found
 
 
 def _rewind(state: ChessState, plies: int, out: Out, *, by: str) -> ChessState:

@@ -12,12 +12,14 @@ from hub.rules.chess.model import (
     ClockSides,
     Input,
     KeepIllegal,
+    Orientation,
     Out,
     SetResult,
     TakeBack,
     Tick,
 )
-from hub.rules.chess.moves import _on_board, _settle
+from hub.rules.chess.moves import _in_step, _on_board, _settle
+from hub.rules.chess.orient import on_orientation
 from hub.rules.chess.referee import _on_clock_sides, _on_keep_illegal, _on_set_result, _on_take_back
 
 
@@ -51,6 +53,10 @@ def apply(state: ChessState, item: Input, at: float) -> Outcome[ChessState]:
         state = _on_take_back(_settle(state, at, out), item, at, out)
     elif isinstance(item, ClockSides):
         state = _on_clock_sides(state, item, out)
+    elif isinstance(item, Orientation):
+        state = on_orientation(state, item, at, out)
+        if state.result is None and state.shown == state.game.placement:
+            state = _in_step(state, out, "the arbiter set which way round the board lies")
     else:
         out.anomaly(
             "chess.unknown_input",

@@ -68,7 +68,7 @@ class ChessSport(SportDefaults[ChessState]):
 
     def config(self, info: MatchTerms) -> ChessConfig:
         """The time control and White's clock side from the venue."""
-        return ChessConfig.from_text(info.clock, info.clock_white, info.awaiting_result_s)
+        return ChessConfig.from_text(info.clock, info.clock_white, info.awaiting_result_s, info.orientation)
 
     def public_state(self, state: ChessState) -> dict[str, Any]:
         """The state without `resume`, the rules' own bookkeeping for a restart."""
