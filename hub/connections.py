@@ -36,18 +36,15 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from devices.transports.base import set_nodelay
+from devices.transports.base import LISTEN_QUEUE, set_nodelay
 from hub.limits import SECURITY_HEADERS, WebLimits
 
 log = logging.getLogger(__name__)
 
 OPEN_FILES_CEILING = 1 << 20  # when the hard limit is "unlimited": what the soft one is raised to
-DESCRIPTOR_RESERVE = 64  # descriptors kept for the log, devices and answers when connections crowd in
-# asyncio accepts up to its `backlog` sockets in one turn of the loop, before any of them reaches the caps
-# above, and pauses accepting for a whole second once the descriptors run out. So the loop takes a few at a
-# time (the caps see each batch before the next turn's) while the kernel's queue stays deep for a burst.
-ACCEPT_BATCH = DESCRIPTOR_RESERVE // 4
-LISTEN_QUEUE = 2048
+DESCRIPTOR_RESERVE = (
+    128  # descriptors kept for the log, devices, answers and sockets accepted but not yet seen
+)
 STEADY_LOOKS = 2  # looks at the connection count without a fall before an ebb is over
 REPEAT_EVERY_S = 1.0  # the same loop error is logged at most once in this time
 
@@ -115,12 +112,14 @@ class Unfinished:
                 self._evict(next(iter(mine)), "unfinished_per_address")
         while len(self._all) >= self.total_cap and self._waited(next(iter(self._all)), now):
             self._evict(next(iter(self._all)), "unfinished_total")
+        self._all[conn] = (address, now)
+        self._by_address.setdefault(address, {})[conn] = None
         connections += self.elsewhere()
+        # within the reserve, the oldest waiting goes; when every other connection has its request (kept-alive
+        # answers, WebSockets), that is this one: descriptors must never run out (asyncio would stop accepting)
         while self._all and connections >= self.connections_cap:
             self._evict(next(iter(self._all)), "open_files")
             connections -= 1
-        self._all[conn] = (address, now)
-        self._by_address.setdefault(address, {})[conn] = None
 
     def ebbed(self, held: int, by: int) -> bool:
         """True, once, when the server holds `held` connections, `by` or more fewer than at its high-water

@@ -43,6 +43,15 @@ class ByteWriter(Protocol):
 Opener = Callable[[], Awaitable[tuple[ByteReader, ByteWriter]]]
 
 
+# asyncio accepts up to its `backlog` sockets in one turn of the loop, before any of them reaches a server's
+# caps, and stops accepting for a whole second once the process's descriptors run out. So every listening
+# server here takes a few per turn (its caps see each batch before the next turn's: the web and the device
+# gateway together, for the two or three turns a socket waits to be seen, stay within the hub's
+# descriptor reserve) while the kernel's queue stays deep for a burst.
+ACCEPT_BATCH = 16
+LISTEN_QUEUE = 2048
+
+
 def set_nodelay(transport: Any) -> None:
     """Send small writes at once on a TCP transport or stream writer (nothing for other kinds).
 

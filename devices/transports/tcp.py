@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from devices.transports.base import ByteReader, ByteWriter, Opener, set_nodelay
+from devices.transports.base import ACCEPT_BATCH, LISTEN_QUEUE, ByteReader, ByteWriter, Opener, set_nodelay
 from devices.wire.codec import MAX_ENCODED, Frame, MessageType, decode_frame, encode_frame
 from devices.wire.messages import BodyError, decode_hello
 
@@ -159,7 +159,9 @@ class TcpGateway:
     async def start(self) -> None:
         """Listen; raises OSError if the port is taken."""
         self.bind()
-        self._server = await asyncio.start_server(self._handle, sock=self._socket)
+        self._server = await asyncio.start_server(self._handle, sock=self._socket, backlog=ACCEPT_BATCH)
+        assert self._socket is not None
+        self._socket.listen(LISTEN_QUEUE)  # the queue deep again; asyncio keeps taking ACCEPT_BATCH a turn
 
     async def serve(self) -> None:
         """Accept devices until cancelled; report counted refusals once their minute is over."""

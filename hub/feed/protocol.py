@@ -26,8 +26,9 @@ from websockets.extensions.permessage_deflate import PerMessageDeflate, ServerPe
 from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
+from devices.transports.base import ACCEPT_BATCH
 from hub.allocator import BURST_CONNECTIONS
-from hub.connections import ACCEPT_BATCH, GuardedHttp, Unfinished, break_transport_cycle, deepen_listen_queues
+from hub.connections import GuardedHttp, Unfinished, break_transport_cycle, deepen_listen_queues
 from hub.feed.fanout import DEFLATE_BITS
 from hub.limits import SECURITY_HEADERS, WebLimits
 

@@ -21,7 +21,8 @@ import pytest
 import uvicorn
 import websockets
 
-from hub.connections import ACCEPT_BATCH, LISTEN_QUEUE, QuietRepeats, Unfinished
+from devices.transports.base import ACCEPT_BATCH, LISTEN_QUEUE
+from hub.connections import QuietRepeats, Unfinished
 from hub.feed.protocol import announce_started, server_config
 from hub.limits import SECURITY_HEADERS, WebLimits
 from tests.conftest import free_port
