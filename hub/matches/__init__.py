@@ -20,6 +20,7 @@ from hub.matches.codec import (
 from hub.matches.model import (
     MAX_KEPT_ANOMALIES,
     MAX_KEPT_FACTS,
+    MAX_KEPT_OCCURRENCES,
     NO_REFEREE_RECORD,
     RULES_ACTOR,
     ActionRecord,
@@ -33,6 +34,7 @@ from hub.matches.model import (
     MatchOutcome,
     MatchState,
     MatchStatus,
+    Occurrence,
     PenaltyRecord,
     RefereeRecord,
     ResultRecord,
@@ -45,6 +47,7 @@ from hub.matches.views import public_view, referee_view, summary
 __all__ = [
     "MAX_KEPT_ANOMALIES",
     "MAX_KEPT_FACTS",
+    "MAX_KEPT_OCCURRENCES",
     "NO_REFEREE_RECORD",
     "RULES_ACTOR",
     "ActionRecord",
@@ -58,6 +61,7 @@ __all__ = [
     "MatchOutcome",
     "MatchState",
     "MatchStatus",
+    "Occurrence",
     "PenaltyRecord",
     "RefereeRecord",
     "ResultRecord",

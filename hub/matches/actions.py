@@ -44,24 +44,31 @@ def confirm(
 def anomaly(
     match: MatchState, body: dict[str, Any], offset: int, at: float, actor: str | None
 ) -> MatchOutcome:
-    """An anomaly acknowledged, resolved or dismissed; one the match no longer holds is itself an anomaly."""
+    """Anomaly items acknowledged, resolved or dismissed (`anomaly`: one; `anomalies`: several, for one
+    reason); an item the match no longer holds is itself an anomaly."""
     referee = audited(match.referee, EventKind.REFEREE_ANOMALY, body, offset, at, actor)
-    wanted, state = body["anomaly"], AnomalyState(body["state"])
-    kept = match.anomalies
-    found = next((i for i, a in enumerate(kept) if a.id == wanted), None)
-    if found is None:
-        unknown = Anomaly(
-            "log.unknown_anomaly",
-            Severity.WARNING,
-            f"A referee marked anomaly {wanted} {state.value}, but the match no longer holds it.",
-            f"Hakem {wanted} numaralı anormalliği işaretledi, ancak maçta artık bulunmuyor.",
-            {"anomaly": wanted},
-        )
-        return settle(match, offset, at, (), (unknown,), referee=referee)
-    a = kept[found]
-    kept = (*kept[:found], handled(a, state, actor, at, body.get("reason", "")), *kept[found + 1 :])
-    facts = (Fact(f"anomaly_{state.value}", {"anomaly": wanted, "code": a.code, "by": actor}),)
-    return settle(match, offset, at, facts, anomalies=kept, referee=referee)
+    wanted = body["anomalies"] if "anomalies" in body else [body["anomaly"]]
+    state = AnomalyState(body["state"])
+    kept, facts, unknown = list(match.anomalies), [], []
+    for item_id in wanted:
+        found = next((i for i, a in enumerate(kept) if a.id == item_id), None)
+        if found is None:
+            unknown.append(_no_such_anomaly(item_id, state))
+            continue
+        a = kept[found]
+        kept[found] = handled(a, state, actor, at, body.get("reason", ""))
+        facts.append(Fact(f"anomaly_{state.value}", {"anomaly": item_id, "code": a.code, "by": actor}))
+    return settle(match, offset, at, tuple(facts), tuple(unknown), anomalies=tuple(kept), referee=referee)
+
+
+def _no_such_anomaly(item_id: str, state: AnomalyState) -> Anomaly:
+    return Anomaly(
+        "log.unknown_anomaly",
+        Severity.WARNING,
+        f"A referee marked anomaly {item_id} {state.value}, but the match no longer holds it.",
+        f"Hakem {item_id} numaralı anormalliği işaretledi, ancak maçta artık bulunmuyor.",
+        {"anomaly": item_id},
+    )
 
 
 def result(

@@ -26,8 +26,9 @@ from hub.matches.model import (
 
 
 def anomaly_to_dict(a: AnomalyRecord) -> dict[str, Any]:
-    """An anomaly record as plain data, with its `id`."""
-    return {**to_builtins(a), "id": a.id}
+    """An anomaly record as plain data, with its `id` and the times of its first and latest occurrence."""
+    last_at = a.at if a.last_at is None else a.last_at
+    return {**to_builtins(a), "id": a.id, "first_at": a.at, "last_at": last_at}
 
 
 @overload

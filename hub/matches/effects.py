@@ -9,6 +9,7 @@ from typing import Any
 from hub.matches.model import (
     MAX_KEPT_ANOMALIES,
     MAX_KEPT_FACTS,
+    MAX_KEPT_OCCURRENCES,
     RULES_ACTOR,
     ActionRecord,
     AnomalyRecord,
@@ -17,6 +18,7 @@ from hub.matches.model import (
     MatchOutcome,
     MatchState,
     MatchStatus,
+    Occurrence,
     RefereeRecord,
 )
 from hub.rules.base import Anomaly, Fact, Severity
@@ -102,17 +104,48 @@ def keep_anomalies(
     offset: int,
     at: float,
 ) -> tuple[AnomalyRecord, ...]:
-    """A match's anomalies after an event: those its facts resolved marked so, its new ones added (the
-    newest MAX_KEPT_ANOMALIES)."""
+    """A match's anomalies after an event: those its facts resolved marked so, and each new anomaly one more
+    occurrence of the same problem still waiting, or a new item (the newest MAX_KEPT_ANOMALIES kept)."""
     if facts and kept:
         kept = _resolved_by_rules(kept, facts, at)
-    if anomalies:
-        new = tuple(
-            AnomalyRecord(a.code, a.severity, a.message_en, a.message_tr, offset, at, a.data, i)
-            for i, a in enumerate(anomalies)
+    for i, a in enumerate(anomalies):
+        kept = _seen(
+            kept,
+            AnomalyRecord(
+                a.code,
+                a.severity,
+                a.message_en,
+                a.message_tr,
+                offset,
+                at,
+                a.data,
+                i,
+                last_offset=offset,
+                last_at=at,
+            ),
         )
-        kept = (kept + new)[-MAX_KEPT_ANOMALIES:]
     return kept
+
+
+def _seen(kept: tuple[AnomalyRecord, ...], new: AnomalyRecord) -> tuple[AnomalyRecord, ...]:
+    """`kept` with `new` counted on the waiting item of the same problem, or added as an item of its own."""
+    for i in range(len(kept) - 1, -1, -1):
+        item = kept[i]
+        if item.state in _WAITING and item.key == new.key:
+            return (*kept[:i], repeated(item, new), *kept[i + 1 :])
+    return (*kept, new)[-MAX_KEPT_ANOMALIES:]
+
+
+def repeated(item: AnomalyRecord, new: AnomalyRecord) -> AnomalyRecord:
+    """`item` seen once more, as `new` shows it: counted, its latest time and evidence kept."""
+    seen = Occurrence(new.offset, new.at, new.message_en, new.message_tr, new.data)
+    return replace(
+        item,
+        count=item.count + 1,
+        last_offset=new.offset,
+        last_at=new.at,
+        occurrences=(*item.occurrences, seen)[-MAX_KEPT_OCCURRENCES:],
+    )
 
 
 def keep_facts(
@@ -127,22 +160,24 @@ def keep_facts(
 
 def handled(a: AnomalyRecord, state: AnomalyState, by: str | None, at: float, reason: str) -> AnomalyRecord:
     """Anomaly `a` taken to `state` by `by` at `at`, for `reason`."""
-    return AnomalyRecord(
-        a.code, a.severity, a.message_en, a.message_tr, a.offset, a.at, a.data, a.index, state, by, at, reason
-    )
+    return replace(a, state=state, handled_by=by, handled_at=at, reason=reason)
+
+
+_WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
 
 
 def _resolved_by_rules(
     anomalies: tuple[AnomalyRecord, ...], facts: tuple[Fact, ...], at: float
 ) -> tuple[AnomalyRecord, ...]:
-    """A rules fact `anomaly_resolved` {"code": …} clears the latest anomaly of that code still waiting."""
+    """A rules fact `anomaly_resolved` {"code": …, "side": …} clears the latest item of that code still
+    waiting (of that side, where the fact names one: one side's correction is not the other's)."""
     for fact in facts:
-        if fact.kind != "anomaly_resolved":
+        if fact.kind != "anomaly_resolved" or "anomaly" in fact.data:  # a referee's names its item: done
             continue
-        code = fact.data.get("code")
+        code, side = fact.data.get("code"), fact.data.get("side")
         for i in range(len(anomalies) - 1, -1, -1):
             a = anomalies[i]
-            if a.code == code and a.state in (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED):
+            if a.code == code and a.state in _WAITING and (side is None or a.data.get("side") == side):
                 how = str(fact.data.get("how", "by the rules"))
                 anomalies = (
                     *anomalies[:i],

@@ -10,7 +10,8 @@ from typing import Any
 from hub.rules.base import Anomaly, Fact, Severity
 from hub.sports import SPORTS, SportRules
 
-MAX_KEPT_ANOMALIES = 200
+MAX_KEPT_ANOMALIES = 200  # items (a problem repeated is one item with a count), newest kept
+MAX_KEPT_OCCURRENCES = 100  # per item, newest kept: every occurrence stays in the log, with its offset
 MAX_KEPT_FACTS = 30
 
 
@@ -92,8 +93,23 @@ class MatchInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Occurrence:
+    """One time a problem was seen: the event that shows it, when, and what the rules said of it."""
+
+    offset: int
+    at: float
+    message_en: str
+    message_tr: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class AnomalyRecord:
-    """An anomaly raised on a match, pinned to the event that shows it, and where the referee took it."""
+    """A problem on a match (one code, and one side where the code names one), pinned to the event that
+    first showed it, with every later occurrence while it waits, and where the referee took it.
+
+    While it is open or acknowledged, the same problem seen again is one more occurrence of this item (a
+    count, not a new item); once resolved or dismissed, the next occurrence opens a new item."""
 
     code: str
     severity: Severity
@@ -107,11 +123,20 @@ class AnomalyRecord:
     handled_by: str | None = None  # the referee, or RULES_ACTOR
     handled_at: float | None = None
     reason: str = ""
+    count: int = 1  # occurrences, the first included
+    last_offset: int | None = None  # the latest occurrence's event (None only in a snapshot of before counts)
+    last_at: float | None = None
+    occurrences: tuple[Occurrence, ...] = ()  # the later ones, the newest MAX_KEPT_OCCURRENCES
 
     @property
     def id(self) -> str:
-        """Stable for the match's whole life: the event's offset and the anomaly's place in it."""
+        """Stable for the match's whole life: the first event's offset and the anomaly's place in it."""
         return f"{self.offset}.{self.index}"
+
+    @property
+    def key(self) -> tuple[str, Any]:
+        """What makes two anomalies the same problem: the code, and the side where the code names one."""
+        return self.code, self.data.get("side")
 
 
 @dataclass(frozen=True, slots=True)

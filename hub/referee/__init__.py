@@ -29,6 +29,7 @@ from hub.referee.actions import (
     decide,
     forfeit,
     game_result,
+    handle_anomalies,
     handle_anomaly,
     lock_event,
     penalty,
@@ -50,12 +51,20 @@ from hub.referee.model import (
     RefereeEvent,
     Role,
 )
-from hub.referee.request import ACTION_FIELDS, action_fields, prepare, unknown_fields
+from hub.referee.request import (
+    ACTION_FIELDS,
+    BULK_FIELDS,
+    action_fields,
+    prepare,
+    prepare_bulk,
+    unknown_fields,
+)
 from hub.referee.rulebook import RULES, Rule, rule_for
 
 __all__ = [
     "ACTION_FIELDS",
     "APPEAL_WINDOW_S",
+    "BULK_FIELDS",
     "CARDS",
     "CHIEF_ONLY",
     "MAX_INPUT_NUMBER",
@@ -82,11 +91,13 @@ __all__ = [
     "decide",
     "forfeit",
     "game_result",
+    "handle_anomalies",
     "handle_anomaly",
     "input_fields",
     "lock_event",
     "penalty",
     "prepare",
+    "prepare_bulk",
     "rule_for",
     "unknown_fields",
 ]

@@ -71,6 +71,26 @@ def handle_anomaly(match: MatchState, anomaly_id: str, action: Action, reason: s
     )
 
 
+def handle_anomalies(match: MatchState, code: str | None, action: Action, reason: str = "") -> RefereeEvent:
+    """Acknowledge every open item of `code` (every code when None) on the match, or resolve or dismiss every
+    waiting one, for one reason; resolving or dismissing needs the reason."""
+    state = ANOMALY_ACTIONS[action]
+    taken = (AnomalyState.OPEN,) if state is AnomalyState.ACKNOWLEDGED else _WAITING
+    ids = [a.id for a in match.anomalies if a.state in taken and (code is None or a.code == code)]
+    if not ids:
+        what = f"{code} " if code else ""
+        raise ActionRefused(
+            f"Match {match.info.id} has no {what}anomaly left to {action.value}. "
+            f"/ Maçta bu işlemi bekleyen {what}anormallik yok."
+        )
+    if state is not AnomalyState.ACKNOWLEDGED and not reason:
+        raise ActionInvalid(
+            f'"reason" is required to {action.value} anomalies / anormallikleri kapatmak için gerekçe ("reason") '
+            f"gerekli"
+        )
+    return RefereeEvent(EventKind.REFEREE_ANOMALY, {"anomalies": ids, "state": state.value, "reason": reason})
+
+
 def correct(match: MatchState, score: tuple[float, float], reason: str, winner: Any = None) -> RefereeEvent:
     """Write a corrected result that supersedes the live one; the winner follows from the score."""
     check_unlocked(match)

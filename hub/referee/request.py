@@ -14,6 +14,7 @@ from hub.referee.actions import (
     decide,
     forfeit,
     game_result,
+    handle_anomalies,
     handle_anomaly,
     penalty,
 )
@@ -92,6 +93,32 @@ def prepare(match: MatchState, request: Mapping[str, Any], *, role: str, at: flo
         score,
         request.get("winner"),
     )
+
+
+BULK_FIELDS = frozenset({"action", "match", "code", "reason"})  # `POST /api/referee/anomalies`
+
+
+def prepare_bulk(matches: Mapping[str, MatchState], request: Mapping[str, Any]) -> tuple[str, RefereeEvent]:
+    """Check a bulk anomaly request (`{"action": "acknowledge", "match": …, "code": …, "reason": …}`): the
+    match it names and the event for every item of `code` on it (every code when absent)."""
+    action = request.get("action")
+    if action not in {a.value for a in ANOMALY_ACTIONS}:
+        raise ActionInvalid(
+            f'"action" must be acknowledge, resolve or dismiss, got {action!r} '
+            f'/ "action" acknowledge, resolve ya da dismiss olmalı'
+        )
+    match_id = _text(request, "match", required=True)
+    match = matches.get(match_id)
+    if match is None:
+        raise ActionInvalid(f'"match": there is no match {match_id!r} / "match": böyle bir maç yok')
+    code = _text(request, "code") or None
+    codes = sorted({a.code for a in match.anomalies})
+    if code is not None and code not in codes:
+        raise ActionInvalid(
+            f'"code": match {match_id} has no anomaly {code!r}; it has {", ".join(codes) or "none"} '
+            f'/ "code": maçta bu kodda anormallik yok'
+        )
+    return match_id, handle_anomalies(match, code, Action(action), _text(request, "reason"))
 
 
 def action_fields(request: Any) -> frozenset[str] | None:

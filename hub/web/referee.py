@@ -18,7 +18,16 @@ from starlette.routing import BaseRoute, Route
 from devices.wire.messages import Command, command_fields
 from hub.auth import Authenticator
 from hub.matches import EventKind, MatchState, check_confirm, public_view
-from hub.referee import ActionInvalid, action_fields, check_input, check_unlocked, input_fields, prepare
+from hub.referee import (
+    BULK_FIELDS,
+    ActionInvalid,
+    action_fields,
+    check_input,
+    check_unlocked,
+    input_fields,
+    prepare,
+    prepare_bulk,
+)
 from hub.venue import RefereeConfig
 from hub.web.bodies import no_fields, query_int, read_object
 from hub.web.context import WebContext
@@ -141,6 +150,25 @@ class RefereeRoutes:
         log.info("referee %s: %s on %s", referee.name, event.kind.value, match_id)
         return ORJSONResponse(self.ctx.hall.console_view(self.ctx.hall.match(match_id)))
 
+    async def anomalies(self, request: Request, referee: RefereeConfig) -> Response:
+        """Several anomaly items of one match handled at once (one code, or all), for one reason."""
+        wanted = await read_object(request, lambda _: BULK_FIELDS, self.ctx.refused)
+        at = time.time()
+        try:  # checked and recorded with no await between, as a single action is
+            match_id, event = prepare_bulk(self.ctx.hall.working, wanted)
+        except ActionInvalid as exc:
+            said = str(exc)  # each message starts with the field it refuses, quoted
+            raise Invalid(said, [f for f in sorted(BULK_FIELDS) if f'"{f}"' in said]) from None
+        await self.ctx.hall.record(match_id, event.kind, event.body, at, actor=referee.name)
+        log.info(
+            "referee %s: %s %d anomalies on %s",
+            referee.name,
+            event.body["state"],
+            len(event.body["anomalies"]),
+            match_id,
+        )
+        return ORJSONResponse(self.ctx.hall.console_view(self.ctx.hall.match(match_id)))
+
     async def command(self, request: Request, referee: RefereeConfig) -> Response:
         """A command to a table's device: checked values only, within its frame, acknowledged or not."""
         table_id = request.path_params["table_id"]
@@ -165,6 +193,7 @@ REFEREE_ROUTES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("/api/referee/me", "me", ("GET",)),
     ("/api/referee/matches", "matches", ("GET",)),
     ("/api/referee/audit", "audit", ("GET",)),
+    ("/api/referee/anomalies", "anomalies", ("POST",)),
     ("/api/referee/matches/{match_id}/events", "evidence", ("GET",)),
     ("/api/tables/{table_id}/command", "command", ("POST",)),
 )
