@@ -222,61 +222,119 @@ function draw() {
   drawAudit();
 }
 
-function queueItems() {
+// -- the anomaly queue: one group per match, worst first; one item per repeated problem ----------------------
+
+/** How bad an item is, for sorting: waiting before handled, then severity, open before acknowledged, then the
+ *  most occurrences, then the one waiting longest. */
+function badness(a) {
+  return [WAITING.has(a.state) ? 0 : 1, SEVERITY_RANK[a.severity] ?? 3, a.state === "open" ? 0 : 1, -(a.count || 1), a.at];
+}
+
+function compare(x, y) {
+  const bx = badness(x), by = badness(y);
+  for (let i = 0; i < bx.length; i++) if (bx[i] !== by[i]) return bx[i] < by[i] ? -1 : 1;
+  return 0;
+}
+
+/** The queue: each match with something to show, its items worst first; handled items of a confirmed match fold
+ *  away, other handled items show only with "show handled". */
+function queueGroups() {
   const showHandled = $("show-handled").checked;
-  const items = [];
+  const groups = [];
   for (const match of refs.values()) {
-    for (const anomaly of match.anomalies || []) {
-      if (!showHandled && !WAITING.has(anomaly.state)) continue;
-      items.push({ match, anomaly });
-    }
+    const all = [...(match.anomalies || [])].sort(compare);
+    const waiting = all.filter((a) => WAITING.has(a.state));
+    const handled = all.filter((a) => !WAITING.has(a.state));
+    const shownHandled = showHandled && match.status !== "official" ? handled : [];
+    if (!waiting.length && !shownHandled.length) continue;
+    groups.push({ match, items: [...waiting, ...shownHandled], waiting, folded: handled.length - shownHandled.length });
   }
-  items.sort((x, y) =>
-    (WAITING.has(y.anomaly.state) - WAITING.has(x.anomaly.state))
-    || (SEVERITY_RANK[x.anomaly.severity] ?? 3) - (SEVERITY_RANK[y.anomaly.severity] ?? 3)
-    || x.anomaly.at - y.anomaly.at  // the one waiting longest first
-    || x.match.id.localeCompare(y.match.id));
-  return items;
+  groups.sort((x, y) => (x.waiting.length ? 0 : 1) - (y.waiting.length ? 0 : 1)
+    || compare(x.items[0], y.items[0]) || x.match.id.localeCompare(y.match.id));
+  return groups;
 }
 
 function drawQueue() {
-  const items = queueItems();
-  $("queue-empty").hidden = items.length > 0;
+  const groups = queueGroups();
+  $("queue-empty").hidden = groups.length > 0;
+  const open = groups.reduce((n, g) => n + g.waiting.length, 0);
+  $("queue-count").textContent = open ? String(open) : "";
   sync(
     $("queue"),
-    items,
-    ({ match, anomaly }) => `${match.id}/${anomaly.id}`,
-    ({ match, anomaly }) => JSON.stringify([lang, anomaly, match.status, evidence.get(`${match.id}/${anomaly.id}`)]),
-    anomalyItem,
+    groups,
+    (g) => g.match.id,
+    (g) => JSON.stringify([lang, g.match.status, g.match.players, scoreOf(g.match), g.folded, me && me.role,
+      g.items.map((a) => [a.id, a.state, a.count, a.last_at, a.reason, evidence.get(`${g.match.id}/${a.id}`)])]),
+    queueGroup,
   );
+}
+
+function queueGroup({ match, items, waiting, folded }) {
+  const names = sides(match);
+  const open = waiting.filter((a) => a.state === "open");
+  return el("li", { class: "q-group", "data-match": match.id, "data-status": match.status },
+    el("div", { class: "q-head" },
+      el("span", { class: "q-where", text: `${tt().table} ${match.table} · ${tt().round} ${match.round}` }),
+      el("span", { class: "q-players", text: `${names[0]} – ${names[1]}` }),
+      el("span", { class: "m-score", text: scoreOf(match) }),
+      el("span", { class: `status ${match.status}`, text: tt().status[match.status] || match.status }),
+      el("span", { class: "q-bulk" },
+        open.length > 1 ? el("button", { type: "button", "data-action": "acknowledge-all",
+          text: t().acknowledgeAll(open.length), onclick: () => openBulk(match, null, "acknowledge") }) : null,
+        waiting.length > 1 ? el("button", { type: "button", "data-action": "dismiss-all",
+          text: t().closeAll, onclick: () => openBulk(match, null, "dismiss") }) : null)),
+    el("ol", { class: "q-items" }, ...items.map((anomaly) => anomalyItem({ match, anomaly }))),
+    folded ? el("p", { class: "q-folded muted", text: t().folded(folded) }) : null);
+}
+
+/** Who an item is about, in the names the venue file gives: the side's player (or pair) where it names one. */
+function whoOf(match, anomaly) {
+  const side = (anomaly.data || {}).side;
+  const names = sides(match);
+  if (side === "A" || side === 0) return names[0];
+  if (side === "B" || side === 1) return names[1];
+  return "";
+}
+
+function ruleLine(rule) {
+  if (!rule) return null;
+  const source = rule.source || [rule.document && (lang === "tr" ? rule.document.tr : rule.document.en), rule.article]
+    .filter(Boolean).join(" ");
+  return el("p", { class: "rule" },
+    el("span", { class: "rule-source", text: `${t().rule}: ${source}` }),
+    el("span", { text: lang === "tr" ? rule.tr : rule.en }));
 }
 
 function anomalyItem({ match, anomaly }) {
   const key = `${match.id}/${anomaly.id}`;
   const waiting = WAITING.has(anomaly.state);
-  const message = lang === "tr" ? anomaly.message_tr : anomaly.message_en;
-  const rule = anomaly.rule;
+  const latest = (anomaly.occurrences || []).at(-1) || anomaly;
+  const message = lang === "tr" ? latest.message_tr : latest.message_en;
   const byRules = anomaly.handled_by === RULES_ACTOR;
   const stateText = byRules ? t().resolvedByRules : t().states[anomaly.state] || anomaly.state;
   const handledBy = anomaly.handled_by && !byRules ? ` — ${anomaly.handled_by}, ${clock(anomaly.handled_at)}` : "";
+  const count = anomaly.count || 1;
+  const lastAt = anomaly.last_at || anomaly.at;
   const shown = evidence.get(key);
+  const sameCode = (match.anomalies || []).filter((a) => a.code === anomaly.code && a.state === "open").length;
   const item = el(
     "li",
     {
       class: `anomaly sev-${anomaly.severity} state-${anomaly.state}${waiting ? "" : " handled"}`,
       "data-match": match.id, "data-anomaly": anomaly.id, "data-code": anomaly.code, "data-state": anomaly.state,
-      "data-by": anomaly.handled_by || "",
+      "data-by": anomaly.handled_by || "", "data-count": count, "data-key": key,
     },
     el("div", { class: "a-head" },
       el("span", { class: "sev", text: t().severity[anomaly.severity] || anomaly.severity }),
       el("span", { class: "code", text: anomaly.code }),
-      el("span", { class: "where", text: where(match) }),
-      el("span", { class: "a-age", "data-at": anomaly.at, text: ago(anomaly.at) })),
+      whoOf(match, anomaly) ? el("span", { class: "a-who", text: whoOf(match, anomaly) }) : null,
+      count > 1 ? el("span", { class: "a-count", title: t().occurrences, text: `×${count}` }) : null,
+      el("span", { class: "a-age", "data-at": lastAt,
+        title: count > 1 ? t().firstLast(clock(anomaly.at), clock(lastAt)) : clock(anomaly.at), text: ago(lastAt) })),
     el("p", { class: "msg", text: message }),
-    rule ? el("p", { class: "rule" },
-      el("span", { class: "rule-source", text: `${t().rule}: ${rule.source}` }),
-      el("span", { text: lang === "tr" ? rule.tr : rule.en })) : null,
-    el("p", { class: "a-state" },
+    count > 1 ? el("p", { class: "a-times muted", text: t().firstLast(clock(anomaly.at), clock(lastAt)) }) : null,
+    ruleLine(anomaly.rule),
+    waiting && anomaly.state === "open" ? null : el("p", { class: "a-state" },
       el("span", { class: "state", text: stateText }),
       el("span", { text: handledBy }),
       anomaly.reason ? el("span", { class: "reason", text: ` · ${anomaly.reason}` }) : null),
@@ -289,21 +347,32 @@ function anomalyItem({ match, anomaly }) {
       waiting ? el("button", { type: "button", "data-action": "resolve", text: t().actions.resolve,
         onclick: () => openDialog(match, "resolve", anomaly) }) : null,
       waiting ? el("button", { type: "button", "data-action": "dismiss", text: t().actions.dismiss,
-        onclick: () => openDialog(match, "dismiss", anomaly) }) : null),
+        onclick: () => openDialog(match, "dismiss", anomaly) }) : null,
+      sameCode > 1 && anomaly.state === "open" ? el("button", { type: "button", "data-action": "acknowledge-code",
+        text: t().acknowledgeCode(sameCode), onclick: () => openBulk(match, anomaly.code, "acknowledge") }) : null),
   );
   if (shown && shown.open) item.append(evidenceTable(anomaly, shown));
   return item;
 }
 
+/** Every occurrence of the item, then the log around its latest one with each occurrence's event marked. */
 function evidenceTable(anomaly, shown) {
   const box = el("div", { class: "evidence" });
+  const seen = [anomaly, ...(anomaly.occurrences || [])];
+  const offsets = new Set(seen.map((o) => o.offset));
+  if (seen.length > 1) {
+    box.append(el("ol", { class: "occurrences" }, ...seen.map((o) => el("li", {},
+      el("span", { class: "muted", text: `${clock(o.at)} · #${o.offset} ` }),
+      el("span", { text: lang === "tr" ? o.message_tr : o.message_en })))));
+    if ((anomaly.count || 1) > seen.length) box.append(el("p", { class: "muted", text: t().olderInLog(anomaly.count - seen.length) }));
+  }
   if (shown.error) { box.append(el("p", { class: "error", text: shown.error })); return box; }
   if (!shown.events) { box.append(el("p", { class: "muted", text: "…" })); return box; }
   if (!shown.events.length) { box.append(el("p", { class: "muted", text: t().noEvents })); return box; }
   const c = t().cols;
   box.append(el("table", { class: "grid" },
     el("thead", {}, el("tr", {}, ...[c.offset, c.time, c.kind, c.source, c.body].map((h) => el("th", { text: h })))),
-    el("tbody", {}, ...shown.events.map((e) => el("tr", { class: e.offset === anomaly.offset ? "shows" : "" },
+    el("tbody", {}, ...shown.events.map((e) => el("tr", { class: offsets.has(e.offset) ? "shows" : "" },
       el("td", { text: String(e.offset) }),
       el("td", { text: clock(e.at) }),
       el("td", { text: e.kind }),
@@ -320,9 +389,10 @@ async function toggleEvidence(match, anomaly) {
   evidence.set(key, { open: true, events: known ? known.events : null, error: null });
   drawQueue();
   if (known && known.events) return;
-  const from = Math.max(1, anomaly.offset - 4);
+  const last = anomaly.last_offset || anomaly.offset;  // the log before the latest occurrence
+  const from = Math.max(1, last - 4);
   try {
-    const answer = await fetch(`/api/referee/matches/${encodeURIComponent(match.id)}/events?from=${from}&to=${anomaly.offset}`,
+    const answer = await fetch(`/api/referee/matches/${encodeURIComponent(match.id)}/events?from=${from}&to=${last}`,
       { headers: { Authorization: `Bearer ${token}` } });
     const body = await answer.json();
     evidence.set(key, { open: true, events: answer.ok ? body.events : null, error: answer.ok ? null : body.error });
@@ -351,8 +421,9 @@ function drawToConfirm() {
         el("span", { class: "m-where", text: `${tt().table} ${m.table} · ${tt().round} ${m.round}` }),
         el("span", { class: "m-players", text: `${names[0]} – ${names[1]}` }),
         el("span", { class: "m-score", text: scoreOf(m) }),
-        el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
-        waiting ? el("span", { class: "m-warn", text: t().waiting(waiting) }) : null,
+        el("span", { class: "m-meta" },
+          el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
+          waiting ? el("span", { class: "m-warn", title: t().waiting(waiting), text: `⚠ ${waiting}` }) : null),
         el("span", { class: "m-buttons" },
           protested
             ? el("button", { type: "button", "data-action": "decide", text: t().actions.decide,
@@ -399,7 +470,10 @@ function describe({ match, action }) {
   const b = action.body || {};
   const names = sides(match);
   const parts = [];
-  if (action.kind === "referee.anomaly") parts.push(`${b.anomaly}: ${t().states[b.state] || b.state}`);
+  if (action.kind === "referee.anomaly") {
+    const ids = b.anomalies || [b.anomaly];
+    parts.push(`${ids.length > 1 ? t().items(ids.length) : ids[0]}: ${t().states[b.state] || b.state}`);
+  }
   if (action.kind === "referee.input" && b.input && b.input.how) {  // a chess result the board cannot see
     parts.push(`${b.input.result} · ${t().hows[b.input.how] || b.input.how}`);
     if (b.input.reason) parts.push(b.input.reason);
@@ -438,7 +512,8 @@ async function act(matchId, request, path = "actions") {
   flash("");
   let answer, body;
   try {
-    answer = await fetch(`/api/matches/${encodeURIComponent(matchId)}/${path}`, {
+    const url = path ? `/api/matches/${encodeURIComponent(matchId)}/${path}` : "/api/referee/anomalies";
+    answer = await fetch(url, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
       body: JSON.stringify(request),
@@ -476,13 +551,20 @@ function actionsFor(match) {
 
 let dialogState = null;
 
-function openDialog(match, action = null, anomaly = null) {
-  const options = anomaly ? [action] : actionsFor(match);
-  dialogState = { match, anomaly, action: action || options[0], options };
+function openDialog(match, action = null, anomaly = null, bulk = null) {
+  const options = anomaly || bulk ? [action] : actionsFor(match);
+  dialogState = { match, anomaly, bulk, action: action || options[0], options };
   $("action-error").hidden = true;
   drawDialog();
   const dialog = $("action-dialog");
   if (!dialog.open) dialog.showModal();
+}
+
+/** Several items of one match handled for one reason: those of `code`, or every one when `code` is null. */
+function openBulk(match, code, action) {
+  const waiting = (match.anomalies || []).filter((a) => (action === "acknowledge" ? a.state === "open" : WAITING.has(a.state))
+    && (code == null || a.code === code));
+  openDialog(match, action, null, { code, count: waiting.length });
 }
 
 function field(label, input) { return el("label", {}, el("span", { text: label }), input); }
@@ -501,12 +583,19 @@ function scoreInputs(match, required) {
 }
 
 function drawDialog() {
-  const { match, anomaly, action, options } = dialogState;
-  $("action-title").textContent = anomaly ? `${t().actions[action]}: ${anomaly.code}` : t().act.replace("…", "");
+  const { match, anomaly, bulk, action, options } = dialogState;
+  $("action-title").textContent = anomaly ? `${t().actions[action]}: ${anomaly.code}`
+    : bulk ? `${t().actions[action]}: ${t().items(bulk.count)}${bulk.code ? ` (${bulk.code})` : ""}` : t().act.replace("…", "");
   $("action-match").textContent = `${where(match)} · ${sides(match).join(" – ")}`
     + (match.appeal_until ? ` · ${Date.now() / 1000 > match.appeal_until ? t().appealClosed : t().appealUntil(clock(match.appeal_until))}` : "");
   const fields = [];
-  if (!anomaly) {
+  if (bulk) {
+    const choices = bulk.count && action !== "acknowledge" ? ["dismiss", "resolve"] : [action];
+    if (choices.length > 1) {
+      fields.push(field(t().cols.action, el("select", { name: "action", onchange: (e) => { dialogState.action = e.target.value; drawDialog(); } },
+        ...choices.map((o) => el("option", { value: o, text: t().actions[o], selected: o === action })))));
+    }
+  } else if (!anomaly) {
     const chooser = el("select", { name: "action", id: "action-kind", onchange: (e) => { dialogState.action = e.target.value; drawDialog(); } },
       ...options.map((o) => el("option", { value: o, text: t().actions[o], selected: o === action })));
     fields.push(field(t().cols.action, chooser));
@@ -542,8 +631,8 @@ function drawDialog() {
     fields.push(field(t().newScore, scoreInputs(match, false)));
   }
   if (action === "decide") fields.push(field(t().reasoning, el("textarea", { name: "reasoning", required: true })));
-  else if (action !== "confirm" && action !== "acknowledge" && action !== "orientation") {
-    fields.push(field(t().reason, el("textarea", { name: "reason", required: action !== "result" })));
+  else if (bulk || (action !== "confirm" && action !== "acknowledge" && action !== "orientation")) {
+    fields.push(field(t().reason, el("textarea", { name: "reason", required: action !== "result" && action !== "acknowledge" })));
   }
   $("action-fields").replaceChildren(...fields);
   $("action-submit").textContent = action === "confirm" ? t().actions.confirm : t().submit;
@@ -570,7 +659,11 @@ async function submitDialog(event) {
   if (!form.reportValidity()) return;
   const submit = $("action-submit");
   submit.disabled = true;
-  const error = dialogState.action === "orientation"  // a referee input, not an action
+  const { bulk, match } = dialogState;
+  const error = bulk  // several items at once: the venue's bulk route, which names the match
+    ? await act(match.id, { action: dialogState.action, match: match.id, ...(bulk.code ? { code: bulk.code } : {}),
+      reason: String(new FormData(form).get("reason") || "") }, null)
+    : dialogState.action === "orientation"  // a referee input, not an action
     ? await act(dialogState.match.id, { type: "orientation", orientation: String(new FormData(form).get("orientation")) }, "inputs")
     : await act(dialogState.match.id, requestFromForm(form));
   submit.disabled = false;

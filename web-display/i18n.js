@@ -136,6 +136,10 @@ export const CONSOLE_TEXTS = {
       "referee.result": "Skor düzeltme", "referee.penalty": "Ceza", "referee.forfeit": "Hükmen",
       "referee.appeal": "İtiraz", "referee.decision": "İtiraz kararı", "match.lock": "Tur kilidi" },
     lockedBecause: (id) => `${id} başladı`, finished: "Bitti", noEvents: "Kayıt yok.",
+    occurrences: "Kaç kez görüldü", firstLast: (first, last) => `ilk ${first} · son ${last}`,
+    olderInLog: (n) => `${n} eski görülme daha kayıtta`, items: (n) => `${n} kayıt`,
+    acknowledgeAll: (n) => `Tümünü gördüm (${n})`, acknowledgeCode: (n) => `Bu koddakileri gördüm (${n})`,
+    closeAll: "Tümünü kapat…", folded: (n) => `${n} kapanmış kayıt gizlendi`,
   },
   en: {
     title: "Referee console", tokenLabel: "Referee token", signIn: "Sign in", signOut: "Sign out",
@@ -169,6 +173,10 @@ export const CONSOLE_TEXTS = {
       "referee.result": "Score corrected", "referee.penalty": "Penalty", "referee.forfeit": "Forfeit",
       "referee.appeal": "Appeal", "referee.decision": "Appeal decision", "match.lock": "Round locked" },
     lockedBecause: (id) => `${id} started`, finished: "Finished", noEvents: "No events.",
+    occurrences: "Times seen", firstLast: (first, last) => `first ${first} · last ${last}`,
+    olderInLog: (n) => `${n} older occurrence${n === 1 ? "" : "s"} in the log`, items: (n) => `${n} item${n === 1 ? "" : "s"}`,
+    acknowledgeAll: (n) => `Acknowledge all (${n})`, acknowledgeCode: (n) => `Acknowledge this code (${n})`,
+    closeAll: "Close all…", folded: (n) => `${n} handled item${n === 1 ? "" : "s"} folded away`,
   },
 };
 
