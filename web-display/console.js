@@ -140,6 +140,9 @@ function signOut(message = "") {
   refs.clear();
   pubs.clear();
   evidence.clear();
+  known.clear();
+  fresh.clear();
+  primed = false;
   sessionStorage.removeItem(TOKEN_KEY);
   document.body.dataset.signedIn = "false";
   $("console").hidden = true;
@@ -198,7 +201,6 @@ function renderStatic() {
   document.documentElement.lang = lang;
   $("lang").textContent = lang === "tr" ? "EN" : "TR";
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t()[node.dataset.i18n];
-  document.title = `Boardcast — ${t().title}`;
   if (me) $("who").textContent = `${me.name} (${t().roles[me.role] || me.role})`;
   onState(connection);
   const c = t().cols;
@@ -254,11 +256,32 @@ function queueGroups() {
   return groups;
 }
 
+// An alert is a new item: it flashes once and the page title counts the open ones. A problem seen again
+// raises its item's count and does not alert again.
+const known = new Set();  // "match/item" keys seen since signing in
+const fresh = new Map();  // key -> until when it flashes (ms)
+let primed = false;  // the first snapshot is what was already there: no alert for it
+
+function noteNewItems(groups) {
+  const now = Date.now();
+  for (const { match, waiting } of groups) {
+    for (const a of waiting) {
+      const key = `${match.id}/${a.id}`;
+      if (known.has(key)) continue;
+      known.add(key);
+      if (primed) fresh.set(key, now + 6000);
+    }
+  }
+  primed = primed || refs.size > 0;
+}
+
 function drawQueue() {
   const groups = queueGroups();
+  noteNewItems(groups);
   $("queue-empty").hidden = groups.length > 0;
   const open = groups.reduce((n, g) => n + g.waiting.length, 0);
   $("queue-count").textContent = open ? String(open) : "";
+  document.title = `${open ? `(${open}) ` : ""}Boardcast — ${t().title}`;
   sync(
     $("queue"),
     groups,
@@ -320,7 +343,7 @@ function anomalyItem({ match, anomaly }) {
   const item = el(
     "li",
     {
-      class: `anomaly sev-${anomaly.severity} state-${anomaly.state}${waiting ? "" : " handled"}`,
+      class: `anomaly sev-${anomaly.severity} state-${anomaly.state}${waiting ? "" : " handled"}${(fresh.get(key) || 0) > Date.now() ? " fresh" : ""}`,
       "data-match": match.id, "data-anomaly": anomaly.id, "data-code": anomaly.code, "data-state": anomaly.state,
       "data-by": anomaly.handled_by || "", "data-count": count, "data-key": key,
     },
