@@ -251,6 +251,14 @@ function drawQueue() {
   );
 }
 
+// where a rule is written: "FIDE Laws of Chess 6.9 · The chessclock: the allotted time" (the hub's own rules
+// name Boardcast and a title, no article)
+function ruleSource(rule) {
+  const pick = (words) => (words ? (lang === "tr" ? words.tr : words.en) : "");
+  const where = [pick(rule.document), rule.article].filter(Boolean).join(" ");
+  return rule.title ? `${where} · ${pick(rule.title)}` : where;
+}
+
 function anomalyItem({ match, anomaly }) {
   const key = `${match.id}/${anomaly.id}`;
   const waiting = WAITING.has(anomaly.state);
@@ -274,7 +282,7 @@ function anomalyItem({ match, anomaly }) {
       el("span", { class: "a-age", "data-at": anomaly.at, text: ago(anomaly.at) })),
     el("p", { class: "msg", text: message }),
     rule ? el("p", { class: "rule" },
-      el("span", { class: "rule-source", text: `${t().rule}: ${rule.source}` }),
+      el("span", { class: "rule-source", text: `${t().rule}: ${ruleSource(rule)}` }),
       el("span", { text: lang === "tr" ? rule.tr : rule.en })) : null,
     el("p", { class: "a-state" },
       el("span", { class: "state", text: stateText }),
