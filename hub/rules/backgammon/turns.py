@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from hub.rules import clock as clk
@@ -197,8 +198,10 @@ def on_board(
 
 
 def _problem_tr(problem: str) -> str:
-    if problem.startswith("A has"):
-        return "her tarafın 15 pulu olmalı (" + problem.split(";")[0] + ")"
+    counts = re.match(r"\{A\} has (\d+) checkers and \{B\} has (\d+)", problem)
+    if counts is not None:
+        a, b = counts.groups()
+        return f"her tarafın 15 pulu olmalı; {{A}} oyuncusunda {a}, {{B}} oyuncusunda {b} pul var"
     return {
         "a board has 24 points, 2 bars and 2 trays": "tahtada 24 hane, 2 bar ve 2 toplama alanı vardır",
         "checker counts must be integers": "pul sayıları tam sayı olmalı",
