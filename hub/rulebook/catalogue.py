@@ -25,6 +25,17 @@ EVENT_REGULATIONS = Words(
 )
 BOARDCAST = Words("Boardcast", "Boardcast")
 
+# Where a rule's text names the match's time control; written by `hub.rulebook.rule_for`, from the venue's
+# control or, when the venue gives none, from the sport's words for "the event's own".
+TIME_CONTROL = "{time_control}"
+UNSTATED_TIME_CONTROL = {
+    "chess": Words("the event's time control", "turnuvanın belirlediği tempo"),
+    "backgammon": Words(
+        "the total time and the delay a move the tournament page gives",
+        "turnuva sayfasında yazan toplam süre ve hamle başına gecikme",
+    ),
+}
+
 # The backgammon rules' sections, by number.
 _BG_BOARD = ("5", Words("Board, checkers and dice", "Tahta, pullar ve zar"))
 _BG_MOVES = ("6", Words("Starting the game and moves", "Oyunun başlaması ve hamleler"))
@@ -115,8 +126,8 @@ _BACKGAMMON = {
     "bg.time_forfeit": _rule(
         BACKGAMMON_RULES,
         _BG_CLOCK,
-        "A player whose time runs out loses the match.",
-        "Süresi biten oyuncu maçı kaybeder.",
+        f"A player whose time runs out loses the match (the clock: {TIME_CONTROL}).",
+        f"Süresi biten oyuncu maçı kaybeder (saat: {TIME_CONTROL}).",
     ),
     "bg.board_inconsistent": _rule(
         BACKGAMMON_RULES,
@@ -256,20 +267,20 @@ _CHESS = {
     "chess.increment_missing": _rule(
         EVENT_REGULATIONS,
         _TIME_CONTROL,
-        "The games are played at the event's time control.",
-        "Oyunlar turnuvanın temposuyla oynanır.",
+        f"The games are played at {TIME_CONTROL}.",
+        f"Oyunların temposu: {TIME_CONTROL}.",
     ),
     "chess.increment_wrong": _rule(
         EVENT_REGULATIONS,
         _TIME_CONTROL,
-        "The games are played at the event's time control.",
-        "Oyunlar turnuvanın temposuyla oynanır.",
+        f"The games are played at {TIME_CONTROL}.",
+        f"Oyunların temposu: {TIME_CONTROL}.",
     ),
     "chess.clock_setting": _rule(
         EVENT_REGULATIONS,
         _TIME_CONTROL,
-        "The clock starts at the event's time control.",
-        "Saat turnuvanın temposuyla başlar.",
+        f"The clock is set at the start to {TIME_CONTROL}.",
+        f"Saat başlangıçta şu tempoya ayarlanır: {TIME_CONTROL}.",
     ),
     "chess.board_mismatch": _hub(
         "Board reports",

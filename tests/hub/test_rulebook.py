@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ def test_a_chess_anomaly_names_the_player_on_that_clock_side_and_the_rule_states
         and rule["article"] == "5.1.1"
     )
     assert rule["en"].endswith("5 minutes + 3 seconds a move (Fischer).") and "90" not in rule["en"]
-    assert rule["tr"].endswith("5 dakika + hamle başına 3 saniye (Fischer).")
+    assert rule["tr"] == "Oyunların temposu: 5 dakika + hamle başına 3 saniye (Fischer)."
 
 
 def test_a_side_without_a_name_stays_a_side_and_only_marks_are_replaced() -> None:
@@ -131,11 +132,22 @@ def test_a_check_lines_anomaly_names_the_players_of_its_match_line() -> None:
 
 
 def test_no_rule_cites_a_design_note_and_every_one_names_a_document_in_both_languages() -> None:
-    for code, rule in CATALOGUE.items():
+    for code in CATALOGUE:
+        rule = rule_for(code)  # no match: a clock rule speaks of the event's own time control
+        assert rule is not None
         text = json.dumps(rule.to_dict(), ensure_ascii=False)
-        assert not re.search(r"seed|RULES|ARCHITECTURE|§", text), code
+        assert not re.search(r"seed|RULES|ARCHITECTURE|§", text) and "{" not in rule.en + rule.tr, code
         assert rule.document.en and rule.document.tr and rule.en and rule.tr, code
         assert rule.article is not None or rule.document.en == "Boardcast", code
+    assert rule_for("chess.increment_wrong").en == "The games are played at the event's time control."  # type: ignore[union-attr]
+    timed = replace(BG, clock="simple:600:12")
+    assert rule_for("bg.time_forfeit", timed).en == (  # type: ignore[union-attr]
+        "A player whose time runs out loses the match (the clock: 10 minutes with a delay of 12 seconds a move "
+        "(simple delay))."
+    )
+    assert rule_for("bg.time_forfeit", timed).tr.startswith(
+        "Süresi biten oyuncu maçı kaybeder (saat: 10 dakika"
+    )  # type: ignore[union-attr]
     assert rule_for("tt.second_timeout").article == "3.4.4"  # type: ignore[union-attr]
     assert rule_for("device.some_new_code").title.en == "Device reports"  # type: ignore[union-attr]
 
