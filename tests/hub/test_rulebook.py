@@ -107,7 +107,7 @@ def test_a_chess_anomaly_names_the_player_on_that_clock_side_and_the_rule_states
 
 def test_a_side_without_a_name_stays_a_side_and_only_marks_are_replaced() -> None:
     assert named("{A} doubled; {B} owns the cube", ("", "")) == "A doubled; B owns the cube"
-    assert named("{white}'s flag fell", (), lang="tr") == "Beyaz's flag fell"
+    assert named("{white} oyuncusunun bayrağı düştü", (), lang="tr") == "Beyaz oyuncusunun bayrağı düştü"
     assert (
         named("{A} / {B2}", ("Ayşe Yılmaz", "Zeynep Kaya", "Elif Kaya"), doubles=True)
         == "Ayşe Yılmaz / Zeynep Kaya / B2"

@@ -504,7 +504,7 @@ def _flag_fall(
     out.anomaly(
         "chess.flag_fall",
         Severity.INFO,
-        f"{_who(colour)}'s flag fell on the {SIDE_NAMES[side]} clock{how_en[source]}: {tail_en} ({outcome}).",
+        f"The flag of {_who(colour)} fell on the {SIDE_NAMES[side]} clock{how_en[source]}: {tail_en} ({outcome}).",
         f"{_who(colour)} oyuncusunun {SIDE_TR[side]} saatte bayrağı düştü{how_tr[source]}: {tail_tr} "
         f"({outcome}).",
         side=SIDE_NAMES[side],

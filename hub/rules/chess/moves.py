@@ -464,8 +464,8 @@ def _check_sides(state: ChessState, side: int, out: Out) -> ChessState:
         out.anomaly(
             "chess.clock_sides",
             Severity.WARNING,
-            f"The {SIDE_NAMES[side]} clock was pressed after {_who(mover)}'s move, but that side is "
-            f"{_who(not mover)}'s; the clock runs for the wrong player or its sides are set wrong.",
+            f"The {SIDE_NAMES[side]} clock was pressed after the move of {_who(mover)}, but that side is the "
+            f"clock of {_who(not mover)}; the clock runs for the wrong player or its sides are set wrong.",
             f"{_who(mover)} hamlesinden sonra {SIDE_TR[side]} saate basıldı, ancak o taraf "
             f"{_who(not mover)} oyuncusunun; saat yanlış oyuncu için çalışıyor ya da taraflar yanlış.",
             side=SIDE_NAMES[side],
