@@ -97,7 +97,7 @@ class Venue:
     show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
     allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
-    rules: dict[str, RuleOverride] = field(default_factory=dict)  # the venue's wording of rules, by code
+    rules: dict[str, RuleOverride] = field(default_factory=dict, hash=False)  # the venue's wording, by code
 
     def table(self, table_id: str) -> TableConfig:
         """The table with this id."""
