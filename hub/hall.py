@@ -95,6 +95,7 @@ class Hall(PublicHall):
         for info in self.infos.values():
             self._in_round.setdefault((info.sport, info.round), []).append(info.id)
         self.players = {p.name: p for p in venue.players}
+        self.rule_overrides = venue.rules  # the venue's own wording of rules, by anomaly code
         self.replayed_events = 0
         eventlog.add_listener(self._on_commit)
 
@@ -145,7 +146,7 @@ class Hall(PublicHall):
 
     def console_view(self, match: MatchState) -> dict[str, Any]:
         """What the referee console shows of a match, with its players' private contacts: referees only."""
-        return referee.console_view(match, self.players)
+        return referee.console_view(match, self.players, self.rule_overrides)
 
     def audit(self) -> list[dict[str, Any]]:
         """Every referee and hub action on every match (committed), newest first."""

@@ -186,7 +186,10 @@ def test_a_wrong_move_corrected_in_time_shows_as_resolved_by_the_rules() -> None
     cleared = next(a for a in folder.state.anomalies if a.id == flagged.id)
     assert (cleared.state, cleared.handled_by, cleared.handled_at) == (AnomalyState.RESOLVED, "rules", 3.0)
     view = console_view(folder.state)["anomalies"][0]
-    assert view["rule"]["source"] == "seed 000 §6" and view["state"] == "resolved"
+    assert view["state"] == "resolved"
+    assert view["rule"]["document"] == {"en": "Backgammon Tournament Rules", "tr": "Tavla Turnuva Kuralları"}
+    assert view["rule"]["article"] == "6" and view["rule"]["title"]["tr"] == "Oyunun başlaması ve hamleler"
+    assert view["message_en"].startswith("Hakan Yıldız's move with 3-1 is not legal")
 
 
 def test_an_appeal_within_15_minutes_protests_the_match_until_the_chief_decides() -> None:

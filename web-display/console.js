@@ -319,12 +319,18 @@ function whoOf(match, anomaly) {
   return "";
 }
 
+// where a rule is written: "FIDE Laws of Chess 6.9 · The chessclock: the allotted time" (the hub's own rules
+// name Boardcast and a title, no article)
+function ruleSource(rule) {
+  const pick = (words) => (words ? (lang === "tr" ? words.tr : words.en) : "");
+  const where = [pick(rule.document), rule.article].filter(Boolean).join(" ");
+  return rule.title ? `${where} · ${pick(rule.title)}` : where;
+}
+
 function ruleLine(rule) {
   if (!rule) return null;
-  const source = rule.source || [rule.document && (lang === "tr" ? rule.document.tr : rule.document.en), rule.article]
-    .filter(Boolean).join(" ");
   return el("p", { class: "rule" },
-    el("span", { class: "rule-source", text: `${t().rule}: ${source}` }),
+    el("span", { class: "rule-source", text: `${t().rule}: ${ruleSource(rule)}` }),
     el("span", { text: lang === "tr" ? rule.tr : rule.en }));
 }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TextIO, TypeVar
 
 import msgspec
@@ -13,6 +13,7 @@ import msgspec.inspect
 
 from devices.strict import Complaint, complaint
 from hub.rules.base import Outcome
+from hub.rules.names import named
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -51,6 +52,7 @@ def check_lines(
     `err` as `complaint.format(error)` with exit code 2, and what was printed before stays.
     """
     state: S | None = None
+    names: tuple[tuple[str, ...], bool] = ((), False)
     try:
         for number, text in enumerate(lines, start=1):
             if not text.strip():
@@ -58,10 +60,11 @@ def check_lines(
             data = read_json(text, number)
             if state is None:
                 state = start(data, number)
+                names = match_names(data)
                 continue
             at, outcome = step(state, data, number)
             state = outcome.state
-            emit_outcome(out, outcome, at, number, view)
+            emit_outcome(out, outcome, at, number, view, names)
         if state is None:
             raise CheckInputError(no_match)
     except CheckInputError as exc:
@@ -78,8 +81,11 @@ def emit_outcome(
     at: float,
     line: int | None,
     view: Callable[[dict[str, Any]], dict[str, Any]] = lambda data: data,
+    names: tuple[Sequence[str], bool] = ((), False),
 ) -> None:
-    """Print an outcome's facts, then its anomalies, as JSON lines naming the input line (data through view)."""
+    """Print an outcome's facts, then its anomalies, as JSON lines naming the input line (data through view,
+    messages naming `names`: the players and whether they are doubles pairs)."""
+    players, doubles = names
     for fact in outcome.facts:
         emit_line(out, {"type": "fact", "kind": fact.kind, "at": at, "line": line, **view(fact.data)})
     for a in outcome.anomalies:
@@ -91,11 +97,26 @@ def emit_outcome(
                 "severity": a.severity.value,
                 "at": at,
                 "line": line,
-                "message": a.message_en,
-                "message_tr": a.message_tr,
+                "message": named(a.message_en, players, doubles, "en"),
+                "message_tr": named(a.message_tr, players, doubles, "tr"),
                 "data": view(a.data),
             },
         )
+
+
+def match_names(data: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
+    """The players the match line names (a list, or an object by side: "A"/"B", "A1".."B2") and whether
+    they are doubles pairs; none when it names none (`players` is for readers and not checked)."""
+    match = data.get("match")
+    if not isinstance(match, dict):
+        return (), False
+    doubles = match.get("doubles") is True
+    given = match.get("players")
+    if isinstance(given, dict):
+        given = [given.get(key) for key in (("A1", "A2", "B1", "B2") if doubles else ("A", "B"))]
+    if not isinstance(given, list):
+        return (), doubles
+    return tuple(p if isinstance(p, str) else "" for p in given), doubles
 
 
 def emit_line(out: TextIO, line: dict[str, Any]) -> None:

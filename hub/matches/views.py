@@ -8,6 +8,7 @@ from typing import Any
 
 from hub.matches.codec import action_to_dict, anomaly_to_dict, appeal_to_dict, penalty_to_dict, result_to_dict
 from hub.matches.model import RULES_ACTOR, AnomalyRecord, AnomalyState, MatchState, ResultRecord
+from hub.matches.naming import named_anomaly
 
 
 def _identity(match: MatchState) -> dict[str, Any]:
@@ -83,7 +84,7 @@ def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, 
             }
             for f in match.facts
         ],
-        "anomalies": [_public_anomaly(a, referee_names) for a in match.anomalies],
+        "anomalies": [named_anomaly(_public_anomaly(a, referee_names), match.info) for a in match.anomalies],
         # the decision and its reasoning are shown to the players (seed 000 §10); the grounds as the referee
         # wrote them down stay in the referee's views
         "appeals": [_public(appeal_to_dict(a), referee_names) for a in match.appeals],
@@ -115,7 +116,7 @@ def referee_view(match: MatchState) -> dict[str, Any]:
         "locked": match.locked,
         "locked_at": match.locked_at,
         "result": result_to_dict(match.result),
-        "anomalies": [anomaly_to_dict(a) for a in match.anomalies],
+        "anomalies": [named_anomaly(anomaly_to_dict(a), match.info) for a in match.anomalies],
         "appeals": [appeal_to_dict(a) for a in match.appeals],
         "penalties": [penalty_to_dict(p) for p in match.penalties],
         "actions": [action_to_dict(a) for a in match.actions],

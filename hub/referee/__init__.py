@@ -14,8 +14,8 @@ previous round's results are locked.
 
 `model` holds the vocabulary (roles, actions, penalties, decisions, `RefereeEvent`, the refusals); `request`
 reads a console request and `prepare`s its event; `actions` the checks, one function per action, and the round
-lock; `inputs` the referee inputs the sport's rules read; `rulebook` the rule each anomaly code points to;
-`console` what the console reads. Everything the hub imports is here.
+lock; `inputs` the referee inputs the sport's rules read; `console` what the console reads (each anomaly with
+its rule from `hub.rulebook`). Everything the hub imports is here.
 """
 
 from __future__ import annotations
@@ -59,7 +59,6 @@ from hub.referee.request import (
     prepare_bulk,
     unknown_fields,
 )
-from hub.referee.rulebook import RULES, Rule, rule_for
 
 __all__ = [
     "ACTION_FIELDS",
@@ -69,7 +68,6 @@ __all__ = [
     "CHIEF_ONLY",
     "MAX_INPUT_NUMBER",
     "MAX_TEXT",
-    "RULES",
     "SYSTEM_ACTOR",
     "UNDECIDED",
     "Action",
@@ -79,7 +77,6 @@ __all__ = [
     "Penalty",
     "RefereeEvent",
     "Role",
-    "Rule",
     "action_fields",
     "appeal",
     "audit",
@@ -98,6 +95,5 @@ __all__ = [
     "penalty",
     "prepare",
     "prepare_bulk",
-    "rule_for",
     "unknown_fields",
 ]

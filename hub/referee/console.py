@@ -7,17 +7,21 @@ from typing import Any
 
 from hub.matches import MatchState, referee_view
 from hub.referee.model import APPEAL_WINDOW_S, HAS_RESULT
-from hub.referee.rulebook import rule_for
+from hub.rulebook import RuleOverride, rule_for
 from hub.venue import PlayerConfig
 
 
-def console_view(match: MatchState, players: Mapping[str, PlayerConfig] | None = None) -> dict[str, Any]:
-    """What the referee console shows of a match: the referee view, each anomaly's rule, the appeal
-    deadline, and the players' contacts (private: only referees get this view)."""
+def console_view(
+    match: MatchState,
+    players: Mapping[str, PlayerConfig] | None = None,
+    rule_overrides: Mapping[str, RuleOverride] | None = None,
+) -> dict[str, Any]:
+    """What the referee console shows of a match: the referee view, each anomaly's rule (the venue's wording
+    where its file overrides one), the appeal deadline, and the players' contacts (private: referees only)."""
     view = referee_view(match)
     for anomaly in view["anomalies"]:
-        rule = rule_for(anomaly["code"])
-        anomaly["rule"] = None if rule is None else {"source": rule.source, "en": rule.en, "tr": rule.tr}
+        rule = rule_for(anomaly["code"], match.info, rule_overrides)
+        anomaly["rule"] = None if rule is None else rule.to_dict()
     view["appeal_until"] = (
         match.finished_at + APPEAL_WINDOW_S
         if match.finished_at is not None and match.status in HAS_RESULT

@@ -7,7 +7,8 @@ and Turkish. The organiser fixes one line and runs again.
 - `parse`: `load_venue` / `parse_venue`, the `[venue]` settings, tables, team matches, referees, players;
 - `keys`: the keys each place may hold, unknown keys refused with a suggestion, lines found for errors;
 - `devices`: device and clock URLs, checked by the parser each session uses;
-- `matches`: `[[matches]]`, with each sport's own fields.
+- `matches`: `[[matches]]`, with each sport's own fields;
+- `rules`: `[rules."code"]`, the venue's own wording of the rule an anomaly code points to.
 """
 
 from hub.matches import MatchInfo

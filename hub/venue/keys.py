@@ -77,7 +77,7 @@ def _key_pattern(name: str) -> str:
 
 
 # Every key the file may hold, by where it is. Any other is refused, naming the nearest of these.
-TOP_KEYS = ("venue", "tables", "matches", "referees", "team_matches", "players")
+TOP_KEYS = ("venue", "tables", "matches", "referees", "team_matches", "players", "rules")
 VENUE_KEYS = (
     "name",
     "broadcast_delay_s",

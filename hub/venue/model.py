@@ -6,10 +6,11 @@ Plain frozen dataclasses and the error a bad file raises; reading and checking t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub.matches import MatchInfo
+from hub.rulebook import RuleOverride
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -96,6 +97,7 @@ class Venue:
     show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
     allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
+    rules: dict[str, RuleOverride] = field(default_factory=dict, hash=False)  # the venue's wording, by code
 
     def table(self, table_id: str) -> TableConfig:
         """The table with this id."""

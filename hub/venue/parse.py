@@ -1,7 +1,8 @@
 """Reading a venue file: TOML in, a checked `Venue` out, or one `VenueError` naming file, line and field.
 
 The `[venue]` settings, `[[tables]]`, `[[team_matches]]`, `[[referees]]` and `[[players]]` are checked here;
-devices (`hub.venue.devices`) and matches (`hub.venue.matches`) have modules of their own.
+devices (`hub.venue.devices`), matches (`hub.venue.matches`) and the venue's wording of rules
+(`hub.venue.rules`) have modules of their own.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from hub.venue.keys import (
 )
 from hub.venue.matches import parse_matches
 from hub.venue.model import PlayerConfig, RefereeConfig, TableConfig, TeamMatchConfig, Venue, VenueError
+from hub.venue.rules import parse_rules
 
 _ROLES = ("referee", "chief")
 
@@ -99,6 +101,7 @@ def parse_venue(text: str, path: Path) -> Venue:
     matches = parse_matches(data, tables, team_matches, fail)
     referees = _referees(data, fail)
     players = _players(data, fail)
+    rules = parse_rules(data, loc, path)
     return Venue(
         name,
         tables,
@@ -111,6 +114,7 @@ def parse_venue(text: str, path: Path) -> Venue:
         show_referee_names=show_names,
         allowed_hosts=allowed_hosts,
         trusted_proxies=trusted_proxies,
+        rules=rules,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,6 +95,12 @@ def test_a_referee_signs_in_sees_an_anomaly_with_its_rule_and_evidence_and_handl
     match_id, anomaly_id = key.split("/")
     item = page.locator(f'li.anomaly[data-key="{key}"]')
     expect(item.locator(".rule")).to_contain_text("ITTF")
+    # the document, its rule number and the rule's title, as the referees know them; never a design note
+    expect(item.locator(".rule .rule-source")).to_have_text(
+        re.compile(r"^Kural: ITTF El Kitabı: .+ [23]\.\d+(\.\d+)* · \S")
+    )
+    expect(item.locator(".rule")).not_to_contain_text("seed")
+    expect(item.locator(".msg")).not_to_contain_text("{")  # the side marks are written as the players' names
     item.locator("button[data-action=evidence]").click()
     rows = item.locator(".evidence tbody tr")
     expect(rows.first).to_be_visible()

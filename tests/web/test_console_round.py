@@ -60,6 +60,8 @@ def test_the_faulty_clock_is_one_increment_missing_item_per_side_with_its_count(
     for item in items:
         assert item["count"] >= 10 and item["count"] == 1 + len(item["occurrences"])
         assert item["first_at"] < item["last_at"]
+        said = [item["message_en"], *(o["message_en"] for o in item["occurrences"])]
+        assert all("{" not in m and "got no increment" in m for m in said), said[:2]  # names, not marks
     every = sum(len(m["anomalies"]) for m in matches(round_over))
     assert every < 40, every  # the whole round's queue: dozens of presses are two items, not dozens
 

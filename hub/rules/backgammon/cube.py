@@ -10,6 +10,7 @@ from hub.rules.backgammon.score import end_game
 from hub.rules.backgammon.state import Action, BackgammonState, Cube, CubeAction, Phase, anomaly
 from hub.rules.backgammon.turns import stood
 from hub.rules.base import Anomaly, Fact, Severity
+from hub.rules.names import side_mark
 
 
 def on_cube(
@@ -22,8 +23,8 @@ def on_cube(
                 anomaly(
                     "bg.cube_after_roll",
                     Severity.ERROR,
-                    f"{side_name(side)} doubled, but a double is only allowed at the start of one's own turn, before rolling.",
-                    f"{side_name(side)} katladı; katlama yalnızca kendi sırasının başında, zar atmadan önce yapılabilir.",
+                    f"{side_mark(side)} doubled, but a double is only allowed at the start of one's own turn, before rolling.",
+                    f"{side_mark(side)} katladı; katlama yalnızca kendi sırasının başında, zar atmadan önce yapılabilir.",
                     side=side_name(side),
                 )
             )
@@ -33,8 +34,8 @@ def on_cube(
                 anomaly(
                     "bg.cube_not_owner",
                     Severity.ERROR,
-                    f"{side_name(side)} doubled, but the cube belongs to {side_name(state.cube_owner)}.",
-                    f"{side_name(side)} katladı, oysa küp {side_name(state.cube_owner)} oyuncusunda.",
+                    f"{side_mark(side)} doubled, but the cube belongs to {side_mark(state.cube_owner)}.",
+                    f"{side_mark(side)} katladı, oysa küp {side_mark(state.cube_owner)} oyuncusunda.",
                     side=side_name(side),
                     owner=side_name(state.cube_owner),
                 )
@@ -44,8 +45,8 @@ def on_cube(
                 anomaly(
                     "bg.crawford_double",
                     Severity.ERROR,
-                    f"{side_name(side)} doubled in the Crawford game, where the cube is not used.",
-                    f"{side_name(side)} Crawford oyununda katladı; bu oyunda küp kullanılmaz.",
+                    f"{side_mark(side)} doubled in the Crawford game, where the cube is not used.",
+                    f"{side_mark(side)} Crawford oyununda katladı; bu oyunda küp kullanılmaz.",
                     side=side_name(side),
                 )
             )

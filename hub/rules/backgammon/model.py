@@ -12,6 +12,7 @@ from typing import Any
 
 from hub.rules.backgammon import ids
 from hub.rules.backgammon.ids import board_from_position_id
+from hub.rules.names import side_mark
 
 SIDE_NAMES = ("A", "B")
 CHECKERS = 15
@@ -102,7 +103,7 @@ def board_problem(points: Iterable[int], bar: Iterable[int], off: Iterable[int])
     a = sum(n for n in points if n > 0) + bar[0] + off[0]
     b = -sum(n for n in points if n < 0) + bar[1] + off[1]
     if a != CHECKERS or b != CHECKERS:
-        return f"A has {a} checkers and B has {b}; each side has 15"
+        return f"{side_mark(0)} has {a} checkers and {side_mark(1)} has {b}; each side has 15"
     return None
 
 

@@ -8,6 +8,7 @@ from hub.rules import clock as clk
 from hub.rules.backgammon.model import START, Position, side_name
 from hub.rules.backgammon.state import BackgammonState, GameRecord, Phase, anomaly
 from hub.rules.base import Fact, Outcome, Severity
+from hub.rules.names import side_mark
 
 
 def time_forfeit(state: BackgammonState, loser: int) -> Outcome[BackgammonState]:
@@ -23,8 +24,8 @@ def time_forfeit(state: BackgammonState, loser: int) -> Outcome[BackgammonState]
             anomaly(
                 "bg.time_forfeit",
                 Severity.ERROR,
-                f"{side_name(loser)}'s time ran out; {side_name(loser)} loses the match.",
-                f"{side_name(loser)} oyuncusunun süresi bitti; {side_name(loser)} maçı kaybeder.",
+                f"{side_mark(loser)}'s time ran out; {side_mark(loser)} loses the match.",
+                f"{side_mark(loser)} oyuncusunun süresi bitti; {side_mark(loser)} maçı kaybeder.",
                 side=side_name(loser),
                 flag_at=flag_at,
             ),

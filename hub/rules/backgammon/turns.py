@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from hub.rules import clock as clk
@@ -20,6 +21,7 @@ from hub.rules.backgammon.state import (
     anomaly,
 )
 from hub.rules.base import Anomaly, Fact, Severity
+from hub.rules.names import side_mark
 
 
 def stood(state: BackgammonState, anomalies: list[Anomaly], by: str) -> BackgammonState:
@@ -30,8 +32,8 @@ def stood(state: BackgammonState, anomalies: list[Anomaly], by: str) -> Backgamm
             anomaly(
                 "bg.illegal_move_stood",
                 Severity.ERROR,
-                f"{side_name(side)}'s illegal move stands: {side_name(1 - side)} {by} before it was corrected.",
-                f"{side_name(side)} oyuncusunun kural dışı hamlesi geçerli kaldı: {side_name(1 - side)} düzeltilmeden önce {'zar attı' if by == 'rolled' else 'katladı'}.",
+                f"{side_mark(side)}'s illegal move stands: {side_mark(1 - side)} {by} before it was corrected.",
+                f"{side_mark(side)} oyuncusunun kural dışı hamlesi geçerli kaldı: {side_mark(1 - side)} düzeltilmeden önce {'zar attı' if by == 'rolled' else 'katladı'}.",
                 side=side_name(side),
                 position_id=state.position.with_turn(side).position_id(),
             )
@@ -55,20 +57,20 @@ def on_roll(
         Phase.OPENING: "before the opening roll",
         Phase.MOVING: "while a move is in progress" if ev.side != state.turn else "twice in one turn",
         Phase.DOUBLED: "while a double is offered",
-        Phase.AWAIT_ROLL: f"but it is {side_name(state.turn)}'s turn",
+        Phase.AWAIT_ROLL: f"but it is {side_mark(state.turn)}'s turn",
     }[state.phase]
     why_tr = {
         Phase.OPENING: "açılış zarından önce",
         Phase.MOVING: "hamle sürerken" if ev.side != state.turn else "aynı sırada ikinci kez",
         Phase.DOUBLED: "katlama teklifi beklerken",
-        Phase.AWAIT_ROLL: f"oysa sıra {side_name(state.turn)} oyuncusunda",
+        Phase.AWAIT_ROLL: f"oysa sıra {side_mark(state.turn)} oyuncusunda",
     }[state.phase]
     anomalies.append(
         anomaly(
             "bg.roll_out_of_turn",
             Severity.WARNING,
-            f"{side_name(ev.side)} rolled {d1}-{d2} {why}; the roll is invalid and must be rerolled in turn.",
-            f"{side_name(ev.side)} {why_tr} {d1}-{d2} attı; bu atış geçersizdir, sırası gelince yeniden atılır.",
+            f"{side_mark(ev.side)} rolled {d1}-{d2} {why}; the roll is invalid and must be rerolled in turn.",
+            f"{side_mark(ev.side)} {why_tr} {d1}-{d2} attı; bu atış geçersizdir, sırası gelince yeniden atılır.",
             side=side_name(ev.side),
             dice=[d1, d2],
         )
@@ -93,8 +95,8 @@ def _illegal(
     return anomaly(
         "bg.illegal_move",
         Severity.ERROR,
-        f"{side_name(side)}'s move with {dice[0]}-{dice[1]} is not legal: {why}.",
-        f"{side_name(side)} oyuncusunun {dice[0]}-{dice[1]} ile yaptığı hamle kurallara aykırı: {why_tr}.",
+        f"{side_mark(side)}'s move with {dice[0]}-{dice[1]} is not legal: {why}.",
+        f"{side_mark(side)} oyuncusunun {dice[0]}-{dice[1]} ile yaptığı hamle kurallara aykırı: {why_tr}.",
         side=side_name(side),
         dice=list(dice),
         before=start.position_id(),
@@ -196,8 +198,10 @@ def on_board(
 
 
 def _problem_tr(problem: str) -> str:
-    if problem.startswith("A has"):
-        return "her tarafın 15 pulu olmalı (" + problem.split(";")[0] + ")"
+    counts = re.match(r"\{A\} has (\d+) checkers and \{B\} has (\d+)", problem)
+    if counts is not None:
+        a, b = counts.groups()
+        return f"her tarafın 15 pulu olmalı; {{A}} oyuncusunda {a}, {{B}} oyuncusunda {b} pul var"
     return {
         "a board has 24 points, 2 bars and 2 trays": "tahtada 24 hane, 2 bar ve 2 toplama alanı vardır",
         "checker counts must be integers": "pul sayıları tam sayı olmalı",

@@ -12,7 +12,6 @@ from hub.rules import clock as clk
 from hub.rules.base import Severity
 from hub.rules.chess.model import (
     COLOUR_NAMES,
-    COLOUR_TR,
     EARLY_PRESSES,
     LEARN_FRESH_S,
     SIDE_NAMES,
@@ -20,11 +19,12 @@ from hub.rules.chess.model import (
     ChessState,
     ClockReading,
     Out,
-    _colour_en,
     _colour_name,
     _colour_of,
     _hms,
     _moves_by,
+    _owner,
+    _who,
 )
 from hub.rules.chess.moves import _complete, _settle
 from hub.rules.chess.timecontrol import _num, time_control_text
@@ -217,8 +217,10 @@ def _check_start(state: ChessState, reading: ClockReading, out: Out) -> ChessSta
             wrong.append(side)
     if wrong:
         text = time_control_text(state.control)
-        shown_text = ", ".join(f"{SIDE_NAMES[s]} {_hms(reading.remaining_ms[s])}" for s in wrong)
-        shown_tr = ", ".join(f"{SIDE_TR[s]} {_hms(reading.remaining_ms[s])}" for s in wrong)
+        shown_text = ", ".join(
+            f"{SIDE_NAMES[s]}{_owner(state, s)} {_hms(reading.remaining_ms[s])}" for s in wrong
+        )
+        shown_tr = ", ".join(f"{SIDE_TR[s]}{_owner(state, s)} {_hms(reading.remaining_ms[s])}" for s in wrong)
         expected = " or ".join(_hms(a) for a in sorted(allowed))
         out.anomaly(
             "chess.clock_setting",
@@ -289,9 +291,9 @@ def _time_increases(
             out.anomaly(
                 "chess.time_increased",
                 Severity.WARNING,
-                f"The {SIDE_NAMES[side]} clock went up from {_hms(before)} to {_hms(after)} with no press or new "
+                f"The {SIDE_NAMES[side]} clock{_owner(state, side)} went up from {_hms(before)} to {_hms(after)} with no press or new "
                 f"period; check that the times were set on purpose.",
-                f"{SIDE_TR[side].capitalize()} saat, basma ya da yeni dönem olmadan {_hms(before)}'den "
+                f"{SIDE_TR[side].capitalize()} saat{_owner(state, side)}, basma ya da yeni dönem olmadan {_hms(before)}'den "
                 f"{_hms(after)}'e çıktı; sürelerin bilerek ayarlandığını kontrol edin.",
                 side=SIDE_NAMES[side],
                 colour=_colour_name(state, side),
@@ -389,17 +391,15 @@ def _judge_press(
     missing = shown < low and gives_time and gain <= reading.resolution_ms
     code = "chess.increment_missing" if missing else "chess.increment_wrong"
     if missing:
-        en = f"The {SIDE_NAMES[side]} clock got no {what_en} at the press: {_hms(before)} became {_hms(after)}."
-        tr = (
-            f"{SIDE_TR[side].capitalize()} saate basınca {what_tr} eklenmedi: {_hms(before)} → {_hms(after)}."
-        )
+        en = f"The {SIDE_NAMES[side]} clock{_owner(state, side)} got no {what_en} at the press: {_hms(before)} became {_hms(after)}."
+        tr = f"{SIDE_TR[side].capitalize()} saate{_owner(state, side)} basınca {what_tr} eklenmedi: {_hms(before)} → {_hms(after)}."
     else:
         en = (
-            f"The {SIDE_NAMES[side]} clock shows {_hms(after)} after the press, expected "
+            f"The {SIDE_NAMES[side]} clock{_owner(state, side)} shows {_hms(after)} after the press, expected "
             f"{_hms(expected_low)}-{_hms(expected_high)} ({what_en}, from {_hms(before)})."
         )
         tr = (
-            f"{SIDE_TR[side].capitalize()} saat basıştan sonra {_hms(after)} gösteriyor, beklenen "
+            f"{SIDE_TR[side].capitalize()} saat{_owner(state, side)} basıştan sonra {_hms(after)} gösteriyor, beklenen "
             f"{_hms(expected_low)}-{_hms(expected_high)} ({what_tr}, {_hms(before)}'den)."
         )
     out.anomaly(
@@ -489,8 +489,8 @@ def _flag_fall(
     reading = state.clock
     shown = None if reading is None else reading.remaining_ms[side]
     out.fact("game_over", result=outcome, reason="flag_fall", ply=len(state.moves), side=SIDE_NAMES[side])
-    tail_en = f"a draw: {_colour_en(opponent)} cannot checkmate" if draw else f"{_colour_en(opponent)} wins"
-    tail_tr = f"berabere: {COLOUR_TR[opponent]} mat edemez" if draw else f"{COLOUR_TR[opponent]} kazanır"
+    tail_en = f"a draw: {_who(opponent)} cannot checkmate" if draw else f"{_who(opponent)} wins"
+    tail_tr = f"berabere: {_who(opponent)} mat edemez" if draw else f"{_who(opponent)} kazanır"
     how_en = {
         "clock": "",
         "period": f" (the time control was not reached: {detail})",
@@ -504,8 +504,8 @@ def _flag_fall(
     out.anomaly(
         "chess.flag_fall",
         Severity.INFO,
-        f"{_colour_en(colour)}'s flag fell on the {SIDE_NAMES[side]} clock{how_en[source]}: {tail_en} ({outcome}).",
-        f"{COLOUR_TR[colour]} oyuncusunun {SIDE_TR[side]} saatte bayrağı düştü{how_tr[source]}: {tail_tr} "
+        f"The flag of {_who(colour)} fell on the {SIDE_NAMES[side]} clock{how_en[source]}: {tail_en} ({outcome}).",
+        f"{_who(colour)} oyuncusunun {SIDE_TR[side]} saatte bayrağı düştü{how_tr[source]}: {tail_tr} "
         f"({outcome}).",
         side=SIDE_NAMES[side],
         colour=COLOUR_NAMES[colour],

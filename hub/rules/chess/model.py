@@ -17,6 +17,7 @@ from devices.observations import ChessBoardState, ChessClockState, DeviceEvent
 from hub.rules import clock as clk
 from hub.rules.base import Anomaly, Fact, Severity
 from hub.rules.chess.timecontrol import parse_time_control, time_control_text
+from hub.rules.names import colour_mark
 
 # --- constants ------------------------------------------------------------------------------------------
 
@@ -421,8 +422,15 @@ class Reading:
 # --- helpers --------------------------------------------------------------------------------------------
 
 
-def _colour_en(colour: chess.Color) -> str:
-    return "White" if colour == chess.WHITE else "Black"
+def _who(colour: chess.Color) -> str:
+    """The colour's mark in a message: the views write the player's name and colour in its place."""
+    return colour_mark(colour == chess.WHITE)
+
+
+def _owner(state: ChessState, side: int) -> str:
+    """A mark for " (Ayşe Yılmaz)" after a clock side whose player is known, else nothing."""
+    colour = _colour_of(state, side)
+    return "" if colour is None else f" ({colour_mark(colour == chess.WHITE, player_only=True)})"
 
 
 def _colour_of(state: ChessState, side: int) -> chess.Color | None:

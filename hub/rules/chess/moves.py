@@ -13,7 +13,6 @@ from hub.rules.chess.board import _classify, _gap_reading, _signal_of
 from hub.rules.chess.model import (
     CENTRE,
     COLOUR_NAMES,
-    COLOUR_TR,
     RECENT,
     SIDE_NAMES,
     SIDE_TR,
@@ -24,9 +23,9 @@ from hub.rules.chess.model import (
     PlayedMove,
     Reading,
     _clock_running,
-    _colour_en,
     _colour_of,
     _colour_times,
+    _who,
 )
 from hub.rules.chess.orient import as_read, detect, turned_round
 
@@ -327,10 +326,10 @@ def _move_without_press(state: ChessState, mover: chess.Color, out: Out) -> None
     out.anomaly(
         "chess.move_without_press",
         Severity.WARNING,
-        f"{_colour_en(not mover)} played {last.san} (ply {len(state.moves)}) and {_colour_en(mover)} "
+        f"{_who(not mover)} played {last.san} (ply {len(state.moves)}) and {_who(mover)} "
         f"moved without the clock being pressed in between.",
-        f"{COLOUR_TR[not mover]} {last.san} oynadı ({len(state.moves)}. yarım hamle) ve saate "
-        f"basılmadan {COLOUR_TR[mover]} hamle yaptı.",
+        f"{_who(not mover)} {last.san} oynadı ({len(state.moves)}. yarım hamle) ve saate "
+        f"basılmadan {_who(mover)} hamle yaptı.",
         ply=len(state.moves),
         san=last.san,
         colour=COLOUR_NAMES[not mover],
@@ -369,9 +368,9 @@ def _flag_illegal(state: ChessState, reading: Reading, at: float, out: Out) -> C
     out.anomaly(
         "chess.illegal_move",
         Severity.ERROR,
-        f"{_colour_en(colour)} played {text}, {why_en} (after ply {len(state.moves)}); restore the position "
+        f"{_who(colour)} played {text}, {why_en} (after ply {len(state.moves)}); restore the position "
         f"or let the move stand.",
-        f"{COLOUR_TR[colour]} {text} oynadı, {why_tr} ({len(state.moves)}. yarım hamleden sonra); konumu "
+        f"{_who(colour)} {text} oynadı, {why_tr} ({len(state.moves)}. yarım hamleden sonra); konumu "
         f"geri kurun ya da hamleyi geçerli sayın.",
         uci=move.uci(),
         move=text,
@@ -465,10 +464,10 @@ def _check_sides(state: ChessState, side: int, out: Out) -> ChessState:
         out.anomaly(
             "chess.clock_sides",
             Severity.WARNING,
-            f"The {SIDE_NAMES[side]} clock was pressed after {_colour_en(mover)}'s move, but that side is "
-            f"{_colour_en(not mover)}'s; the clock runs for the wrong player or its sides are set wrong.",
-            f"{_colour_en(mover)} hamlesinden sonra {SIDE_TR[side]} saate basıldı, ancak o taraf "
-            f"{COLOUR_TR[not mover]} oyuncusunun; saat yanlış oyuncu için çalışıyor ya da taraflar yanlış.",
+            f"The {SIDE_NAMES[side]} clock was pressed after the move of {_who(mover)}, but that side is the "
+            f"clock of {_who(not mover)}; the clock runs for the wrong player or its sides are set wrong.",
+            f"{_who(mover)} hamlesinden sonra {SIDE_TR[side]} saate basıldı, ancak o taraf "
+            f"{_who(not mover)} oyuncusunun; saat yanlış oyuncu için çalışıyor ya da taraflar yanlış.",
             side=SIDE_NAMES[side],
             mover=COLOUR_NAMES[mover],
             white_side=SIDE_NAMES[state.white_side],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hub.rules.base import Anomaly, Severity
+from hub.rules.names import side_mark
 
 
 def _fmt(pair: tuple[int, ...] | list[int]) -> str:
@@ -16,7 +17,8 @@ def _scores(scores: tuple[tuple[int, int], ...]) -> str:
 
 
 def _who(side: int) -> str:
-    return "AB"[side]
+    """The side's mark in a message: the views write the player's (or pair's) name in its place."""
+    return side_mark(side)
 
 
 _SEVERITY = {

@@ -15,6 +15,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from hub.rules.base import Outcome
+from hub.rules.names import player_mark
 from hub.rules.tabletennis.codec import to_input
 from hub.rules.tabletennis.messages import _anomaly, _fmt, _scores, _who
 from hub.rules.tabletennis.model import (
@@ -248,8 +249,10 @@ class _Fold(_Steps):
             wrong_side = d.server is not None and d.server != server
             wrong_player = s.config.doubles and d.server_player is not None and d.server_player != pair[0]
             if wrong_side or wrong_player:
-                shown = d.server_player if wrong_player else _who(d.server or 0)
-                due = pair[0] if s.config.doubles else _who(server)
+                shown = (
+                    player_mark(d.server_player) if wrong_player and d.server_player else _who(d.server or 0)
+                )
+                due = player_mark(pair[0]) if s.config.doubles else _who(server)
                 self.flag(
                     _anomaly(
                         "tt.wrong_server",

@@ -413,7 +413,7 @@ class _Steps:
                         toss = s.toss or toss  # in doubles a later game's order is the pair's own choice
                     self.s = replace(s, game_order=order, toss=toss)
                 else:
-                    wanted = player or (_who(server_side) if not s.config.doubles else None)
+                    wanted = player or ("AB"[server_side] if not s.config.doubles else None)
                     anchor = _pair_with_server(pair, wanted, server_side, s.config.doubles)
                     if anchor is not None:
                         self.s = replace(s, order_anchor=(s.game_number, sum(s.points), anchor[0], anchor[1]))
