@@ -4,13 +4,14 @@ with the field named and nothing logged when they name an unknown match or code.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.log.eventlog import EventLog
-from hub.matches import AnomalyState, EventKind, MatchState
+from hub.matches import AnomalyState, EventKind, MatchState, from_snapshot, public_view, to_snapshot
 from hub.referee import console_view, prepare_bulk
 from tests.hubsupport import running_hub
 from tests.test_referee_workflow import (
@@ -155,3 +156,12 @@ async def test_bulk_actions_over_http_name_the_bad_field_and_log_nothing(tmp_pat
         }
     events = await referee_events(data)
     assert [(e.kind, e.body["anomalies"]) for e in events] == [("referee.anomaly", [item["id"]])]
+
+
+def test_an_item_with_its_occurrences_survives_a_snapshot_and_reads_as_json_does() -> None:
+    folder = Folder(TT_R1)
+    for at, side in ((1.0, "A"), (2.0, "A"), (3.0, "A")):
+        folder.fold(EventKind.ANOMALY, device_gap(side), at)
+    assert from_snapshot(TT_R1, to_snapshot(folder.state)) == folder.state
+    view = public_view(folder.state)["anomalies"][0]
+    assert view == json.loads(json.dumps(view))  # lists, not tuples: the live feed and a replay agree

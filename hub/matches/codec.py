@@ -28,7 +28,9 @@ from hub.matches.model import (
 def anomaly_to_dict(a: AnomalyRecord) -> dict[str, Any]:
     """An anomaly record as plain data, with its `id` and the times of its first and latest occurrence."""
     last_at = a.at if a.last_at is None else a.last_at
-    return {**to_builtins(a), "id": a.id, "first_at": a.at, "last_at": last_at}
+    # a list, as JSON reads it back: `to_builtins` keeps a tuple a tuple
+    seen = [to_builtins(o) for o in a.occurrences]
+    return {**to_builtins(a), "occurrences": seen, "id": a.id, "first_at": a.at, "last_at": last_at}
 
 
 @overload

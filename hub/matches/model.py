@@ -105,7 +105,7 @@ class Occurrence:
 
 @dataclass(frozen=True, slots=True)
 class AnomalyRecord:
-    """A problem on a match (one code, and one side where the code names one), pinned to the event that
+    """A problem on a match (one code, and one side or kind where the code names one), pinned to the event that
     first showed it, with every later occurrence while it waits, and where the referee took it.
 
     While it is open or acknowledged, the same problem seen again is one more occurrence of this item (a
@@ -134,9 +134,10 @@ class AnomalyRecord:
         return f"{self.offset}.{self.index}"
 
     @property
-    def key(self) -> tuple[str, Any]:
-        """What makes two anomalies the same problem: the code, and the side where the code names one."""
-        return self.code, self.data.get("side")
+    def key(self) -> tuple[str, Any, Any]:
+        """What makes two anomalies the same problem: the code, and the side (or the kind of bad data) where
+        the code names one."""
+        return self.code, self.data.get("side"), self.data.get("kind")
 
 
 @dataclass(frozen=True, slots=True)

@@ -373,13 +373,12 @@ def _referee_at_work(hub: HubThread) -> None:
     """Everything a referee does that leaves a name or a note on a match: anomalies acknowledged, resolved
     and dismissed, a correction input, a corrected result, a confirmation, an appeal and its decision, a
     penalty, a forfeit."""
-    for _ in range(3):  # a second and a third time-out: two anomalies on R1-T1
-        _input(hub, "R1-T1", {"type": "timeout", "side": 0})
+    for side in (0, 0, 1, 1):  # each side's second time-out: two anomaly items on R1-T1
+        _input(hub, "R1-T1", {"type": "timeout", "side": side})
     console = json.loads(request(hub.url + "api/referee/matches", headers=AUTH)[2])
     first, second = (a["id"] for a in next(m["anomalies"] for m in console if m["id"] == "R1-T1"))
     _act(hub, "R1-T1", {"action": "acknowledge", "anomaly": first, "reason": NOTES["acknowledge"]})
     _act(hub, "R1-T1", {"action": "dismiss", "anomaly": second, "reason": NOTES["dismiss"]})
-    # last: resolving one anomaly also clears the latest other one of its code still waiting (hub/matches/effects.py)
     _act(hub, "R1-T1", {"action": "resolve", "anomaly": first, "reason": NOTES["resolve"]})
     _input(hub, "R1-T1", {"type": "correction", "points": [2, 1], "games": [0, 0], "reason": NOTES["input"]})
     _act(hub, "R1-T1", {"action": "correct", "score": [3, 1], "reason": NOTES["correct"]})
