@@ -15,7 +15,7 @@ previous round's results are locked.
 `model` holds the vocabulary (roles, actions, penalties, decisions, `RefereeEvent`, the refusals); `request`
 reads a console request and `prepare`s its event; `actions` the checks, one function per action, and the round
 lock; `inputs` the referee inputs the sport's rules read; `rulebook` the rule each anomaly code points to;
-`console` what the console reads. Everything the hub imports is here.
+`offers` what may be done to a match now (asked of the same checks); `console` what the console reads. Everything the hub imports is here.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 from hub.referee.actions import (
     UNDECIDED,
     appeal,
+    appeal_deadline,
+    check_inputs_open,
     check_unlocked,
     confirm,
     correct,
@@ -34,7 +36,7 @@ from hub.referee.actions import (
     penalty,
 )
 from hub.referee.console import audit, console_view
-from hub.referee.inputs import check_input, input_fields
+from hub.referee.inputs import check_input, input_fields, prepare_input
 from hub.referee.model import (
     APPEAL_WINDOW_S,
     CARDS,
@@ -50,6 +52,7 @@ from hub.referee.model import (
     RefereeEvent,
     Role,
 )
+from hub.referee.offers import CONSOLE_INPUTS, anomaly_offers, offered, offered_penalties
 from hub.referee.request import ACTION_FIELDS, action_fields, prepare, unknown_fields
 from hub.referee.rulebook import RULES, Rule, rule_for
 
@@ -58,6 +61,7 @@ __all__ = [
     "APPEAL_WINDOW_S",
     "CARDS",
     "CHIEF_ONLY",
+    "CONSOLE_INPUTS",
     "MAX_INPUT_NUMBER",
     "MAX_TEXT",
     "RULES",
@@ -72,9 +76,12 @@ __all__ = [
     "Role",
     "Rule",
     "action_fields",
+    "anomaly_offers",
     "appeal",
+    "appeal_deadline",
     "audit",
     "check_input",
+    "check_inputs_open",
     "check_unlocked",
     "confirm",
     "console_view",
@@ -85,8 +92,11 @@ __all__ = [
     "handle_anomaly",
     "input_fields",
     "lock_event",
+    "offered",
+    "offered_penalties",
     "penalty",
     "prepare",
+    "prepare_input",
     "rule_for",
     "unknown_fields",
 ]

@@ -1,4 +1,5 @@
-"""What the referee console reads beyond the referee view: rules, appeal deadline, contacts, audit trail."""
+"""What the referee console reads beyond the referee view: rules, what may be done now, the appeal deadline,
+contacts, audit trail."""
 
 from __future__ import annotations
 
@@ -6,23 +7,33 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hub.matches import MatchState, referee_view
-from hub.referee.model import APPEAL_WINDOW_S, HAS_RESULT
+from hub.referee.actions import appeal_deadline
+from hub.referee.model import Role
+from hub.referee.offers import anomaly_offers, offered, offered_penalties
 from hub.referee.rulebook import rule_for
 from hub.venue import PlayerConfig
 
 
-def console_view(match: MatchState, players: Mapping[str, PlayerConfig] | None = None) -> dict[str, Any]:
-    """What the referee console shows of a match: the referee view, each anomaly's rule, the appeal
-    deadline, and the players' contacts (private: only referees get this view)."""
+def console_view(
+    match: MatchState, players: Mapping[str, PlayerConfig] | None = None, *, at: float
+) -> dict[str, Any]:
+    """What the referee console shows of a match at `at`: the referee view, each anomaly's rule and offers,
+    what may be done now, the appeal deadline, and the players' contacts (private: only referees get this).
+
+    One view serves every referee (the `referee` topic is shared): `offers` are the chief's, and `chief_only`
+    names those a referee who is not the chief may not take."""
     view = referee_view(match)
     for anomaly in view["anomalies"]:
         rule = rule_for(anomaly["code"])
         anomaly["rule"] = None if rule is None else {"source": rule.source, "en": rule.en, "tr": rule.tr}
-    view["appeal_until"] = (
-        match.finished_at + APPEAL_WINDOW_S
-        if match.finished_at is not None and match.status in HAS_RESULT
-        else None
-    )
+        anomaly["offers"] = anomaly_offers(match, anomaly["id"])
+    offers = offered(match, Role.CHIEF, at)
+    for_referee = offered(match, Role.REFEREE, at)
+    view["offers"] = offers
+    view["chief_only"] = [offer for offer in offers if offer not in for_referee]
+    view["penalty_kinds"] = offered_penalties(match)
+    deadline = appeal_deadline(match)
+    view["appeal_until"], view["appeal_closes"] = deadline if deadline is not None else (None, None)
     known = players or {}
     view["contacts"] = [
         {"name": p.name, "club": p.club, "city": p.city, "phone": p.phone, "email": p.email}
