@@ -88,7 +88,7 @@ def check_offers(match: MatchState, at: float, taken: set[str]) -> None:
                 taken.add(f"penalty:{request['penalty']}")
         assert ("penalty" in offers) == bool(kinds)
     for anomaly in match.anomalies:
-        shown = anomaly_offers(match, anomaly.id)
+        shown = anomaly_offers(anomaly)
         for action in ("acknowledge", "resolve", "dismiss"):
             request = {"action": action, "anomaly": anomaly.id, "reason": "seen at the table"}
             assert accepts(match, request, "referee", at) == (action in shown), (anomaly, action)

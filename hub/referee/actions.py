@@ -11,6 +11,7 @@ from typing import Any
 
 from hub.matches import (
     ActionRefused,
+    AnomalyRecord,
     AnomalyState,
     EventKind,
     MatchInfo,
@@ -70,21 +71,26 @@ def handle_anomaly(match: MatchState, anomaly_id: str, action: Action, reason: s
 
 def check_anomaly_now(match: MatchState, anomaly_id: str, action: Action) -> AnomalyState:
     """Raise ActionRefused unless this anomaly may take `action` now; the state it would take."""
-    state = ANOMALY_ACTIONS[action]
     anomaly = next((a for a in match.anomalies if a.id == anomaly_id), None)
     if anomaly is None:
         raise ActionRefused(
             f"Match {match.info.id} has no anomaly {anomaly_id}. / Maçta {anomaly_id} numaralı anormallik yok."
         )
+    return check_anomaly_state(anomaly, action)
+
+
+def check_anomaly_state(anomaly: AnomalyRecord, action: Action) -> AnomalyState:
+    """Raise ActionRefused unless the anomaly's state lets it take `action`; the state it would take."""
+    state = ANOMALY_ACTIONS[action]
     if anomaly.state not in _WAITING:
         by = "the rules" if anomaly.handled_by == "rules" else anomaly.handled_by
         raise ActionRefused(
-            f"Anomaly {anomaly_id} ({anomaly.code}) is already {anomaly.state.value} by {by}. "
+            f"Anomaly {anomaly.id} ({anomaly.code}) is already {anomaly.state.value} by {by}. "
             f"/ Bu anormallik zaten kapatıldı."
         )
     if anomaly.state is state:
         raise ActionRefused(
-            f"Anomaly {anomaly_id} is already acknowledged. / Bu anormallik zaten görüldü olarak işaretli."
+            f"Anomaly {anomaly.id} is already acknowledged. / Bu anormallik zaten görüldü olarak işaretli."
         )
     return state
 

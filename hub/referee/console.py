@@ -9,7 +9,7 @@ from typing import Any
 from hub.matches import MatchState, referee_view
 from hub.referee.actions import appeal_deadline
 from hub.referee.model import Role
-from hub.referee.offers import anomaly_offers, offered, offered_penalties
+from hub.referee.offers import anomaly_offers, chief_only, offered, offered_penalties
 from hub.referee.rulebook import rule_for
 from hub.venue import PlayerConfig
 
@@ -23,14 +23,12 @@ def console_view(
     One view serves every referee (the `referee` topic is shared): `offers` are the chief's, and `chief_only`
     names those a referee who is not the chief may not take."""
     view = referee_view(match)
-    for anomaly in view["anomalies"]:
+    for anomaly, record in zip(view["anomalies"], match.anomalies, strict=True):
         rule = rule_for(anomaly["code"])
         anomaly["rule"] = None if rule is None else {"source": rule.source, "en": rule.en, "tr": rule.tr}
-        anomaly["offers"] = anomaly_offers(match, anomaly["id"])
-    offers = offered(match, Role.CHIEF, at)
-    for_referee = offered(match, Role.REFEREE, at)
-    view["offers"] = offers
-    view["chief_only"] = [offer for offer in offers if offer not in for_referee]
+        anomaly["offers"] = anomaly_offers(record)
+    view["offers"] = offers = offered(match, Role.CHIEF, at)
+    view["chief_only"] = chief_only(offers)
     view["penalty_kinds"] = offered_penalties(match)
     deadline = appeal_deadline(match)
     view["appeal_until"], view["appeal_closes"] = deadline if deadline is not None else (None, None)

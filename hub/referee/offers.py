@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hub.matches import ActionRefused, MatchState, check_confirm
+from hub.matches import ActionRefused, AnomalyRecord, MatchState, check_confirm
 from hub.referee.actions import (
     ANOMALY_ACTIONS,
-    check_anomaly_now,
+    check_anomaly_state,
     check_appeal_now,
     check_correct_now,
     check_decide_now,
@@ -24,7 +24,7 @@ from hub.referee.actions import (
     check_role,
     check_takes_results,
 )
-from hub.referee.model import Action, ActionForbidden, ActionInvalid, Penalty
+from hub.referee.model import Action, ActionForbidden, ActionInvalid, Penalty, Role
 
 CONSOLE_INPUTS = ("orientation",)  # the referee inputs the console offers beside the actions (chess boards)
 
@@ -45,17 +45,21 @@ def offered(match: MatchState, role: str, at: float) -> list[str]:
     return offers
 
 
+def chief_only(offers: list[str]) -> list[str]:
+    """Those of the offers a referee who is not the chief may not take (deciding an appeal)."""
+    actions = {a.value for a in Action}
+    return [o for o in offers if o in actions and not _passes(check_role, Action(o), Role.REFEREE)]
+
+
 def offered_penalties(match: MatchState) -> list[str]:
     """The penalties that may be recorded on the match now (a warning always; a result-changing one not once
     the result is locked)."""
     return [kind.value for kind in Penalty if _passes(check_penalty_now, match, kind)]
 
 
-def anomaly_offers(match: MatchState, anomaly_id: str) -> list[str]:
+def anomaly_offers(anomaly: AnomalyRecord) -> list[str]:
     """What may be done to one anomaly now: acknowledge while open, resolve or dismiss while waiting."""
-    return [
-        action.value for action in ANOMALY_ACTIONS if _passes(check_anomaly_now, match, anomaly_id, action)
-    ]
+    return [action.value for action in ANOMALY_ACTIONS if _passes(check_anomaly_state, anomaly, action)]
 
 
 def _some_penalty(match: MatchState, at: float) -> None:
