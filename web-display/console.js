@@ -260,6 +260,7 @@ function anomalyItem({ match, anomaly }) {
   const stateText = byRules ? t().resolvedByRules : t().states[anomaly.state] || anomaly.state;
   const handledBy = anomaly.handled_by && !byRules ? ` — ${anomaly.handled_by}, ${clock(anomaly.handled_at)}` : "";
   const shown = evidence.get(key);
+  const offers = anomaly.offers || [];  // the hub's: what this anomaly may take now
   const item = el(
     "li",
     {
@@ -283,12 +284,12 @@ function anomalyItem({ match, anomaly }) {
     el("div", { class: "a-actions" },
       el("button", { type: "button", class: "evidence-toggle", "data-action": "evidence",
         text: shown && shown.open ? t().hideEvidence : t().evidence, onclick: () => toggleEvidence(match, anomaly) }),
-      waiting && anomaly.state === "open" ? el("button", { type: "button", "data-action": "acknowledge",
+      offers.includes("acknowledge") ? el("button", { type: "button", "data-action": "acknowledge",
         text: t().actions.acknowledge,
         onclick: () => act(match.id, { action: "acknowledge", anomaly: anomaly.id }) }) : null,
-      waiting ? el("button", { type: "button", "data-action": "resolve", text: t().actions.resolve,
+      offers.includes("resolve") ? el("button", { type: "button", "data-action": "resolve", text: t().actions.resolve,
         onclick: () => openDialog(match, "resolve", anomaly) }) : null,
-      waiting ? el("button", { type: "button", "data-action": "dismiss", text: t().actions.dismiss,
+      offers.includes("dismiss") ? el("button", { type: "button", "data-action": "dismiss", text: t().actions.dismiss,
         onclick: () => openDialog(match, "dismiss", anomaly) }) : null),
   );
   if (shown && shown.open) item.append(evidenceTable(anomaly, shown));
