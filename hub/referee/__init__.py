@@ -15,7 +15,8 @@ previous round's results are locked.
 `model` holds the vocabulary (roles, actions, penalties, decisions, `RefereeEvent`, the refusals); `request`
 reads a console request and `prepare`s its event; `actions` the checks, one function per action, and the round
 lock; `inputs` the referee inputs the sport's rules read; `rulebook` the rule each anomaly code points to;
-`offers` what may be done to a match now (asked of the same checks); `console` what the console reads. Everything the hub imports is here.
+`offers` what may be done to a match now (asked of the same checks); `console` what the console reads.
+Everything the hub imports is here.
 """
 
 from __future__ import annotations

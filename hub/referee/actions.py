@@ -2,7 +2,9 @@
 
 Confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a forfeit, open
 an appeal and decide it, record a chess result the board cannot see; and the lock a round's results get once
-the next round starts.
+the next round starts. Each action's "may this be done now?" part is a check of its own (`check_*_now`,
+`check_inputs_open`, `check_role`), apart from its fields: `hub.referee.offers` asks the same checks, so the
+console never offers what an action would refuse.
 """
 
 from __future__ import annotations

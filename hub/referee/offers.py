@@ -63,11 +63,15 @@ def anomaly_offers(anomaly: AnomalyRecord) -> list[str]:
 
 
 def _some_penalty(match: MatchState, at: float) -> None:
+    """A penalty is offered while some kind of it may be recorded (a warning always may)."""
     if not offered_penalties(match):
-        raise ActionRefused(f"No penalty may be recorded on match {match.info.id} now.")
+        raise ActionRefused(
+            f"No penalty may be recorded on match {match.info.id} now. / Bu maça şimdi ceza verilemez."
+        )
 
 
 def _result_now(match: MatchState, at: float) -> None:
+    """A result the board cannot see: a sport that takes one, on a match still taking inputs."""
     check_takes_results(match)
     check_inputs_open(match)
 
