@@ -144,9 +144,12 @@ class Hall(PublicHall):
         """Every match's committed state, by table then round."""
         return sorted(self.committed.values(), key=lambda m: (m.info.table, m.info.round, m.info.id))
 
-    def console_view(self, match: MatchState) -> dict[str, Any]:
-        """What the referee console shows of a match, with its players' private contacts: referees only."""
-        return referee.console_view(match, self.players, self.rule_overrides)
+    def console_view(self, match: MatchState, at: float | None = None) -> dict[str, Any]:
+        """What the referee console shows of a match (now, unless `at`), with its players' private contacts:
+        referees only."""
+        return referee.console_view(
+            match, self.players, self.rule_overrides, at=time.time() if at is None else at
+        )
 
     def audit(self) -> list[dict[str, Any]]:
         """Every referee and hub action on every match (committed), newest first."""

@@ -36,7 +36,7 @@ def jumps(folder: Folder, count: int, start: float = 10.0, base: int = 0) -> Non
 
 
 def items(state: MatchState, code: str) -> list[dict[str, Any]]:
-    return [a for a in console_view(state)["anomalies"] if a["code"] == code]
+    return [a for a in console_view(state, at=0.0)["anomalies"] if a["code"] == code]
 
 
 def test_a_problem_seen_again_while_it_waits_is_one_item_with_a_count_and_every_occurrence() -> None:

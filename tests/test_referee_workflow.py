@@ -185,7 +185,7 @@ def test_a_wrong_move_corrected_in_time_shows_as_resolved_by_the_rules() -> None
     folder.fold(EventKind.DEVICE_REPORT, {"report": {**board(right), "dice": [3, 1]}}, 3.0)
     cleared = next(a for a in folder.state.anomalies if a.id == flagged.id)
     assert (cleared.state, cleared.handled_by, cleared.handled_at) == (AnomalyState.RESOLVED, "rules", 3.0)
-    view = console_view(folder.state)["anomalies"][0]
+    view = console_view(folder.state, at=4.0)["anomalies"][0]
     assert view["state"] == "resolved"
     assert view["rule"]["document"] == {"en": "Backgammon Tournament Rules", "tr": "Tavla Turnuva Kuralları"}
     assert view["rule"]["article"] == "6" and view["rule"]["title"]["tr"] == "Oyunun başlaması ve hamleler"

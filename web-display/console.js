@@ -346,6 +346,7 @@ function anomalyItem({ match, anomaly }) {
   const lastAt = anomaly.last_at || anomaly.at;
   const shown = evidence.get(key);
   const sameCode = (match.anomalies || []).filter((a) => a.code === anomaly.code && a.state === "open").length;
+  const offers = anomaly.offers || [];  // the hub's: what this anomaly may take now
   const item = el(
     "li",
     {
@@ -370,12 +371,12 @@ function anomalyItem({ match, anomaly }) {
     el("div", { class: "a-actions" },
       el("button", { type: "button", class: "evidence-toggle", "data-action": "evidence",
         text: shown && shown.open ? t().hideEvidence : t().evidence, onclick: () => toggleEvidence(match, anomaly) }),
-      waiting && anomaly.state === "open" ? el("button", { type: "button", "data-action": "acknowledge",
+      offers.includes("acknowledge") ? el("button", { type: "button", "data-action": "acknowledge",
         text: t().actions.acknowledge,
         onclick: () => act(match.id, { action: "acknowledge", anomaly: anomaly.id }) }) : null,
-      waiting ? el("button", { type: "button", "data-action": "resolve", text: t().actions.resolve,
+      offers.includes("resolve") ? el("button", { type: "button", "data-action": "resolve", text: t().actions.resolve,
         onclick: () => openDialog(match, "resolve", anomaly) }) : null,
-      waiting ? el("button", { type: "button", "data-action": "dismiss", text: t().actions.dismiss,
+      offers.includes("dismiss") ? el("button", { type: "button", "data-action": "dismiss", text: t().actions.dismiss,
         onclick: () => openDialog(match, "dismiss", anomaly) }) : null,
       sameCode > 1 && anomaly.state === "open" ? el("button", { type: "button", "data-action": "acknowledge-code",
         text: t().acknowledgeCode(sameCode), onclick: () => openBulk(match, anomaly.code, "acknowledge") }) : null),
@@ -441,11 +442,12 @@ function drawToConfirm() {
     .sort((a, b) => (a.finished_at || 0) - (b.finished_at || 0));
   $("confirm-empty").hidden = items.length > 0;
   sync($("to-confirm"), items, (m) => m.id,
-    (m) => JSON.stringify([lang, m.status, m.version, scoreOf(m), waitingCount(m), me && me.role]),
+    (m) => JSON.stringify([lang, m.status, m.version, scoreOf(m), waitingCount(m), me && me.role, m.offers]),
     (m) => {
       const names = sides(m);
       const waiting = waitingCount(m);
-      const protested = m.status === "protested";
+      const offers = m.offers || [];  // the hub's: a button shows only while the hub would take its action
+      const chiefOnly = (m.chief_only || []).includes("decide") && me.role !== "chief";
       return el("li", { "data-match": m.id, "data-status": m.status },
         el("span", { class: "m-where", text: `${tt().table} ${m.table} · ${tt().round} ${m.round}` }),
         el("span", { class: "m-players", text: `${names[0]} – ${names[1]}` }),
@@ -454,12 +456,13 @@ function drawToConfirm() {
           el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
           waiting ? el("span", { class: "m-warn", title: t().waiting(waiting), text: `⚠ ${waiting}` }) : null),
         el("span", { class: "m-buttons" },
-          protested
+          offers.includes("decide")
             ? el("button", { type: "button", "data-action": "decide", text: t().actions.decide,
-              disabled: me.role !== "chief", title: me.role !== "chief" ? t().chiefOnly : null,
-              onclick: () => openDialog(m, "decide") })
-            : el("button", { type: "button", class: "confirm", "data-action": "confirm", text: t().actions.confirm,
-              onclick: () => act(m.id, { action: "confirm" }) }),
+              disabled: chiefOnly, title: chiefOnly ? t().chiefOnly : null,
+              onclick: () => openDialog(m, "decide") }) : null,
+          offers.includes("confirm")
+            ? el("button", { type: "button", class: "confirm", "data-action": "confirm", text: t().actions.confirm,
+              onclick: () => act(m.id, { action: "confirm" }) }) : null,
           el("button", { type: "button", "data-action": "act", text: t().act, onclick: () => openDialog(m) })));
     });
 }
@@ -468,7 +471,7 @@ function drawMatches() {
   const items = [...refs.values()].sort((a, b) =>
     a.table.localeCompare(b.table, undefined, { numeric: true }) || a.round - b.round || a.id.localeCompare(b.id));
   sync($("matches-body"), items, (m) => m.id,
-    (m) => JSON.stringify([lang, m.status, m.locked, scoreOf(m), m.contacts, m.appeal_until && m.status]),
+    (m) => JSON.stringify([lang, m.status, m.locked, scoreOf(m), m.contacts, m.appeal_until, m.appeal_closes]),
     (m) => {
       const names = sides(m);
       const contacts = (m.contacts || []).map((c) => [c.name, c.phone, c.email].filter(Boolean).join(" · "));
@@ -480,7 +483,9 @@ function drawMatches() {
           : `${names[0]} – ${names[1]}`),
           contacts.length ? el("div", { class: "contacts", title: t().contacts, text: contacts.join(" | ") }) : null),
         el("td", {}, el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
-          m.locked ? el("span", { class: "flag", text: t().locked }) : null),
+          m.locked ? el("span", { class: "flag", text: t().locked }) : null,
+          m.appeal_until ? el("span", { class: `appeal-left${appealOpen(m) ? "" : " closed"}`, "data-match": m.id,
+            text: appealText(m) }) : null),
         el("td", { class: "m-score", text: scoreOf(m) }),
         el("td", {}, el("button", { type: "button", "data-action": "act", text: t().act, onclick: () => openDialog(m) })));
     });
@@ -553,29 +558,34 @@ async function act(matchId, request, path = "actions") {
   }
   if (answer.status === 401) { signOut(t().badToken); return body.error; }
   if (!answer.ok) return body.error || String(answer.status);
+  // an action answers with the console's view; an input with the public one, which holds no offers: the
+  // referee topic brings that match's console view
   const known = refs.get(matchId);
-  if (!known || known.version <= body.version) refs.set(matchId, body);
+  if (body.offers && (!known || known.version <= body.version)) refs.set(matchId, body);
   scheduleDraw();
   return null;
 }
 
-/** The actions a match offers now; the hub checks them again and says why when it refuses. */
+/** Whether an appeal may still be made: the hub's deadline (15 minutes after the end, or the next round's
+ * start if that came first) has not passed. */
+function appealOpen(match, now = Date.now() / 1000) {
+  return match.appeal_until != null && now <= match.appeal_until;
+}
+
+/** The time left to appeal, counting down, or why appeals are closed; "" while the match has no result. */
+function appealText(match, now = Date.now() / 1000) {
+  if (match.appeal_until == null) return "";
+  if (!appealOpen(match, now)) return t().appealClosed[match.appeal_closes] || t().appealClosed.window;
+  const left = Math.floor(match.appeal_until - now);
+  return t().appealLeft(`${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`);
+}
+
+/** The actions the hub offers on a match now, from the checks that refuse them (its `offers`), less those a
+ * referee who is not the chief may not take, and an appeal whose deadline has passed since the hub said so. */
 function actionsFor(match) {
-  const closed = ["official", "forfeit", "protested"].includes(match.status);
-  const list = [];
-  // a chess result the board cannot see (resignation, agreement, forfeit, arbiter): first while the game is on
-  const result = match.sport === "chess" && !match.locked && ["scheduled", "live", "finished"].includes(match.status);
-  if (result && match.status !== "finished") list.push("result");
-  if (match.status === "finished") list.push("confirm");
-  if (result && match.status === "finished") list.push("result");
-  if (!match.locked && match.status !== "protested") list.push("correct");
-  list.push("penalty");
-  if (!match.locked && !closed) list.push("forfeit");
-  if (!match.locked && match.appeal_until && match.status !== "protested") list.push("appeal");
-  if (match.status === "protested" && me && me.role === "chief") list.push("decide");  // chief referee only
-  // a chess board set up the other way round (a1 at Black's left): a referee input, read by the rules
-  if (match.sport === "chess" && !match.locked && !closed) list.push("orientation");
-  return list;
+  const chief = me && me.role === "chief";
+  const chiefOnly = match.chief_only || [];
+  return (match.offers || []).filter((a) => (chief || !chiefOnly.includes(a)) && (a !== "appeal" || appealOpen(match)));
 }
 
 let dialogState = null;
@@ -594,6 +604,35 @@ function openBulk(match, code, action) {
   const waiting = (match.anomalies || []).filter((a) => (action === "acknowledge" ? a.state === "open" : WAITING.has(a.state))
     && (code == null || a.code === code));
   openDialog(match, action, null, { code, count: waiting.length });
+}
+
+function dialogHeader(match) {
+  const appeal = appealText(match);
+  return `${where(match)} · ${sides(match).join(" – ")}${appeal ? ` · ${appeal}` : ""}`;
+}
+
+/** Each second: the countdowns, and an open dialog's choices once the appeal closes (or the hub withdrew an
+ * action since it opened): what is no longer offered leaves the list. */
+function tickAppeals() {
+  for (const node of document.querySelectorAll(".appeal-left[data-match]")) {
+    const match = refs.get(node.dataset.match);
+    if (!match) continue;
+    node.textContent = appealText(match);
+    node.classList.toggle("closed", !appealOpen(match));
+  }
+  if (!dialogState || !$("action-dialog").open) return;
+  const match = refs.get(dialogState.match.id) || dialogState.match;
+  $("action-match").textContent = dialogHeader(match);
+  if (dialogState.anomaly || dialogState.bulk) return;
+  const options = actionsFor(match);
+  if (options.join() === dialogState.options.join()) return;
+  dialogState = { ...dialogState, match, options };
+  if (!options.includes(dialogState.action)) {
+    dialogState.action = options[0];
+    drawDialog();
+  } else {
+    for (const option of [...$("action-kind").options]) if (!options.includes(option.value)) option.remove();
+  }
 }
 
 function field(label, input) { return el("label", {}, el("span", { text: label }), input); }
@@ -615,8 +654,7 @@ function drawDialog() {
   const { match, anomaly, bulk, action, options } = dialogState;
   $("action-title").textContent = anomaly ? `${t().actions[action]}: ${anomaly.code}`
     : bulk ? `${t().actions[action]}: ${t().items(bulk.count)}${bulk.code ? ` (${bulk.code})` : ""}` : t().act.replace("…", "");
-  $("action-match").textContent = `${where(match)} · ${sides(match).join(" – ")}`
-    + (match.appeal_until ? ` · ${Date.now() / 1000 > match.appeal_until ? t().appealClosed : t().appealUntil(clock(match.appeal_until))}` : "");
+  $("action-match").textContent = dialogHeader(match);
   const fields = [];
   if (bulk) {
     const choices = bulk.count && action !== "acknowledge" ? ["dismiss", "resolve"] : [action];
@@ -633,7 +671,8 @@ function drawDialog() {
   if (action === "penalty") {
     fields.push(field(t().side, sideSelect("side", match)));
     fields.push(field(t().actions.penalty, el("select", { name: "penalty" },
-      ...PENALTIES.map((p) => el("option", { value: p, text: t().penalties[p] })))));
+      ...PENALTIES.filter((p) => (match.penalty_kinds || []).includes(p))
+        .map((p) => el("option", { value: p, text: t().penalties[p] })))));
   }
   if (action === "forfeit") fields.push(field(t().loser, sideSelect("loser", match)));
   if (action === "result") {
@@ -726,3 +765,4 @@ if (saved) signIn(saved, true);
 setInterval(() => {
   for (const node of document.querySelectorAll(".a-age[data-at]")) node.textContent = ago(Number(node.dataset.at));
 }, 5000);
+setInterval(tickAppeals, 1000);

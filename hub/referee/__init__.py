@@ -14,8 +14,9 @@ previous round's results are locked.
 
 `model` holds the vocabulary (roles, actions, penalties, decisions, `RefereeEvent`, the refusals); `request`
 reads a console request and `prepare`s its event; `actions` the checks, one function per action, and the round
-lock; `inputs` the referee inputs the sport's rules read; `console` what the console reads (each anomaly with
-its rule from `hub.rulebook`). Everything the hub imports is here.
+lock; `inputs` the referee inputs the sport's rules read; `offers` what may be done to a match now (asked
+of the same checks); `console` what the console reads (each anomaly with its rule from `hub.rulebook`).
+Everything the hub imports is here.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 from hub.referee.actions import (
     UNDECIDED,
     appeal,
+    appeal_deadline,
+    check_inputs_open,
     check_unlocked,
     confirm,
     correct,
@@ -35,7 +38,7 @@ from hub.referee.actions import (
     penalty,
 )
 from hub.referee.console import audit, console_view
-from hub.referee.inputs import check_input, input_fields
+from hub.referee.inputs import check_input, input_fields, prepare_input
 from hub.referee.model import (
     APPEAL_WINDOW_S,
     CARDS,
@@ -51,6 +54,7 @@ from hub.referee.model import (
     RefereeEvent,
     Role,
 )
+from hub.referee.offers import CONSOLE_INPUTS, anomaly_offers, offered, offered_penalties
 from hub.referee.request import (
     ACTION_FIELDS,
     BULK_FIELDS,
@@ -66,6 +70,7 @@ __all__ = [
     "BULK_FIELDS",
     "CARDS",
     "CHIEF_ONLY",
+    "CONSOLE_INPUTS",
     "MAX_INPUT_NUMBER",
     "MAX_TEXT",
     "SYSTEM_ACTOR",
@@ -78,9 +83,12 @@ __all__ = [
     "RefereeEvent",
     "Role",
     "action_fields",
+    "anomaly_offers",
     "appeal",
+    "appeal_deadline",
     "audit",
     "check_input",
+    "check_inputs_open",
     "check_unlocked",
     "confirm",
     "console_view",
@@ -92,8 +100,11 @@ __all__ = [
     "handle_anomaly",
     "input_fields",
     "lock_event",
+    "offered",
+    "offered_penalties",
     "penalty",
     "prepare",
     "prepare_bulk",
+    "prepare_input",
     "unknown_fields",
 ]

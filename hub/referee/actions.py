@@ -2,7 +2,9 @@
 
 Confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a forfeit, open
 an appeal and decide it, record a chess result the board cannot see; and the lock a round's results get once
-the next round starts.
+the next round starts. Each action's "may this be done now?" part is a check of its own (`check_*_now`,
+`check_inputs_open`, `check_role`), apart from its fields: `hub.referee.offers` asks the same checks, so the
+console never offers what an action would refuse.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from hub.matches import (
     ActionRefused,
+    AnomalyRecord,
     AnomalyState,
     EventKind,
     MatchInfo,
@@ -21,12 +24,15 @@ from hub.matches import (
 from hub.referee.model import (
     APPEAL_WINDOW_S,
     CARDS,
+    CHIEF_ONLY,
     HAS_RESULT,
     Action,
+    ActionForbidden,
     ActionInvalid,
     Decision,
     Penalty,
     RefereeEvent,
+    Role,
 )
 
 ANOMALY_ACTIONS = {
@@ -38,6 +44,15 @@ _WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
 _CLOSED = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)  # no more reports folded
 
 
+def check_role(action: Action, role: str) -> None:
+    """Raise ActionForbidden if the referee's role may not take this action (deciding an appeal: the chief)."""
+    if action in CHIEF_ONLY and role != Role.CHIEF:
+        raise ActionForbidden(
+            f"Only the chief referee may {action.value}; you are signed in as {role}. "
+            f"/ Bu işlemi yalnızca başhakem yapabilir."
+        )
+
+
 def confirm(match: MatchState) -> RefereeEvent:
     """Make a finished match's result official."""
     check_confirm(match)
@@ -46,22 +61,7 @@ def confirm(match: MatchState) -> RefereeEvent:
 
 def handle_anomaly(match: MatchState, anomaly_id: str, action: Action, reason: str = "") -> RefereeEvent:
     """Acknowledge, resolve or dismiss one anomaly; resolving or dismissing needs a reason."""
-    state = ANOMALY_ACTIONS[action]
-    anomaly = next((a for a in match.anomalies if a.id == anomaly_id), None)
-    if anomaly is None:
-        raise ActionRefused(
-            f"Match {match.info.id} has no anomaly {anomaly_id}. / Maçta {anomaly_id} numaralı anormallik yok."
-        )
-    if anomaly.state not in _WAITING:
-        by = "the rules" if anomaly.handled_by == "rules" else anomaly.handled_by
-        raise ActionRefused(
-            f"Anomaly {anomaly_id} ({anomaly.code}) is already {anomaly.state.value} by {by}. "
-            f"/ Bu anormallik zaten kapatıldı."
-        )
-    if anomaly.state is state:
-        raise ActionRefused(
-            f"Anomaly {anomaly_id} is already acknowledged. / Bu anormallik zaten görüldü olarak işaretli."
-        )
+    state = check_anomaly_now(match, anomaly_id, action)
     if state is not AnomalyState.ACKNOWLEDGED and not reason:
         raise ActionInvalid(
             f"A reason is required to {action.value} an anomaly. / Anormalliği kapatmak için gerekçe gerekli."
@@ -71,12 +71,37 @@ def handle_anomaly(match: MatchState, anomaly_id: str, action: Action, reason: s
     )
 
 
+def check_anomaly_now(match: MatchState, anomaly_id: str, action: Action) -> AnomalyState:
+    """Raise ActionRefused unless this anomaly may take `action` now; the state it would take."""
+    anomaly = next((a for a in match.anomalies if a.id == anomaly_id), None)
+    if anomaly is None:
+        raise ActionRefused(
+            f"Match {match.info.id} has no anomaly {anomaly_id}. / Maçta {anomaly_id} numaralı anormallik yok."
+        )
+    return check_anomaly_state(anomaly, action)
+
+
+def check_anomaly_state(anomaly: AnomalyRecord, action: Action) -> AnomalyState:
+    """Raise ActionRefused unless the anomaly's state lets it take `action`; the state it would take."""
+    state = ANOMALY_ACTIONS[action]
+    if anomaly.state not in _WAITING:
+        by = "the rules" if anomaly.handled_by == "rules" else anomaly.handled_by
+        raise ActionRefused(
+            f"Anomaly {anomaly.id} ({anomaly.code}) is already {anomaly.state.value} by {by}. "
+            f"/ Bu anormallik zaten kapatıldı."
+        )
+    if anomaly.state is state:
+        raise ActionRefused(
+            f"Anomaly {anomaly.id} is already acknowledged. / Bu anormallik zaten görüldü olarak işaretli."
+        )
+    return state
+
+
 def handle_anomalies(match: MatchState, code: str | None, action: Action, reason: str = "") -> RefereeEvent:
     """Acknowledge every open item of `code` (every code when None) on the match, or resolve or dismiss every
     waiting one, for one reason; resolving or dismissing needs the reason."""
     state = ANOMALY_ACTIONS[action]
-    taken = (AnomalyState.OPEN,) if state is AnomalyState.ACKNOWLEDGED else _WAITING
-    ids = [a.id for a in match.anomalies if a.state in taken and (code is None or a.code == code)]
+    ids = [a.id for a in match.anomalies if (code is None or a.code == code) and _takes(a, action)]
     if not ids:
         what = f"{code} " if code else ""
         raise ActionRefused(
@@ -91,18 +116,32 @@ def handle_anomalies(match: MatchState, code: str | None, action: Action, reason
     return RefereeEvent(EventKind.REFEREE_ANOMALY, {"anomalies": ids, "state": state.value, "reason": reason})
 
 
+def _takes(anomaly: AnomalyRecord, action: Action) -> bool:
+    """Whether the item may take `action` now, as `check_anomaly_state` judges it."""
+    try:
+        check_anomaly_state(anomaly, action)
+    except ActionRefused:
+        return False
+    return True
+
+
 def correct(match: MatchState, score: tuple[float, float], reason: str, winner: Any = None) -> RefereeEvent:
     """Write a corrected result that supersedes the live one; the winner follows from the score."""
+    check_correct_now(match)
+    return RefereeEvent(
+        EventKind.REFEREE_RESULT,
+        {"score": list(score), "winner": _winner(score, winner), "reason": reason},
+    )
+
+
+def check_correct_now(match: MatchState) -> None:
+    """Raise ActionRefused unless the match's result may be corrected now."""
     check_unlocked(match)
     if match.status is MatchStatus.PROTESTED:
         raise ActionRefused(
             f"Match {match.info.id} is protested: its result changes only by the decision on the appeal. "
             f"/ Maç itirazda: sonuç ancak itiraz kararıyla değişir."
         )
-    return RefereeEvent(
-        EventKind.REFEREE_RESULT,
-        {"score": list(score), "winner": _winner(score, winner), "reason": reason},
-    )
 
 
 def penalty(match: MatchState, side: int, kind: Any, reason: str) -> RefereeEvent:
@@ -113,43 +152,63 @@ def penalty(match: MatchState, side: int, kind: Any, reason: str) -> RefereeEven
         raise ActionInvalid(
             f'"penalty" must be one of {", ".join(p.value for p in Penalty)}, got {kind!r} / geçersiz ceza'
         ) from None
+    check_penalty_now(match, chosen)
     rules = match.info.rules
-    # table tennis: the rules count a card (points to the opponent), while the match still takes reports
-    counted = chosen in CARDS and "card" in rules.referee_inputs and match.status not in _CLOSED
-    changes_result = chosen in (Penalty.GAME_LOSS, Penalty.MATCH_LOSS) or counted
-    if changes_result:
-        check_unlocked(match)
     body: dict[str, Any] = {"side": side, "penalty": chosen.value, "reason": reason}
-    if counted:
+    if _counted(match, chosen):
         body["input"] = {"type": "card", "side": side, "card": chosen.value}
         try:
             rules.report_from_dict(body["input"])
         except ValueError as exc:
             raise ActionInvalid(f"{exc} / geçersiz kart") from None
     if chosen is Penalty.MATCH_LOSS:
-        if match.status in (MatchStatus.FORFEIT, MatchStatus.PROTESTED):
-            raise ActionRefused(
-                f"Match {match.info.id} is {match.status.value}; a match loss cannot be given now. "
-                f"/ Maç kaybı cezası şimdi verilemez."
-            )
         body["score"] = _oriented(rules.forfeit_score(match.info), winner=1 - side)
     return RefereeEvent(EventKind.REFEREE_PENALTY, body)
 
 
+def check_penalty_now(match: MatchState, kind: Penalty) -> None:
+    """Raise ActionRefused unless a penalty of this kind may be recorded now: one that changes the result
+    (a game or match loss, a card the rules count) not once the result is locked."""
+    if kind in (Penalty.GAME_LOSS, Penalty.MATCH_LOSS) or _counted(match, kind):
+        check_unlocked(match)
+    if kind is Penalty.MATCH_LOSS and match.status in (MatchStatus.FORFEIT, MatchStatus.PROTESTED):
+        raise ActionRefused(
+            f"Match {match.info.id} is {match.status.value}; a match loss cannot be given now. "
+            f"/ Maç kaybı cezası şimdi verilemez."
+        )
+
+
+def _counted(match: MatchState, kind: Penalty) -> bool:
+    """Table tennis: the rules count a card (points to the opponent), while the match still takes reports."""
+    return kind in CARDS and "card" in match.info.rules.referee_inputs and match.status not in _CLOSED
+
+
 def forfeit(match: MatchState, loser: int, reason: str) -> RefereeEvent:
     """Declare a forfeit: the loser's opponent wins by the sport's forfeit score (backgammon: length-0)."""
+    check_forfeit_now(match)
+    score = _oriented(match.info.rules.forfeit_score(match.info), winner=1 - loser)
+    return RefereeEvent(EventKind.REFEREE_FORFEIT, {"loser": loser, "score": score, "reason": reason})
+
+
+def check_forfeit_now(match: MatchState) -> None:
+    """Raise ActionRefused unless a forfeit may be declared on the match now."""
     check_unlocked(match)
     if match.status in (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.PROTESTED):
         raise ActionRefused(
             f"Match {match.info.id} is already {match.status.value}; a forfeit cannot be declared now. "
             f"/ Maç zaten kapandı; hükmen karar şimdi verilemez."
         )
-    score = _oriented(match.info.rules.forfeit_score(match.info), winner=1 - loser)
-    return RefereeEvent(EventKind.REFEREE_FORFEIT, {"loser": loser, "score": score, "reason": reason})
 
 
 def appeal(match: MatchState, appellant: str, reason: str, at: float) -> RefereeEvent:
     """Open an appeal within 15 minutes of the end: the match is protested until the decision."""
+    check_appeal_now(match, at)
+    return RefereeEvent(EventKind.REFEREE_APPEAL, {"appellant": appellant, "reason": reason})
+
+
+def check_appeal_now(match: MatchState, at: float) -> None:
+    """Raise ActionRefused unless an appeal may be opened at `at`: after the end, before the window closes
+    and before the next round starts (`appeal_deadline`)."""
     if match.status is MatchStatus.PROTESTED:
         raise ActionRefused(
             f"Match {match.info.id} already has an open appeal. / Maçta zaten açık bir itiraz var."
@@ -169,7 +228,17 @@ def appeal(match: MatchState, appellant: str, reason: str, at: float) -> Referee
             f"/ İtiraz süresi doldu: maç {minutes} dakika önce bitti; itiraz maç bitiminden sonra 15 dakika "
             f"içinde yapılır."
         )
-    return RefereeEvent(EventKind.REFEREE_APPEAL, {"appellant": appellant, "reason": reason})
+
+
+def appeal_deadline(match: MatchState) -> tuple[float, str] | None:
+    """When the match's appeal window closes and why: "window" (15 minutes after the end) or "next_round"
+    (the lock, when the next round's match started first); None while the match has no result to appeal."""
+    if match.status not in HAS_RESULT or match.finished_at is None:
+        return None
+    window = match.finished_at + APPEAL_WINDOW_S
+    if match.locked_at is not None and match.locked_at < window:
+        return match.locked_at, "next_round"
+    return window, "window"
 
 
 def decide(
@@ -186,10 +255,7 @@ def decide(
         raise ActionInvalid(
             f'"decision" must be upheld or rejected, got {decision!r} / karar "upheld" ya da "rejected" olmalı'
         ) from None
-    if match.open_appeal is None:
-        raise ActionRefused(
-            f"Match {match.info.id} has no open appeal to decide. / Maçta karar bekleyen itiraz yok."
-        )
+    check_decide_now(match)
     body: dict[str, Any] = {"decision": chosen.value, "reasoning": reasoning}
     if score is not None:
         if chosen is Decision.REJECTED:
@@ -200,6 +266,14 @@ def decide(
     return RefereeEvent(EventKind.REFEREE_DECISION, body)
 
 
+def check_decide_now(match: MatchState) -> None:
+    """Raise ActionRefused unless the match has an appeal waiting for its decision."""
+    if match.open_appeal is None:
+        raise ActionRefused(
+            f"Match {match.info.id} has no open appeal to decide. / Maçta karar bekleyen itiraz yok."
+        )
+
+
 _RESULT_INPUT = "set_result"  # the rules input a `result` action records: the sport's rules apply it
 _NO_RESULT_NOW = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED, MatchStatus.PROTESTED)
 
@@ -207,13 +281,8 @@ _NO_RESULT_NOW = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDON
 def game_result(match: MatchState, result: Any, how: Any, reason: str) -> RefereeEvent:
     """A chess result the board cannot see (resignation, agreement, forfeit, an arbiter's decision), recorded
     as the rules' `set_result` input: the rules end the game with it, as they do a checkmate."""
+    check_takes_results(match)
     rules = match.info.rules
-    if _RESULT_INPUT not in rules.referee_inputs:
-        raise ActionInvalid(
-            f'"action" result is for chess games; match {match.info.id} is {match.info.sport}: use correct or '
-            f"forfeit. / Bu işlem satranç oyunları içindir; {match.info.sport} maçında düzeltme ya da hükmen "
-            f"karar kullanın."
-        )
     if result not in ("1-0", "0-1", "1/2-1/2"):
         raise ActionInvalid(
             f'"result" must be "1-0", "0-1" or "1/2-1/2", got {result!r} / sonuç "1-0", "0-1" ya da '
@@ -238,13 +307,29 @@ def game_result(match: MatchState, result: Any, how: Any, reason: str) -> Refere
             f'"how" agreement gives a draw (FIDE Laws 5.2.3), not {result}: a win is a resignation, a forfeit or '
             f"an arbiter's decision / anlaşma beraberliktir (FIDE Satranç Kuralları 5.2.3)"
         )
+    check_inputs_open(match)
+    return RefereeEvent(EventKind.REFEREE_INPUT, {"input": checked})
+
+
+def check_takes_results(match: MatchState) -> None:
+    """Raise ActionInvalid unless the match's sport takes a result the board cannot see (chess)."""
+    if _RESULT_INPUT not in match.info.rules.referee_inputs:
+        raise ActionInvalid(
+            f'"action" result is for chess games; match {match.info.id} is {match.info.sport}: use correct or '
+            f"forfeit. / Bu işlem satranç oyunları içindir; {match.info.sport} maçında düzeltme ya da hükmen "
+            f"karar kullanın."
+        )
+
+
+def check_inputs_open(match: MatchState) -> None:
+    """Raise ActionRefused unless the match still takes referee inputs (a result, a board's orientation, a
+    point): not once locked, nor once official, forfeited, abandoned or under appeal."""
     check_unlocked(match)
     if match.status in _NO_RESULT_NOW:
         raise ActionRefused(
             f"Match {match.info.id} is {match.status.value}: its result changes only by a correction or an "
             f"appeal. / Maç kapandı: sonucu ancak düzeltme ya da itirazla değişir."
         )
-    return RefereeEvent(EventKind.REFEREE_INPUT, {"input": checked})
 
 
 def check_unlocked(match: MatchState) -> None:

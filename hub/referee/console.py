@@ -1,4 +1,5 @@
-"""What the referee console reads beyond the referee view: rules, appeal deadline, contacts, audit trail."""
+"""What the referee console reads beyond the referee view: rules, what may be done now, the appeal deadline,
+contacts, audit trail."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hub.matches import MatchState, referee_view
-from hub.referee.model import APPEAL_WINDOW_S, HAS_RESULT
+from hub.referee.actions import appeal_deadline
+from hub.referee.model import Role
+from hub.referee.offers import anomaly_offers, chief_only, offered, offered_penalties
 from hub.rulebook import RuleOverride, rule_for
 from hub.venue import PlayerConfig
 
@@ -15,18 +18,25 @@ def console_view(
     match: MatchState,
     players: Mapping[str, PlayerConfig] | None = None,
     rule_overrides: Mapping[str, RuleOverride] | None = None,
+    *,
+    at: float,
 ) -> dict[str, Any]:
-    """What the referee console shows of a match: the referee view, each anomaly's rule (the venue's wording
-    where its file overrides one), the appeal deadline, and the players' contacts (private: referees only)."""
+    """What the referee console shows of a match at `at`: the referee view, each anomaly's rule (the venue's
+    wording where its file overrides one) and offers, what may be done now, the appeal deadline, and the
+    players' contacts (private: only referees get this).
+
+    One view serves every referee (the `referee` topic is shared): `offers` are the chief's, and `chief_only`
+    names those a referee who is not the chief may not take."""
     view = referee_view(match)
-    for anomaly in view["anomalies"]:
+    for anomaly, record in zip(view["anomalies"], match.anomalies, strict=True):
         rule = rule_for(anomaly["code"], match.info, rule_overrides)
         anomaly["rule"] = None if rule is None else rule.to_dict()
-    view["appeal_until"] = (
-        match.finished_at + APPEAL_WINDOW_S
-        if match.finished_at is not None and match.status in HAS_RESULT
-        else None
-    )
+        anomaly["offers"] = anomaly_offers(record)
+    view["offers"] = offers = offered(match, Role.CHIEF, at)
+    view["chief_only"] = chief_only(offers)
+    view["penalty_kinds"] = offered_penalties(match)
+    deadline = appeal_deadline(match)
+    view["appeal_until"], view["appeal_closes"] = deadline if deadline is not None else (None, None)
     known = players or {}
     view["contacts"] = [
         {"name": p.name, "club": p.club, "city": p.city, "phone": p.phone, "email": p.email}

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hub.matches import ActionRefused, EventKind, MatchState
+from hub.referee.actions import check_inputs_open
 from hub.referee.model import MAX_INPUT_NUMBER, MAX_TEXT, ActionInvalid, RefereeEvent
 from hub.referee.request import unknown_fields
 
@@ -17,6 +18,14 @@ def input_fields(match: MatchState, request: Any) -> frozenset[str] | None:
         return frozenset(check_input(match, request, unknown_ok=True).body["input"])
     except (ActionInvalid, ActionRefused):
         return None
+
+
+def prepare_input(match: MatchState, request: Any) -> RefereeEvent:
+    """A referee input checked for its fields (ActionInvalid) and then for the match taking inputs now
+    (ActionRefused: not once locked or closed): the event to log."""
+    event = check_input(match, request)
+    check_inputs_open(match)
+    return event
 
 
 def check_input(match: MatchState, request: Any, *, unknown_ok: bool = False) -> RefereeEvent:

@@ -9,6 +9,7 @@ from hub.matches import MatchState
 from hub.referee.actions import (
     ANOMALY_ACTIONS,
     appeal,
+    check_role,
     confirm,
     correct,
     decide,
@@ -18,15 +19,7 @@ from hub.referee.actions import (
     handle_anomaly,
     penalty,
 )
-from hub.referee.model import (
-    CHIEF_ONLY,
-    MAX_TEXT,
-    Action,
-    ActionForbidden,
-    ActionInvalid,
-    RefereeEvent,
-    Role,
-)
+from hub.referee.model import MAX_TEXT, Action, ActionInvalid, RefereeEvent
 
 _ANOMALY_FIELDS = frozenset({"action", "anomaly", "reason"})
 ACTION_FIELDS: dict[Action, frozenset[str]] = {  # the fields each action reads: any other is refused
@@ -60,11 +53,7 @@ def prepare(match: MatchState, request: Mapping[str, Any], *, role: str, at: flo
             f"{action.value} takes no {', '.join(map(repr, unknown))}; its fields: "
             f"{', '.join(sorted(ACTION_FIELDS[action]))} / bilinmeyen alan"
         )
-    if action in CHIEF_ONLY and role != Role.CHIEF:
-        raise ActionForbidden(
-            f"Only the chief referee may {action.value}; you are signed in as {role}. "
-            f"/ Bu işlemi yalnızca başhakem yapabilir."
-        )
+    check_role(action, role)
     if action is Action.CONFIRM:
         return confirm(match)
     if action in ANOMALY_ACTIONS:

@@ -22,11 +22,10 @@ from hub.referee import (
     BULK_FIELDS,
     ActionInvalid,
     action_fields,
-    check_input,
-    check_unlocked,
     input_fields,
     prepare,
     prepare_bulk,
+    prepare_input,
 )
 from hub.venue import RefereeConfig
 from hub.web.bodies import no_fields, query_int, read_object
@@ -124,14 +123,14 @@ class RefereeRoutes:
         return ORJSONResponse(public_view(self.ctx.hall.match(match_id)))
 
     async def input(self, request: Request, referee: RefereeConfig) -> Response:
-        """A score input typed by a referee, for a sport scored by hand; not once the match is locked."""
+        """A referee input (a point for a sport scored by hand, a board's orientation…); not once the match is
+        locked or closed."""
         match_id, match = self._working(request)
         body = await read_object(request, lambda body: input_fields(match, body), self.ctx.refused)
-        try:  # what the rules read, rebuilt: the log never holds the request as sent
-            event = check_input(match, body)
+        try:  # what the rules read, rebuilt (the log never holds the request as sent); not once locked/closed
+            event = prepare_input(self.ctx.hall.working[match_id], body)
         except ActionInvalid as exc:
             raise Invalid(str(exc), ("type", *body)) from None
-        check_unlocked(self.ctx.hall.working[match_id])  # an input changes the score: not once locked
         await self.ctx.hall.record(match_id, event.kind, event.body, time.time(), actor=referee.name)
         return ORJSONResponse(public_view(self.ctx.hall.match(match_id)))
 

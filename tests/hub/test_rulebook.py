@@ -92,7 +92,7 @@ def test_a_table_tennis_anomaly_names_the_players_and_in_doubles_the_pair() -> N
 
 
 def test_a_chess_anomaly_names_the_player_on_that_clock_side_and_the_rule_states_5_plus_3() -> None:
-    view = console_view(chess_without_increment())
+    view = console_view(chess_without_increment(), at=0.0)
     missing = only(view, "chess.increment_missing")
     assert missing["message_en"].startswith("The left clock (Ayşe Yılmaz) got no increment of 3 s")
     assert missing["message_tr"].startswith("Sol saate (Ayşe Yılmaz) basınca 3 sn artış eklenmedi")
@@ -179,7 +179,9 @@ tr = "Yıldırım: 1. hamleden itibaren 5 dakika + 3 saniye."
 
 def test_a_venue_override_shows_in_the_console_view() -> None:
     venue = parse_venue(VENUE, Path("hall.toml"))
-    rule = only(console_view(chess_without_increment(), None, venue.rules), "chess.increment_missing")["rule"]
+    rule = only(
+        console_view(chess_without_increment(), None, venue.rules, at=0.0), "chess.increment_missing"
+    )["rule"]
     assert rule["document"] == {
         "en": "Kulüpler Şampiyonası Yönergesi 2026",
         "tr": "Kulüpler Şampiyonası Yönergesi 2026",

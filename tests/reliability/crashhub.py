@@ -64,7 +64,7 @@ def frame(table: int, seq: int) -> Observation:
 def digest(state: MatchState, venue: Venue) -> str:
     """A short fingerprint of everything the referee console shows of a match."""
     players = {p.name: p for p in venue.players}
-    view: Any = referee.console_view(state, players)
+    view: Any = referee.console_view(state, players, at=state.updated_at or 0.0)  # the same at every restart
     return hashlib.sha256(orjson.dumps(view, option=orjson.OPT_SORT_KEYS)).hexdigest()[:24]
 
 
