@@ -34,6 +34,7 @@ BENCHMARKS = {
     "replay": "benchmarks.replay",
     "slow-client": "benchmarks.slow_client",
     "edges": "benchmarks.edges",
+    "bg-chances": "benchmarks.bg_chances",
 }
 LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchmark is sized to stay under 60 s
 RESULT = "BENCHMARK-RESULT "

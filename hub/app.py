@@ -27,6 +27,7 @@ from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
 from devices.transports.tcp import UNPROVEN_TOTAL, TcpGateway, parse_tcp_url
 from hub.auth import Authenticator
+from hub.chances import attach as attach_chances
 from hub.connections import Unfinished, quiet_repeats, raise_open_files_limit
 from hub.feed.fanout import Fanout
 from hub.feed.protocol import announce_started, burst_gone, server_config
@@ -83,6 +84,7 @@ class HubRuntime:
         self.heap = HeapStats()  # the clocked garbage collector's counts, on /api/health
         self.fanout = Fanout()
         self.hall = Hall(venue, self.log, self.fanout)
+        attach_chances(self.hall)
         self.auth = Authenticator(venue.referees)
         self.ingest: Ingest | None = None
         self.sessions: dict[str, Session] = {}
@@ -250,6 +252,8 @@ class HubRuntime:
                 for worker in workers:
                     worker.cancel()
         finally:
+            if self.hall.chances is not None:
+                self.hall.chances.close()
             await self.log.close()
 
     async def _publish_health(self) -> None:

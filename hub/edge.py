@@ -33,6 +33,7 @@ from hub import __version__
 from hub.app import SEND_BUFFER
 from hub.auth import Authenticator
 from hub.bus import BusReader, PublicChange
+from hub.chances import attach as attach_chances
 from hub.connections import Unfinished, open_files, quiet_repeats, raise_open_files_limit
 from hub.feed.fanout import Fanout
 from hub.feed.protocol import announce_started, burst_gone, server_config
@@ -97,6 +98,7 @@ class EdgeRuntime:
         self.host, self.port = host, port
         self.fanout = Fanout()
         self.hall = EdgeHall(venue, self.fanout)
+        attach_chances(self.hall)
         self.reader = BusReader(bus_url, venue, self.hall.apply)
         self.auth = Authenticator(venue.referees)
         self.ctx = EdgeContext(self.hall, self.fanout, self.auth)

@@ -10,9 +10,11 @@ from.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
+from hub.chances.service import ChanceService
 from hub.feed.fanout import Fanout, SnapshotSource, running_loop
 from hub.matches import MatchInfo, MatchState, public_view, summary
 from hub.teams import team_match_view
@@ -48,6 +50,7 @@ class PublicHall:
         self._sent_at: dict[str, float] = {}  # match id -> loop time its screens were last sent to
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
+        self.chances: ChanceService | None = None  # backgammon winning chances, where the venue shows them
         fanout.add_source(self._snapshot_source)
 
     # -- reads ----------------------------------------------------------------------------------------------
@@ -76,7 +79,20 @@ class PublicHall:
         delay = self.delay_s(state.info)
         if delay:
             view["broadcast_delay_s"] = delay
+        if self.chances is not None and state.info.sport == "backgammon":
+            view["chances"] = self.chances.shown(state.info.id, time.time())
         return view
+
+    def show_chances(self) -> ChanceService:
+        """Show backgammon winning chances (GNU Backgammon's net), behind the venue's broadcast delay."""
+        self.chances = ChanceService(self._resend_chances, self.venue.broadcast_delay_s)
+        return self.chances
+
+    def _resend_chances(self, match_id: str) -> None:
+        """A match's chances changed what its screens may show: send them its current state again."""
+        state = self._shown.get(match_id)
+        if state is not None:
+            self._to_screens(state)
 
     def delay_s(self, info: MatchInfo) -> float:
         """The broadcast delay of a match: chess games go out late so no one can relay moves to a player."""
@@ -104,6 +120,8 @@ class PublicHall:
         team topics, at most every `SCREENS_EVERY_S` per match."""
         info = state.info
         self.public[info.id] = state
+        if self.chances is not None and info.sport == "backgammon" and running_loop() is not None:
+            self.chances.note(info.id, state.sport_state, state.updated_at or time.time())
         for listener in self.public_listeners:
             listener(state, self.venue_version)
         match_id = info.id

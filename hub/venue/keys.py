@@ -82,6 +82,7 @@ VENUE_KEYS = (
     "name",
     "broadcast_delay_s",
     "show_referee_names",
+    "winning_chances",
     "allowed_hosts",
     "trusted_proxies",
     "awaiting_result_s",  # chess: a quiet game waits for a result after this long

@@ -95,6 +95,9 @@ class Venue:
     broadcast_delay_s: float = 0.0  # chess: spectators see every game this many seconds late (anti-cheating)
     players: tuple[PlayerConfig, ...] = ()  # optional: clubs, cities and the private contacts of players
     show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
+    winning_chances: bool = (
+        True  # backgammon screens show GNU Backgammon's chances, behind the broadcast delay
+    )
     allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
     rules: dict[str, RuleOverride] = field(default_factory=dict, hash=False)  # the venue's wording, by code

@@ -95,6 +95,9 @@ def parse_venue(text: str, path: Path) -> Venue:
     show_names = venue_table.get("show_referee_names", False)
     if not isinstance(show_names, bool):
         raise fail("venue", None, "show_referee_names", "must be true or false / true ya da false olmalı")
+    chances = venue_table.get("winning_chances", True)
+    if not isinstance(chances, bool):
+        raise fail("venue", None, "winning_chances", "must be true or false / true ya da false olmalı")
     allowed_hosts = _allowed_hosts(venue_table, partial(fail, "venue", None))
     trusted_proxies = _trusted_proxies(venue_table, partial(fail, "venue", None))
     team_matches = _team_matches(data, fail)
@@ -112,6 +115,7 @@ def parse_venue(text: str, path: Path) -> Venue:
         float(delay),
         players=players,
         show_referee_names=show_names,
+        winning_chances=chances,
         allowed_hosts=allowed_hosts,
         trusted_proxies=trusted_proxies,
         rules=rules,

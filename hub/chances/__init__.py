@@ -1,0 +1,33 @@
+"""Backgammon winning chances for spectators: GNU Backgammon's net (`engine`) run off the event loop and
+shown behind the broadcast delay (`service`). `attach` turns them on for a hall whose venue shows them."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from typing import TYPE_CHECKING
+
+from hub.chances.engine import Chances, GnubgNet, evaluable, evaluate, evaluate_job
+from hub.chances.service import ChanceService
+
+if TYPE_CHECKING:
+    from hub.public import PublicHall
+
+log = logging.getLogger(__name__)
+
+
+def attach(hall: PublicHall) -> ChanceService | None:
+    """Show winning chances on the hall's backgammon screens if its venue wants them and has backgammon."""
+    venue = hall.venue
+    if not venue.winning_chances or all(m.sport != "backgammon" for m in venue.matches):
+        return None
+    if importlib.util.find_spec("gnubg_nn") is None:  # the worker loads it; the hub only looks
+        log.warning(
+            "winning chances are off: gnubg-nn is not installed (pip install gnubg-nn) "
+            "/ kazanma olasılıkları kapalı: gnubg-nn kurulu değil"
+        )
+        return None
+    return hall.show_chances()
+
+
+__all__ = ["ChanceService", "Chances", "GnubgNet", "attach", "evaluable", "evaluate", "evaluate_job"]
