@@ -444,3 +444,32 @@ def test_gnubg_reads_our_mat_of_resigned_games_to_the_same_score(tmp_path: Path)
         final = list(last.score_before)
         final[last.winner] += last.points
         assert tuple(final) == state.score  # gnubg's last game plus its points: our final score
+
+
+def test_gnubg_shows_the_same_match_id_while_a_resignation_is_offered(tmp_path: Path) -> None:
+    """gnubg `set xgid` to the position before the offer, then `resign …` by the side on roll: its GNUbgID
+    is ours for the state with the offer standing (value and the answering side in the Match ID)."""
+    cases = []
+    for cube, roll_first, value in ((1, False, 1), (2, False, 2), (4, True, 3), (2, True, 1)):
+        table = cube_at(cube)
+        if roll_first:
+            table(bg.Roll(table.state.turn, (5, 2)))
+        before = bg.xgid(table.state)
+        assert table(bg.Resign(table.state.turn, value)) == []
+        cases.append((before, ("single", "gammon", "backgammon")[value - 1], bg.gnubg_id(table.state)))
+    script = f"""
+    import gnubg
+    for c in ('set player 0 human', 'set player 1 human', 'new match 15'):
+        gnubg.command(c)
+    for xgid, word, _ in {cases!r}:
+        gnubg.command('set xgid ' + xgid)
+        gnubg.command('resign ' + word)
+        print('RES', gnubg.positionid() + ':' + gnubg.matchid())
+    """
+    theirs = run_gnubg_python(script, tmp_path)
+    assert len(theirs) == len(cases)
+    for (_, _, ours), text in zip(cases, theirs, strict=True):
+        pid, mid = text.split(":")
+        assert pid == ours.split(":")[0]
+        key = decode_match_id(mid)
+        assert key == decode_match_id(ours.split(":")[1]) and key.resigned in (1, 2, 3)  # bit 67 aside

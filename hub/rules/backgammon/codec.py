@@ -28,8 +28,9 @@ def to_xgid(state: BackgammonState) -> ids.Xgid:
 
 
 def gnubg_id(state: BackgammonState) -> str:
-    """`posid:matchid` of the current board and match state, as GNU Backgammon shows it for the XGID."""
-    return ids.xgid_to_gnubg_id(to_xgid(state))
+    """`posid:matchid` of the current board and match state, as GNU Backgammon shows it for the XGID (and a
+    resignation offered, which the XGID cannot hold)."""
+    return ids.xgid_to_gnubg_id(to_xgid(state), state.resign_offer)
 
 
 def xgid(state: BackgammonState) -> str:
