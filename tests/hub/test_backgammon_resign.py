@@ -242,7 +242,8 @@ def test_a_board_resignation_in_the_hub_scores_from_the_venue_start_score_and_fl
         ],
     )
     assert match.sport_state.score == (4, 1) and match.sport_state.games[0].resigned == 1
-    view = console_view(match)
+    view = console_view(match, at=10.0)
+    assert {"resign", "accept", "reject"} <= set(view["offers"])  # the console offers them while it is live
     codes = sorted(a["code"] for a in view["anomalies"])
     assert codes == ["bg.resign_no_game", "bg.resign_no_offer"]
     for anomaly in view["anomalies"]:
