@@ -366,8 +366,8 @@ def test_check_refuses_a_bad_starting_score_naming_line_1(score: Any) -> None:
 
 
 def resigning_match(seed: int, length: int, start: tuple[int, int]) -> bg.BackgammonState:
-    """A match of random legal plays, doubles and takes where most games end by a resignation (some refused
-    first), starting at `start`."""
+    """A match of random legal plays, doubles and takes where the first, third… games mostly end by a
+    resignation (some refused first) and the others are played out, starting at `start`."""
     rng = random.Random(seed)
     state = bg.initial(length, score=start)
     t = 0.0
@@ -387,7 +387,7 @@ def resigning_match(seed: int, length: int, start: tuple[int, int]) -> bg.Backga
         side = state.turn
         if state.phase is bg.Phase.AWAIT_ROLL:
             moves = sum(1 for a in state.actions if a.kind == "move")
-            if moves >= 4 and rng.random() < 0.25:
+            if moves >= 4 and len(state.games) % 2 == 0 and rng.random() < 0.25:  # odd games played out
                 resigner = rng.randrange(2)
                 send(bg.Resign(resigner, (seed + len(state.games)) % 3 + 1))  # game by game, each value
                 send(bg.ResignReply(REJECT if rng.random() < 0.3 else ACCEPT, 1 - resigner))
@@ -414,10 +414,14 @@ def resigning_match(seed: int, length: int, start: tuple[int, int]) -> bg.Backga
 
 
 def test_gnubg_reads_our_mat_of_resigned_games_to_the_same_score(tmp_path: Path) -> None:
-    matches = [resigning_match(seed, 7, start) for seed, start in ((1, (0, 0)), (2, (3, 5)), (3, (6, 2)))]
-    resigned = [g for m in matches for g in m.games if g.resigned]
-    assert len(resigned) >= 4 and {g.resigned for g in resigned} == {1, 2, 3}
-    assert any(g.crawford for m in matches for g in m.games)
+    terms = ((1, 11, (0, 0)), (2, 7, (3, 5)), (3, 7, (6, 2)), (4, 9, (0, 0)))
+    matches = [resigning_match(seed, length, start) for seed, length, start in terms]
+    games = [g for m in matches for g in m.games]
+    resigned = [g for g in games if g.resigned]
+    assert (
+        len(resigned) >= 5 and {g.resigned for g in resigned} == {1, 2, 3} and len(games) - len(resigned) >= 3
+    )
+    assert any(g.crawford and g.resigned for g in games) and any(g.crawford and not g.resigned for g in games)
     assert any(a.kind == "reject" for m in matches for g in m.games for a in g.actions)
     files = []
     for i, state in enumerate(matches):
