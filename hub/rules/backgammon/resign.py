@@ -83,8 +83,8 @@ def on_resign_reply(
                 Severity.WARNING,
                 f"{side_mark(ev.side)} {verb} a resignation, but none was offered to {side_mark(ev.side)}; "
                 "nothing changed.",
-                f"{side_mark(ev.side)} bir pes etmeyi {verb_tr}, ama {side_mark(ev.side)} oyuncusuna pes etme "
-                "önerilmemişti; hiçbir şey değişmedi.",
+                f"{side_mark(ev.side)} pes etme teklifini {verb_tr}, ama {side_mark(ev.side)} oyuncusuna yapılmış "
+                "bir pes etme teklifi yok; hiçbir şey değişmedi.",
                 side=side_name(ev.side),
                 answer=ev.answer.value,
             )
