@@ -17,7 +17,7 @@ from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, public_view
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.hub.test_backgammon_moves import run_gnubg_python
-from tests.hubsupport import REFEREE_TOKEN, post_json, running_hub, until
+from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, until
 
 
 def _text(url: str) -> str:
@@ -55,6 +55,9 @@ async def test_a_resignation_recorded_by_the_referee_scores_replays_and_exports(
         score = {"A": 3, "B": 5}
         score["AB"[1 - side]] += 2 * cube
         assert done["state"]["score"] == score and cube in (1, 2, 4, 8)
+        status, matches = await asyncio.to_thread(get_json_as, url + "api/referee/matches", REFEREE_TOKEN)
+        logged = [a["body"]["input"] for a in matches[0]["actions"] if a["kind"] == "referee.input"]
+        assert logged == [{"type": "resign", "side": side, "value": 2}, {"type": "accept", "side": 1 - side}]
         mat = await asyncio.to_thread(_text, url + "api/matches/BG-R/export/mat")
         version = done["version"]
 
