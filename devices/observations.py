@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 
 class DeviceFamily(enum.StrEnum):
@@ -75,6 +76,9 @@ class DeviceEvent:
 
 
 DICE_SOURCES = ("keypad", "app", "camera")  # where a backgammon board's dice came from
+# what a backgammon resignation gives up, times the cube: 1 a single game, 2 a gammon, 3 a backgammon
+ResignValue = Literal[1, 2, 3]
+RESIGN_VALUES: tuple[int, ...] = get_args(ResignValue)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +105,7 @@ class BackgammonBoardEvent:
     """Something that happens at a backgammon board: a clock press, a cube action, a roll, cocked dice.
 
     Kept apart from `DeviceEvent` so the hub reads it with backgammon's rules: `kind` is one of "press",
-    "cube", "roll", "invalid_dice", "opening", and `data` was checked field by field when decoded.
+    "cube", "roll", "invalid_dice", "opening", "resign", "accept", "reject", and `data` was checked field by field when decoded.
     """
 
     kind: str

@@ -52,7 +52,12 @@ REQUESTS: dict[str, list[dict[str, Any]]] = {
         {"action": "decide", "decision": "upheld", "reasoning": "seen", "score": [2, 1]},
     ],
 }
-INPUTS = {"orientation": [{"type": "orientation", "orientation": "rotated"}]}
+INPUTS = {
+    "orientation": [{"type": "orientation", "orientation": "rotated"}],
+    "resign": [{"type": "resign", "side": s, "value": v} for s in (0, 1) for v in (1, 2, 3)],
+    "accept": [{"type": "accept", "side": s} for s in (0, 1)],
+    "reject": [{"type": "reject", "side": s} for s in (0, 1)],
+}
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
 E4_FEN = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
 
@@ -158,8 +163,17 @@ def test_every_offered_action_is_accepted_and_every_other_refused(seed: int) -> 
             at = step(folder, at, rng)
         check_offers(folder.state, at, taken)
     assert len(statuses) >= 8, statuses  # the walks reach many states, not one
-    if seed == 0:  # every well-formed request was accepted somewhere: none is refused for its fields alone
-        assert {"confirm", "result", "correct", "forfeit", "appeal", "decide", "orientation"} <= taken, taken
+    if seed == 2:  # every well-formed request was accepted somewhere: none is refused for its fields alone
+        assert {
+            "confirm",
+            "result",
+            "correct",
+            "forfeit",
+            "appeal",
+            "decide",
+            "orientation",
+            "resign",
+        } <= taken, taken
         assert {"acknowledge", "resolve", "dismiss"} <= taken, taken
         assert {f"penalty:{p.value}" for p in Penalty} <= taken, taken
 

@@ -12,6 +12,8 @@ export const BG_TEXTS = {
     illegalMark: "kural dışı", wins: (p, n, k) => `${p} ${n} puan kazandı (${k})`,
     kinds: { single: "tek", gammon: "mars", backgammon: "katmerli mars", drop: "bıraktı" },
     clock: "Saat", games: "Oyunlar", score: "Skor",
+    resigns: (k) => `Pes eder (${k})`, accepts: "Kabul eder", rejects: "Reddeder", resigned: "pes etti",
+    resignOffer: (p, k, n, q) => `${p} pes ediyor (${k}, ${n} puan); ${q} kabul edecek mi?`,
   },
   en: {
     matchTo: (n) => `Match to ${n}`, gameNo: (n) => `Game ${n}`, crawford: "Crawford", postCrawford: "Post-Crawford",
@@ -22,10 +24,13 @@ export const BG_TEXTS = {
     illegalMark: "illegal", wins: (p, n, k) => `${p} wins ${n} point${n === 1 ? "" : "s"} (${k})`,
     kinds: { single: "single", gammon: "gammon", backgammon: "backgammon", drop: "drop" },
     clock: "Clock", games: "Games", score: "Score",
+    resigns: (k) => `Resigns (${k})`, accepts: "Accepts", rejects: "Rejects", resigned: "resigned",
+    resignOffer: (p, k, n, q) => `${p} offers to resign (${k}, ${n} point${n === 1 ? "" : "s"}); ${q} to accept or reject`,
   },
 };
 
 const SIDES = ["A", "B"];
+const RESIGN_KINDS = { 1: "single", 2: "gammon", 3: "backgammon" };  // what a resignation of each value gives up
 const W = 1040, H = 800, TOP = 30, BOTTOM = 770, MID = 400, PW = 64, R = 29;
 const LEFT_X = 80, BAR_X = 464, BAR_W = 64, RIGHT_X = BAR_X + BAR_W, TRAY_X = 930, TRAY_W = 90;
 
@@ -158,6 +163,9 @@ function actionText(a, bt) {
   if (a.kind === "double") return null;
   if (a.kind === "take") return bt.takes;
   if (a.kind === "drop") return bt.drops;
+  if (a.kind === "resign") return bt.resigns(bt.kinds[RESIGN_KINDS[a.value]]);
+  if (a.kind === "accept") return bt.accepts;
+  if (a.kind === "reject") return bt.rejects;
   const dice = a.dice ? `${a.dice[0]}${a.dice[1]}: ` : "";
   return dice + (a.text === "no play" ? bt.noPlay : a.text);
 }
@@ -181,6 +189,11 @@ export function moveRows(actions, bt) {
 function phaseText(match, s, bt, names) {
   const who = (side) => names[SIDES.indexOf(side)] || side;
   if (s.winner) return bt.matchWon(who(s.winner));
+  if (s.resign) {
+    const points = s.resign.value * (s.cube ? s.cube.value : 1);
+    return bt.resignOffer(who(s.resign.side), bt.kinds[RESIGN_KINDS[s.resign.value]], points,
+      who(s.resign.side === "A" ? "B" : "A"));
+  }
   if (s.phase === "opening") return bt.opening;
   if (s.phase === "await_roll") return bt.toRoll(who(s.turn));
   if (s.phase === "moving") return bt.toMove(who(s.turn), s.dice ? `${s.dice[0]}-${s.dice[1]}` : "");
@@ -273,8 +286,9 @@ export function renderBackgammon(root, match, lang, now = Date.now() / 1000) {
   root.querySelector(".bg-game-list").replaceChildren(...games.map((g) => {
     const winner = names[SIDES.indexOf(g.winner)] || g.winner;
     const last = g.actions && g.actions[g.actions.length - 1];
-    const kind = last && last.kind === "drop" ? "drop" : kindOf(g);
-    return el("li", null, `${bt.gameNo(g.number)}: ${bt.wins(winner, g.points, bt.kinds[kind])}`);
+    const kind = last && last.kind === "drop" ? "drop" : g.resigned ? RESIGN_KINDS[g.resigned] : kindOf(g);
+    const how = g.resigned ? `${bt.kinds[kind]}, ${bt.resigned}` : bt.kinds[kind];
+    return el("li", null, `${bt.gameNo(g.number)}: ${bt.wins(winner, g.points, how)}`);
   }));
 }
 

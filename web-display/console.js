@@ -13,6 +13,7 @@ const RULES_ACTOR = "rules";
 const PENALTIES = ["warning", "game_loss", "match_loss", "yellow", "yellow_red", "red"];
 const RESULTS = ["1-0", "0-1", "1/2-1/2"];
 const HOWS = ["resignation", "agreement", "forfeit", "arbiter"];
+const RESIGN_VALUES = [1, 2, 3];  // a backgammon resignation: a single game, a gammon, a backgammon (times the cube)
 const ORIENTATIONS = ["rotated", "normal", "auto"];  // which way round a chess board lies (the rules' input)  // how a chess result the board cannot see came about
 
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
@@ -687,6 +688,18 @@ function drawDialog() {
     fields.push(field(t().actions.orientation, el("select", { name: "orientation" },
       ...ORIENTATIONS.map((o) => el("option", { value: o, text: t().orientations[o] })))));
   }
+  if (action === "resign") {
+    fields.push(field(t().side, sideSelect("side", match)));
+    fields.push(field(t().resignValue, el("select", { name: "value" },
+      ...RESIGN_VALUES.map((v) => el("option", { value: String(v), text: t().resignValues[v] })))));
+  }
+  if (action === "accept" || action === "reject") {
+    const offer = ((pubs.get(match.id) || {}).state || {}).resign || {};
+    const answering = offer.side === "B" ? "0" : "1";  // the opponent of the side resigning answers
+    const select = sideSelect("side", match);
+    select.value = answering;
+    fields.push(field(t().side, select));
+  }
   if (action === "appeal") {
     const names = (match.players || []).filter(Boolean);
     fields.push(field(t().appellant, el("input", { name: "appellant", list: "appellants", required: true, value: names[0] || "" })));
@@ -699,12 +712,20 @@ function drawDialog() {
     fields.push(field(t().newScore, scoreInputs(match, false)));
   }
   if (action === "decide") fields.push(field(t().reasoning, el("textarea", { name: "reasoning", required: true })));
-  else if (bulk || (action !== "confirm" && action !== "acknowledge" && action !== "orientation")) {
+  else if (bulk || (action !== "confirm" && action !== "acknowledge" && !INPUTS[action])) {
     fields.push(field(t().reason, el("textarea", { name: "reason", required: action !== "result" && action !== "acknowledge" })));
   }
   $("action-fields").replaceChildren(...fields);
   $("action-submit").textContent = action === "confirm" ? t().actions.confirm : t().submit;
 }
+
+/** The referee inputs the console sends (read by the sport's rules), each as its request from the form. */
+const INPUTS = {
+  orientation: (data) => ({ type: "orientation", orientation: String(data.get("orientation")) }),
+  resign: (data) => ({ type: "resign", side: Number(data.get("side")), value: Number(data.get("value")) }),
+  accept: (data) => ({ type: "accept", side: Number(data.get("side")) }),
+  reject: (data) => ({ type: "reject", side: Number(data.get("side")) }),
+};
 
 function requestFromForm(form) {
   const { action, anomaly } = dialogState;
@@ -731,8 +752,8 @@ async function submitDialog(event) {
   const error = bulk  // several items at once: the venue's bulk route, which names the match
     ? await act(match.id, { action: dialogState.action, match: match.id, ...(bulk.code ? { code: bulk.code } : {}),
       reason: String(new FormData(form).get("reason") || "") }, null)
-    : dialogState.action === "orientation"  // a referee input, not an action
-    ? await act(dialogState.match.id, { type: "orientation", orientation: String(new FormData(form).get("orientation")) }, "inputs")
+    : INPUTS[dialogState.action]  // a referee input, read by the rules, not an action
+    ? await act(dialogState.match.id, INPUTS[dialogState.action](new FormData(form)), "inputs")
     : await act(dialogState.match.id, requestFromForm(form));
   submit.disabled = false;
   if (error) {

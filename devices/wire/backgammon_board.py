@@ -7,11 +7,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from devices.observations import BackgammonBoardEvent, BackgammonBoardState
+from devices.observations import BackgammonBoardEvent, BackgammonBoardState, ResignValue
 from devices.wire.bodies import PAIR, BodyError, Pair, Side, read_body, require_lists
 from devices.wire.reports import read_event
 
-BACKGAMMON_EVENT_KINDS = ("press", "cube", "roll", "invalid_dice", "opening")
+BACKGAMMON_EVENT_KINDS = ("press", "cube", "roll", "invalid_dice", "opening", "resign", "accept", "reject")
 CUBE_ACTIONS = ("double", "take", "drop")
 
 Die = Annotated[int, Meta(ge=1, le=6)]
@@ -93,12 +93,24 @@ class _Opening(msgspec.Struct):
     dice: Dice
 
 
+class _Resign(msgspec.Struct):
+    side: Side
+    value: ResignValue  # single, gammon, backgammon
+
+
+class _Answer(msgspec.Struct):  # accept or reject, by the opponent of the side resigning
+    side: Side
+
+
 _EVENT_DATA: dict[str, type[msgspec.Struct]] = {  # each event kind's data, in BACKGAMMON_EVENT_KINDS' order
     "press": _Press,
     "cube": _CubeAction,
     "roll": _Roll,
     "invalid_dice": _InvalidDice,
     "opening": _Opening,
+    "resign": _Resign,
+    "accept": _Answer,
+    "reject": _Answer,
 }
 _EVENT_MUSTS = {
     "side": "0 or 1",
@@ -106,11 +118,13 @@ _EVENT_MUSTS = {
     "action": "'double', 'take' or 'drop'",
     "dice": "two dice 1..6",
     "source": "'keypad', 'app', 'camera' or null",
+    "value": "1 (single), 2 (gammon) or 3 (backgammon)",
 }
 
 
 def decode_backgammon_event(body: Any) -> BackgammonBoardEvent:
-    """Read a backgammon-board EVENT body: press, cube, roll, invalid_dice or opening, field by field."""
+    """Read a backgammon-board EVENT body (press, cube, roll, invalid_dice, opening, resign, accept or reject),
+    field by field."""
     event = read_event(body)
     kind = event.kind
     data_type = _EVENT_DATA.get(kind)

@@ -644,6 +644,32 @@ int bw_build_tt_button(bw_mp_writer *w, int side, int long_press)
     return w->error;
 }
 
+int bw_build_bg_resign(bw_mp_writer *w, int side, unsigned value)
+{
+    bw_mp_map(w, 2);
+    bw_mp_cstr(w, "kind");
+    bw_mp_cstr(w, "resign");
+    bw_mp_cstr(w, "data");
+    bw_mp_map(w, 2);
+    bw_mp_cstr(w, "side");
+    bw_mp_uint(w, side ? 1u : 0u);
+    bw_mp_cstr(w, "value");
+    bw_mp_uint(w, value);
+    return w->error;
+}
+
+int bw_build_bg_answer(bw_mp_writer *w, int side, int accept)
+{
+    bw_mp_map(w, 2);
+    bw_mp_cstr(w, "kind");
+    bw_mp_cstr(w, accept ? "accept" : "reject");
+    bw_mp_cstr(w, "data");
+    bw_mp_map(w, 1);
+    bw_mp_cstr(w, "side");
+    bw_mp_uint(w, side ? 1u : 0u);
+    return w->error;
+}
+
 int bw_build_ack(bw_mp_writer *w, uint16_t command_seq, const char *error)
 {
     bw_mp_map(w, error != NULL ? 3u : 2u);

@@ -169,6 +169,13 @@ int bw_build_tt_state(bw_mp_writer *w, const uint16_t points[2], const uint16_t 
 /* tt-scoreboard EVENT {"kind": "button", "data": {"side": side, "press": "short"|"long"}} */
 int bw_build_tt_button(bw_mp_writer *w, int side, int long_press);
 
+/* backgammon-board EVENT {"kind": "resign", "data": {"side": side, "value": 1|2|3}}: 1 a single game,
+   2 a gammon, 3 a backgammon (times the cube) */
+int bw_build_bg_resign(bw_mp_writer *w, int side, unsigned value);
+
+/* backgammon-board EVENT {"kind": "accept"|"reject", "data": {"side": side}}: the opponent's answer */
+int bw_build_bg_answer(bw_mp_writer *w, int side, int accept);
+
 /* ACK {"ack": command_seq, "ok": true} or, when error is not NULL, {"ack", "ok": false, "error": error} */
 int bw_build_ack(bw_mp_writer *w, uint16_t command_seq, const char *error);
 

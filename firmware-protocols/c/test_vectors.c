@@ -175,6 +175,14 @@ static void test_builders(void)
     compare_built(BW_VI_EVENT_TT_BUTTON_SHORT, BW_EVENT, 4, &w);
 
     bw_mp_init(&w, body, sizeof body);
+    bw_build_bg_resign(&w, 1, 2);
+    compare_built(BW_VI_EVENT_BACKGAMMON_RESIGN, BW_EVENT, 7, &w);
+
+    bw_mp_init(&w, body, sizeof body);
+    bw_build_bg_answer(&w, 0, 1);
+    compare_built(BW_VI_EVENT_BACKGAMMON_ACCEPT, BW_EVENT, 7, &w);
+
+    bw_mp_init(&w, body, sizeof body);
     bw_build_ack(&w, 17, NULL);
     compare_built(BW_VI_ACK_OK, BW_ACK, 10, &w);
 

@@ -1,10 +1,13 @@
 """`boardcast check backgammon FILE`: audit a recorded backgammon match offline with the hub's rules engine.
 
 Input, JSON lines. The first line is `{"match": {"length": 5}}`, optionally with
-`"clock": {"mode": "simple"|"bronstein", "reserve_s": 600, "delay_s": 12}`. Then events, each with `"at"`
+`"clock": {"mode": "simple"|"bronstein", "reserve_s": 600, "delay_s": 12}` and, for a match resumed at a
+score, `"score": {"A": 3, "B": 1}` (each below the length). Then events, each with `"at"`
 (seconds): `{"event": "opening", "dice": {"A": 5, "B": 3}}`, `{"event": "roll", "side": "A", "dice": [6, 4]}`,
 `{"event": "board", "points": [24 ints], "bar": [a, b], "off": [a, b]}`, `{"event": "clock", "side": "A"}`,
-`{"event": "double"|"take"|"drop", "side": "A"}`, `{"event": "invalid_dice", "side": "A"}`.
+`{"event": "double"|"take"|"drop", "side": "A"}`, `{"event": "invalid_dice", "side": "A"}`,
+`{"event": "resign", "side": "A", "value": 1|2|3}` (a single game, a gammon, a backgammon, times the cube) and
+`{"event": "accept"|"reject", "side": "B"}` (the opponent's answer).
 `points[0]` is point 1 seen from A; A's checkers are positive, B's negative. An event line with a key it
 does not have cannot be read (a misspelt key would otherwise be read as nothing).
 
@@ -21,6 +24,7 @@ from typing import Annotated, Any, ClassVar, Literal, TextIO
 
 import msgspec
 
+from devices.observations import ResignValue
 from devices.strict import by_tag
 from hub.check.common import EXIT_BAD_INPUT as EXIT_BAD_INPUT
 from hub.check.common import EXIT_OK as EXIT_OK
@@ -63,11 +67,17 @@ class _Clock(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     delay_s: Annotated[float, msgspec.Meta(ge=0)] = 0.0
 
 
+class _Score(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    A: Annotated[int, msgspec.Meta(ge=0)]
+    B: Annotated[int, msgspec.Meta(ge=0)]
+
+
 class _Match(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """The match line's object; a key it does not have is refused, naming those it has."""
 
     length: Annotated[int, msgspec.Meta(ge=1)]
     clock: _Clock | None = None
+    score: _Score | None = None  # a match resumed at a score
     players: dict[str, Any] | list[Any] | None = None  # names, for whoever reads the file; not checked
 
 
@@ -82,6 +92,7 @@ _MATCH_PROBLEMS = {
     "match.clock.mode": 'must be "simple" or "bronstein", got {got}',
     "match.clock.reserve_s": "must be a positive number of seconds, got {got}",
     "match.clock.delay_s": "must be a number of seconds >= 0, got {got}",
+    "match.score": 'must be {{"A": points, "B": points}}, each below the length, got {got}',
 }
 
 
@@ -90,7 +101,12 @@ def read_match(data: dict[str, Any], number: int = 1) -> bg.BackgammonState:
     match = read_match_line(data, _MatchLine, number, _MATCH_PROBLEMS).match
     clock = match.clock
     control = None if clock is None else clk.TimeControl.delay(clock.reserve_s, clock.delay_s, clock.mode)
-    return bg.initial(match.length, control)
+    score = (0, 0) if match.score is None else (match.score.A, match.score.B)
+    if max(score) >= match.length:
+        raise fail(
+            number, "match.score", _MATCH_PROBLEMS["match.score"].format(got=repr(data["match"]["score"]))
+        )
+    return bg.initial(match.length, control, score)
 
 
 _AB = Literal["A", "B"]
@@ -165,13 +181,33 @@ class _InvalidDice(_Event, tag="invalid_dice", frozen=True):
         return bg.InvalidDice(_SIDES[self.side])
 
 
+class _Resign(_Event, tag="resign", frozen=True):
+    side: _AB
+    value: ResignValue
+
+    def event(self) -> bg.Event:
+        return bg.Resign(_SIDES[self.side], self.value)
+
+
+class _Accept(_Event, tag="accept", frozen=True):
+    side: _AB
+    answer: ClassVar[bg.ResignAnswer] = bg.ResignAnswer.ACCEPT
+
+    def event(self) -> bg.Event:
+        return bg.ResignReply(self.answer, _SIDES[self.side])
+
+
+class _Reject(_Accept, tag="reject", frozen=True):
+    answer: ClassVar[bg.ResignAnswer] = bg.ResignAnswer.REJECT
+
+
 class _At(msgspec.Struct, frozen=True):
     at: float
 
 
 _SIDES = {"A": 0, "B": 1}
 _EVENTS: dict[str, type[_Event]] = by_tag(
-    _Opening, _Roll, _Board, _ClockPress, _Double, _Take, _Drop, _InvalidDice
+    _Opening, _Roll, _Board, _ClockPress, _Double, _Take, _Drop, _InvalidDice, _Resign, _Accept, _Reject
 )
 _PROBLEMS = {
     "at": "must be a number of seconds, got {got}",
@@ -181,6 +217,7 @@ _PROBLEMS = {
     "points": "must be a list of 24 integers, got {got}",
     "bar": "must be a list of 2 integers, got {got}",
     "off": "must be a list of 2 integers, got {got}",
+    "value": "must be 1 (single), 2 (gammon) or 3 (backgammon), got {got}",
 }
 _OPENING_PROBLEMS = {**_PROBLEMS, "dice": 'must be {{"A": die, "B": die}}, got {got}'}
 
@@ -194,7 +231,8 @@ def read_event(data: dict[str, Any], number: int) -> tuple[float, bg.Event]:
         raise fail(
             number,
             '"event"',
-            f"must be opening, roll, board, clock, double, take, drop or invalid_dice, got {event!r}",
+            "must be opening, roll, board, clock, double, take, drop, invalid_dice, resign, accept or reject, "
+            f"got {event!r}",
         )
     try:
         line = read_as(data, into, number, _OPENING_PROBLEMS if into is _Opening else _PROBLEMS)

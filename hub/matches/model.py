@@ -85,6 +85,7 @@ class MatchInfo:
     orientation: str = "auto"  # chess: the table's board "normal" | "rotated", or "auto": detected
     # chess: a game whose board and stopped clock are unchanged this long waits for a result (None: 180 s)
     awaiting_result_s: float | None = None
+    start_score: tuple[int, int] = (0, 0)  # backgammon: a match resumed at a score
 
     @property
     def rules(self) -> SportRules[Any, Any]:

@@ -26,7 +26,9 @@ from hub.referee.actions import (
 )
 from hub.referee.model import Action, ActionForbidden, ActionInvalid, Penalty, Role
 
-CONSOLE_INPUTS = ("orientation",)  # the referee inputs the console offers beside the actions (chess boards)
+# the referee inputs the console offers beside the actions: a chess board's orientation; a backgammon
+# resignation and its answer (an answer with no offer is taken and flagged by the rules)
+CONSOLE_INPUTS = ("orientation", "resign", "accept", "reject")
 
 
 def offered(match: MatchState, role: str, at: float) -> list[str]:

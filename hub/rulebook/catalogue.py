@@ -129,6 +129,26 @@ _BACKGAMMON = {
         f"A player whose time runs out loses the match (the clock: {TIME_CONTROL}).",
         f"Süresi biten oyuncu maçı kaybeder (saat: {TIME_CONTROL}).",
     ),
+    "bg.resign_value": _rule(
+        BACKGAMMON_RULES,
+        _BG_CLOCK,
+        "A player may resign a single game, a gammon or a backgammon: 1, 2 or 3 times the cube.",
+        "Oyuncu tek oyun, mars ya da katmerli mars olarak pes edebilir: küpün 1, 2 ya da 3 katı.",
+    ),
+    "bg.resign_no_game": _rule(
+        BACKGAMMON_RULES,
+        _BG_CLOCK,
+        "A resignation gives up the game being played; between games or after the match there is nothing to "
+        "resign.",
+        "Pes etmek oynanan oyunu bırakmaktır; iki oyun arasında ya da maçtan sonra bırakılacak oyun yoktur.",
+    ),
+    "bg.resign_no_offer": _rule(
+        BACKGAMMON_RULES,
+        _BG_CLOCK,
+        "Only the opponent of a player who offers to resign accepts or rejects the offer; a rejected offer "
+        "means play on.",
+        "Pes etme teklifini yalnızca teklif edenin rakibi kabul ya da reddeder; reddedilen teklifte oyun sürer.",
+    ),
     "bg.board_inconsistent": _rule(
         BACKGAMMON_RULES,
         _BG_BOARD,

@@ -68,6 +68,10 @@ class MatchTerms(Protocol):
     def awaiting_result_s(self) -> float | None:
         """Chess: a quiet game waits for a result after this many seconds; None: the rules' default."""
 
+    @property
+    def start_score(self) -> tuple[int, int]:
+        """Backgammon: the score a match resumed at a score starts from (0-0 for a new one)."""
+
 
 class SportDefaults(ABC, Generic[S]):
     """The parts of `SportRules` most sports share; a subclass names its sport and its rules' functions."""

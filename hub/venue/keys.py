@@ -94,7 +94,7 @@ TABLE_KEYS = (
 MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the table's sport:
 SPORT_MATCH_KEYS = {
     "tabletennis": ("best_of", "ruleset", "first_server", "first_receiver"),
-    "backgammon": ("length", "clock"),
+    "backgammon": ("length", "clock", "start_score"),
     "chess": ("time_control", "clock_white", "board", "team_match", "awaiting_result_s"),
 }
 TEAM_MATCH_KEYS = ("id", "round", "teams")

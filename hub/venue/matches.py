@@ -1,7 +1,7 @@
 """The venue file's `[[matches]]`: the fields every match has, then those of its table's sport.
 
 Table tennis (best_of, ruleset, the toss), chess (time control, clock side, team-match board) and
-backgammon (length, clock); a key of another sport's matches is refused saying whose it is.
+backgammon (length, clock, the score a resumed match starts at); a key of another sport's matches is refused saying whose it is.
 """
 
 from __future__ import annotations
@@ -91,10 +91,11 @@ def _match(
         shape = '["A1", "A2", "B1", "B2"]' if doubles else '["A", "B"]'
         raise fail("players", f"must be {wanted} names, {shape} / {wanted} isim olmalı")
     best_of, ruleset, first_server, first_receiver = _tabletennis_fields(m, doubles, fail)
-    length, clock = 0, None
+    length, clock, start_score = 0, None, (0, 0)
     clock_white, board, team_match = None, None, None
     if table.sport == "backgammon":
         length, clock = _backgammon_fields(m, fail)
+        start_score = _start_score(m, length, fail)
     if table.sport == "chess":
         clock, clock_white, board, team_match = _chess_fields(m, list(team_matches), fail)
         if team_match is not None and any(x.team_match == team_match and x.board == board for x in matches):
@@ -117,6 +118,7 @@ def _match(
         board,
         team_match,
         orientation=table.orientation,
+        start_score=start_score,
     )
 
 
@@ -238,3 +240,20 @@ def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:
             "clock.delay_s", f"must be a number of seconds >= 0, got {delay!r} / 0 veya büyük saniye olmalı"
         )
     return length, f"{mode}:{float(reserve):g}:{float(delay):g}"
+
+
+def _start_score(m: dict[str, Any], length: int, fail) -> tuple[int, int]:
+    """`start_score = [3, 1]`: the score a backgammon match resumed at a score starts from, each below the
+    length (a side at the length would have won); 0-0 when absent."""
+    score = m.get("start_score", [0, 0])
+    if (
+        not isinstance(score, list)
+        or len(score) != 2
+        or any(not isinstance(s, int) or isinstance(s, bool) or not 0 <= s < length for s in score)
+    ):
+        raise fail(
+            "start_score",
+            f"must be two scores [A, B], each a whole number from 0 to {length - 1} (below the length), "
+            f"got {score!r} / iki skor olmalı, her biri 0 ile {length - 1} arası (maç uzunluğunun altında)",
+        )
+    return score[0], score[1]

@@ -6,7 +6,7 @@ Two layers:
   `legal_results`, `partial_results` and the contract function `legal_position_ids`, which agrees with
   GNU Backgammon's generator (max dice, then max pips, results deduplicated by resulting position);
 - the match: `initial`, `apply(state, event, at) -> Outcome` (`reducer`, with `turns`, `cube` and
-  `score`), which folds dice, board snapshots, clock presses and cube actions, and reports facts and
+  `score`), which folds dice, board snapshots, clock presses, cube actions and resignations (`resign`), and reports facts and
   anomalies (`bg.*`) without ever rejecting an input.
 
 Also here: the state as plain data and as IDs (`codec`), digital boards' reports (`boards`), Position ID /
@@ -54,6 +54,9 @@ from hub.rules.backgammon.state import (
     Opening,
     Phase,
     PlayedTurn,
+    Resign,
+    ResignAnswer,
+    ResignReply,
     Roll,
     Tick,
     initial,
@@ -80,6 +83,9 @@ __all__ = [
     "Play",
     "PlayedTurn",
     "Position",
+    "Resign",
+    "ResignAnswer",
+    "ResignReply",
     "Roll",
     "Tick",
     "apply",

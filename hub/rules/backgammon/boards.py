@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from devices.observations import RESIGN_VALUES
 from hub.rules import clock as clk
 from hub.rules.backgammon.model import Position, pair
 from hub.rules.backgammon.reducer import apply
@@ -18,6 +19,9 @@ from hub.rules.backgammon.state import (
     InvalidDice,
     Opening,
     Phase,
+    Resign,
+    ResignAnswer,
+    ResignReply,
     Roll,
     Tick,
     initial,
@@ -27,12 +31,13 @@ from hub.rules.base import Anomaly, Fact, Outcome
 
 @dataclass(frozen=True, slots=True)
 class BackgammonConfig:
-    """A match's configuration from the venue: its length and an optional delay clock."""
+    """A match's configuration from the venue: its length, an optional delay clock, the score it starts at."""
 
     length: int
     clock_mode: str | None = None  # "simple" | "bronstein" | None: no clock
     reserve_s: float = 600.0
     delay_s: float = 12.0
+    start_score: tuple[int, int] = (0, 0)  # a match resumed at a score
 
     def control(self) -> clk.TimeControl | None:
         """The clock's time control, or None."""
@@ -57,7 +62,7 @@ class BackgammonConfig:
 
 def initial_from_config(config: BackgammonConfig) -> BackgammonState:
     """`initial` for the hub's match model."""
-    return initial(config.length, config.control())
+    return initial(config.length, config.control(), config.start_score)
 
 
 def input_to_dict(item: Any) -> dict[str, Any]:
@@ -100,7 +105,25 @@ def input_from_dict(data: dict[str, Any]) -> Any:
         )
     if kind in ("press", "cube", "roll", "invalid_dice", "opening"):
         return BackgammonBoardEvent(kind, {k: v for k, v in data.items() if k != "type"})
+    if kind in RESIGN_INPUTS:
+        return BackgammonBoardEvent(kind, _resign_data(kind, data))
     raise ValueError(f"unknown backgammon input type {kind!r}")
+
+
+RESIGN_INPUTS = ("resign", "accept", "reject")  # a board's or a referee's: the offer and the answer
+
+
+def _resign_data(kind: str, data: dict[str, Any]) -> dict[str, int]:
+    """A resignation's or an answer's fields, read strictly (a referee's input is refused naming the field)."""
+    side = data["side"]
+    if side not in (0, 1) or isinstance(side, bool):
+        raise ValueError(f'{kind} "side" must be 0 or 1, got {side!r}')
+    if kind != "resign":
+        return {"side": side}
+    value = data["value"]
+    if value not in RESIGN_VALUES or isinstance(value, bool):
+        raise ValueError(f'resign "value" must be 1 (single), 2 (gammon) or 3 (backgammon), got {value!r}')
+    return {"side": side, "value": value}
 
 
 def events_of(state: BackgammonState, report: Any) -> list[Event]:
@@ -112,7 +135,9 @@ def events_of(state: BackgammonState, report: Any) -> list[Event]:
     """
     from devices.observations import BackgammonBoardEvent, BackgammonBoardState
 
-    if isinstance(report, Tick | Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube):
+    if isinstance(
+        report, Tick | Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube | Resign | ResignReply
+    ):
         return [report]
     events: list[Event] = []
     if isinstance(report, BackgammonBoardState):
@@ -139,6 +164,10 @@ def events_of(state: BackgammonState, report: Any) -> list[Event]:
             return [InvalidDice(d["side"])]
         if report.kind == "opening":
             return [Opening(pair(d["dice"]))]
+        if report.kind == "resign":
+            return [Resign(d["side"], d["value"])]
+        if report.kind in ("accept", "reject"):
+            return [ResignReply(ResignAnswer(report.kind), d["side"])]
     return events
 
 

@@ -28,8 +28,9 @@ def to_xgid(state: BackgammonState) -> ids.Xgid:
 
 
 def gnubg_id(state: BackgammonState) -> str:
-    """`posid:matchid` of the current board and match state, as GNU Backgammon shows it for the XGID."""
-    return ids.xgid_to_gnubg_id(to_xgid(state))
+    """`posid:matchid` of the current board and match state, as GNU Backgammon shows it for the XGID (and a
+    resignation offered, which the XGID cannot hold)."""
+    return ids.xgid_to_gnubg_id(to_xgid(state), state.resign_offer)
 
 
 def xgid(state: BackgammonState) -> str:
@@ -47,6 +48,7 @@ def _action_to_dict(a: Action) -> dict[str, Any]:
         "text": (notation(a.moves) if a.moves else "no play" if a.legal else "?")
         if a.kind == "move"
         else a.kind,
+        **({"value": a.value} if a.value else {}),
     }
 
 
@@ -58,6 +60,7 @@ def _action_from_dict(d: dict[str, Any]) -> Action:
         None if dice is None else (dice[0], dice[1]),
         tuple((f, t, bool(h)) for f, t, h in d.get("moves", ())),
         d.get("legal", True),
+        d.get("value", 0),
     )
 
 
@@ -130,6 +133,9 @@ def to_dict(state: BackgammonState) -> dict[str, Any]:
         "crawford": state.crawford,
         "post_crawford": state.post_crawford,
         "winner": None if state.winner is None else side_name(state.winner),
+        "resign": None  # a resignation offered and not yet answered
+        if state.resign_offer is None
+        else {"side": side_name(state.resign_offer[0]), "value": state.resign_offer[1]},
         "gnubg_id": gnubg_id(state),
         "xgid": xgid(state),
         "illegal_pending": state.illegal_pending,
@@ -143,6 +149,7 @@ def to_dict(state: BackgammonState) -> dict[str, Any]:
                 "winner": None if g.winner is None else side_name(g.winner),
                 "points": g.points,
                 "crawford": g.crawford,
+                "resigned": g.resigned,
             }
             for g in state.games
         ],
@@ -164,6 +171,7 @@ def from_dict(d: dict[str, Any]) -> BackgammonState:
     owner = d["cube"]["owner"]
     winner = d.get("winner")
     shown = d.get("shown_dice")
+    offer = d.get("resign")
     return BackgammonState(
         length=d["length"],
         score=(d["score"]["A"], d["score"]["B"]),
@@ -193,8 +201,10 @@ def from_dict(d: dict[str, Any]) -> BackgammonState:
                 None if g["winner"] is None else SIDE_NAMES.index(g["winner"]),
                 g["points"],
                 g["crawford"],
+                g.get("resigned", 0),
             )
             for g in d.get("games", ())
         ),
         shown_dice=None if shown is None else pair(shown),
+        resign_offer=None if offer is None else (SIDE_NAMES.index(offer["side"]), offer["value"]),
     )

@@ -2,7 +2,9 @@
 
 A is the left column (gnubg's player 0), B the right. Each player's moves are numbered from its own side
 (bar = 25, off = 0, `*` = hit), dice higher first; a dance is the dice alone. The Crawford game is not
-marked (gnubg does not mark it either). A play recorded as illegal is written as its dice alone, because
+marked (gnubg does not mark it either). A resigned game is written as gnubg writes one: its plays, then the
+winner's `Wins N points`; the offer and the answer are not written (gnubg writes neither, and reads the game
+as resigned because it ends before the checkers are borne off). A play recorded as illegal is written as its dice alone, because
 the steps of an illegal play are not known; gnubg will then disagree with the positions after it.
 """
 
@@ -12,6 +14,7 @@ from hub.rules.backgammon.state import Action, BackgammonState, GameRecord
 
 _CELL = 28
 _PREFIX = 5  # " 12) "
+_UNWRITTEN = ("resign", "accept", "reject")
 
 
 def _cell(action: Action) -> str:
@@ -44,6 +47,8 @@ def _game_lines(game: GameRecord) -> list[str]:
         row = [None, None]
 
     for action in game.actions:
+        if action.kind in _UNWRITTEN:
+            continue
         text = _cell(action)
         if action.kind == "double":
             cube *= 2

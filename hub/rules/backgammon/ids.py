@@ -283,9 +283,11 @@ def xgid_board(x: Xgid) -> Board:
     return (b, a) if x.turn == 0 else (a, b)
 
 
-def xgid_to_gnubg_id(x: Xgid) -> str:
+def xgid_to_gnubg_id(x: Xgid, resign: tuple[int, int] | None = None) -> str:
     """The GNUbgID GNU Backgammon shows after `set xgid`: its player 1 is the side on roll, player 0 the
-    other; with a double offered the doubler keeps the Position ID and the turn passes to the opponent."""
+    other; with a double offered the doubler keeps the Position ID and the turn passes to the opponent.
+    `resign` (side, value), a resignation offered (which an XGID cannot say): the turn passes to the side
+    that answers and the Match ID holds the value, as gnubg shows it while the offer stands."""
 
     def num(side: int) -> int:
         return 1 if side == x.turn else 0
@@ -296,8 +298,9 @@ def xgid_to_gnubg_id(x: Xgid) -> str:
         on_roll=1,
         crawford=x.crawford,
         game_state=GAME_PLAYING,
-        turn=0 if x.double_offered else 1,
+        turn=num(1 - resign[0]) if resign else 0 if x.double_offered else 1,
         double_offered=x.double_offered,
+        resigned=resign[1] if resign else 0,
         dice=x.dice,
         length=x.length,
         score=(x.score[1 - x.turn], x.score[x.turn]),

@@ -8,6 +8,7 @@ from typing import Any
 from hub.rules import clock as clk
 from hub.rules.backgammon.cube import on_cube
 from hub.rules.backgammon.model import START, side_name
+from hub.rules.backgammon.resign import on_resign, on_resign_reply
 from hub.rules.backgammon.score import start_game, time_forfeit
 from hub.rules.backgammon.state import (
     BackgammonState,
@@ -18,6 +19,8 @@ from hub.rules.backgammon.state import (
     InvalidDice,
     Opening,
     Phase,
+    Resign,
+    ResignReply,
     Roll,
     Tick,
     anomaly,
@@ -28,7 +31,7 @@ from hub.rules.base import Anomaly, Fact, Outcome, Severity
 
 def apply(state: BackgammonState, event: Event, at: float) -> Outcome[BackgammonState]:
     """Fold one input into the match; never raises on a rule violation, reports it."""
-    if state.phase is Phase.MATCH_OVER:
+    if state.phase is Phase.MATCH_OVER and not isinstance(event, Resign | ResignReply):  # those are flagged
         return Outcome(state, (Fact("ignored", {"reason": "match over", "event": type(event).__name__}),))
     if state.clock is not None:
         checked = clk.check_flag(state.clock, at)
@@ -39,7 +42,7 @@ def apply(state: BackgammonState, event: Event, at: float) -> Outcome[Backgammon
     if (
         state.phase is Phase.OPENING
         and state.opening_tie is not None
-        and not isinstance(event, Opening | Tick)
+        and not isinstance(event, Opening | Tick | Resign | ResignReply)
     ):
         state = _played_on_tie(state, event, at, anomalies)
     handler = _HANDLERS[type(event)]
@@ -108,4 +111,6 @@ _HANDLERS: dict[type, Any] = {
     BoardSnapshot: on_board,
     ClockPress: on_clock,
     Cube: on_cube,
+    Resign: on_resign,
+    ResignReply: on_resign_reply,
 }

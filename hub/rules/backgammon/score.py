@@ -54,6 +54,7 @@ def start_game(state: BackgammonState, mover: int, dice: tuple[int, int], at: fl
         opening_tie=None,
         clock=clock,
         actions=(),
+        resign_offer=None,
     )
 
 
@@ -72,8 +73,16 @@ def multiplier(pos: Position, winner: int) -> int:
 
 
 def end_game(
-    state: BackgammonState, winner: int, points: int, kind: str, at: float, facts: list[Fact]
+    state: BackgammonState,
+    winner: int,
+    points: int,
+    kind: str,
+    at: float,
+    facts: list[Fact],
+    resigned: int = 0,
 ) -> BackgammonState:
+    """The game is won: `points` to `winner` (`kind`: single, gammon, backgammon or drop; `resigned`: the
+    value of the resignation that ended it), the game recorded, and the match won once the length is reached."""
     score = list(state.score)
     before = state.score
     score[winner] += points
@@ -86,10 +95,11 @@ def end_game(
                 "points": points,
                 "win": kind,
                 "score": {"A": score[0], "B": score[1]},
+                **({"resigned": True} if resigned else {}),
             },
         )
     )
-    record = GameRecord(state.game, before, state.actions, winner, points, state.crawford)
+    record = GameRecord(state.game, before, state.actions, winner, points, state.crawford, resigned)
     clock = clk.stop(state.clock, at) if state.clock else None
     new = replace(
         state,
@@ -103,6 +113,7 @@ def end_game(
         clock=clock,
         actions=(),
         crawford=False,
+        resign_offer=None,
     )
     if score[winner] >= state.length:
         facts.append(Fact("match", {"winner": side_name(winner), "score": {"A": score[0], "B": score[1]}}))

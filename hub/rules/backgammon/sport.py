@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -32,6 +33,7 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     report_type = (BackgammonBoardState, BackgammonBoardEvent)
     tick = Tick  # a clock's flag falls on time
     exports = MappingProxyType({"mat": _mat, "ids": _ids})
+    referee_inputs = boards.RESIGN_INPUTS  # a resignation a board cannot report, and its answer
 
     def initial(self, config: BackgammonConfig) -> BackgammonState:
         """A match not yet started, to its length, with its clock."""
@@ -73,8 +75,10 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         )
 
     def config(self, info: MatchTerms) -> BackgammonConfig:
-        """Length and clock (`simple:600:12`) from the venue."""
-        return BackgammonConfig.from_text(info.length, info.clock or "")
+        """Length, clock (`simple:600:12`) and the score the match starts at, from the venue."""
+        return replace(
+            BackgammonConfig.from_text(info.length, info.clock or ""), start_score=info.start_score
+        )
 
     def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
         """The match length to none: "skor maç uzunluğu–0 yazılır" (seed 000 §9)."""

@@ -75,11 +75,32 @@ class Cube:
 
 
 @dataclass(frozen=True, slots=True)
+class Resign:
+    """A side offers to resign the game: `value` 1 a single game, 2 a gammon, 3 a backgammon (times the cube)."""
+
+    side: int
+    value: int
+
+
+class ResignAnswer(enum.StrEnum):
+    ACCEPT = "accept"
+    REJECT = "reject"
+
+
+@dataclass(frozen=True, slots=True)
+class ResignReply:
+    """The opponent accepts or rejects the resignation offered."""
+
+    answer: ResignAnswer
+    side: int
+
+
+@dataclass(frozen=True, slots=True)
 class Tick:
     """Time passed with no input: only the clock's flag is checked."""
 
 
-Event = Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube | Tick
+Event = Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube | Resign | ResignReply | Tick
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +108,11 @@ class Action:
     """One entry of a game's record, for exports."""
 
     side: int
-    kind: str  # "move", "double", "take", "drop"
+    kind: str  # "move", "double", "take", "drop", "resign", "accept", "reject"
     dice: tuple[int, int] | None = None
     moves: tuple[Move, ...] = ()
     legal: bool = True
+    value: int = 0  # a resignation's value (1 single, 2 gammon, 3 backgammon)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +125,7 @@ class GameRecord:
     winner: int | None
     points: int
     crawford: bool = False
+    resigned: int = 0  # the value of the resignation that ended it, 0 when it was played out or dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +161,7 @@ class BackgammonState:
     actions: tuple[Action, ...] = ()
     games: tuple[GameRecord, ...] = field(default=())
     shown_dice: tuple[int, int] | None = None  # the dice a digital board last showed (device input only)
+    resign_offer: tuple[int, int] | None = None  # (side, value) of a resignation not yet answered
 
     @property
     def post_crawford(self) -> bool:
@@ -145,11 +169,17 @@ class BackgammonState:
         return self.crawford_done and not self.crawford and self.length - 1 in self.score
 
 
-def initial(length: int, clock: clk.TimeControl | None = None) -> BackgammonState:
-    """A match to `length` points that has not started."""
+def initial(
+    length: int, clock: clk.TimeControl | None = None, score: tuple[int, int] = (0, 0)
+) -> BackgammonState:
+    """A match to `length` points that has not started, or resumes at `score` (each below the length)."""
     if length < 1:
         raise ValueError(f"match length must be at least 1, got {length}")
-    return BackgammonState(length=length, clock=clk.start(clock) if clock else None)
+    if len(score) != 2 or any(not 0 <= s < length for s in score):
+        raise ValueError(f"a starting score must be two scores from 0 to {length - 1}, got {list(score)}")
+    return BackgammonState(
+        length=length, score=(score[0], score[1]), clock=clk.start(clock) if clock else None
+    )
 
 
 def anomaly(code: str, severity: Severity, en: str, tr: str, **data: Any) -> Anomaly:
