@@ -3,6 +3,7 @@
 import { resultPoints } from "./chess.js";
 
 const BG_SIDES = ["A", "B"];
+const ONE_LINE_SCALE = 0.82;  // a name a little too long for one line shrinks this far before it takes two
 const MIN_NAME_SCALE = 0.5;  // a name never shrinks below half its size; past that the second line ends in "…"
 
 function isSide(value) { return value === 0 || value === 1; }
@@ -134,18 +135,41 @@ function renderMarks(el, s, side, texts) {
 
 function overflows(el) { return el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight; }
 
-/** Shrink one name until it fits its box (two lines at most), so that a long name is never cut. */
-export function fitName(el) {
-  el.style.fontSize = "";
-  if (!el.offsetParent || !overflows(el)) return;  // hidden ones are fitted when they are shown
-  const base = parseFloat(getComputedStyle(el).fontSize);
-  let low = MIN_NAME_SCALE, high = 1;
-  for (let i = 0; i < 7; i++) {  // halve the interval: the largest size that fits, to within 1 %
+function lines(el) { return Math.round(el.clientHeight / parseFloat(getComputedStyle(el).lineHeight)); }
+
+// The largest size in [low, 1] × base at which `el` fits, to within 1 %; `low` when nothing does.
+function shrinkTo(el, base, low) {
+  let high = 1;
+  el.style.fontSize = `${base * low}px`;
+  if (overflows(el)) return false;
+  for (let i = 0; i < 6; i++) {
     const mid = (low + high) / 2;
     el.style.fontSize = `${base * mid}px`;
     if (overflows(el)) high = mid; else low = mid;
   }
   el.style.fontSize = `${base * low}px`;
+  return true;
+}
+
+/**
+ * Fit one name to its box so that it is never cut: on one line if a little smaller does it, else on two lines,
+ * shrunk as far as that needs (a pair of names has its two lines already).
+ */
+export function fitName(el) {
+  el.style.fontSize = "";
+  el.classList.remove("one-line");
+  if (!el.offsetParent) return;  // hidden ones are fitted when they are shown
+  const pair = el.classList.contains("pair") || el.classList.contains("compact-names");
+  if (!overflows(el) && (pair || lines(el) < 2)) return;
+  const base = parseFloat(getComputedStyle(el).fontSize);
+  if (!pair) {
+    el.classList.add("one-line");
+    if (shrinkTo(el, base, ONE_LINE_SCALE)) return;
+    el.classList.remove("one-line");
+    el.style.fontSize = "";
+    if (!overflows(el)) return;
+  }
+  shrinkTo(el, base, MIN_NAME_SCALE);
 }
 
 /** Fit every player and team name under `root`. */

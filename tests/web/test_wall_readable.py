@@ -21,7 +21,8 @@ pytestmark = pytest.mark.browser
 TV = {"width": 1920, "height": 1080}
 LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
-ALL_TILES = 4 * 2 + 2 * 2 + 8 + 1  # table tennis and backgammon, two rounds each; 8 chess boards; the team match
+# table tennis and backgammon, two rounds each; 8 chess boards; the team match
+ALL_TILES = 4 * 2 + 2 * 2 + 8 + 1
 CHESS_TILES = 8 + 1
 
 # Every shown name element of the wall, with what overflows it (a name cut shows as scroll > client).
@@ -78,7 +79,12 @@ def shots(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("viewport", [TV, LAPTOP, PHONE], ids=["1920x1080", "1366x768", "390x844"])
-def test_no_name_is_cut_at_any_size(browser: Browser, hall: DemoProcess, viewport: dict, tmp_path: Path) -> None:  # noqa: F811
+def test_no_name_is_cut_at_any_size(
+    browser: Browser,  # noqa: F811
+    hall: DemoProcess,
+    viewport: dict,
+    tmp_path: Path,
+) -> None:
     page = open_wall(browser, hall.url, viewport)
     wait_for_hall(page)
     names = page.evaluate(NAMES_JS)
@@ -93,6 +99,15 @@ def test_no_name_is_cut_at_any_size(browser: Browser, hall: DemoProcess, viewpor
     page.screenshot(path=str(tmp_path / f"wall-{viewport['width']}.png"))
     assert page.errors == []  # type: ignore[attr-defined]
 
+    team = open_wall(browser, hall.url + "team/TM-R1", viewport)  # the team match's board rows
+    expect(team.locator("#boards .pname")).to_have_count(16, timeout=10_000)
+    rows = team.locator("#boards .pname").evaluate_all(
+        "ns => ns.map((n) => ({ text: n.textContent, sw: n.scrollWidth, cw: n.clientWidth, sh: n.scrollHeight,"
+        " ch: n.clientHeight }))"
+    )
+    assert "Serkan Kocabıyıkoğlu" in [r["text"] for r in rows]
+    assert [r for r in rows if r["sw"] > r["cw"] or r["sh"] > r["ch"]] == []
+
 
 def test_chess_is_in_the_first_1080p_screen_and_scheduled_matches_are_one_line(
     browser: Browser,  # noqa: F811
@@ -103,7 +118,8 @@ def test_chess_is_in_the_first_1080p_screen_and_scheduled_matches_are_one_line(
     head = page.locator('.group-head[data-sport="chess"]')
     first = page.locator("#team-TM-R1")
     assert head.evaluate("h => h.getBoundingClientRect().top") < TV["height"]
-    assert first.evaluate("t => t.getBoundingClientRect().top") < TV["height"] - 40  # some of it, not a sliver
+    # some of the first tile, not a sliver
+    assert first.evaluate("t => t.getBoundingClientRect().top") < TV["height"] - 40
     scheduled = page.locator('.tile[data-status="scheduled"]')
     assert scheduled.count() >= 4  # round 2 waits at every table-tennis and backgammon table
     rows = scheduled.evaluate_all(
@@ -175,7 +191,9 @@ def test_a_chess_hall_screen_pages_through_its_tiles_by_itself(
     wait_for_hall(page)
     page.wait_for_function("() => Number(document.querySelector('#wall').dataset.pages) >= 2", timeout=10_000)
     pages = int(page.locator("#wall").get_attribute("data-pages") or 0)
-    expect(page.locator("#pager")).to_have_text(f"Sayfa {page.locator('#wall').get_attribute('data-page')}/{pages}")
+    expect(page.locator("#pager")).to_have_text(
+        f"Sayfa {page.locator('#wall').get_attribute('data-page')}/{pages}"
+    )
     seen: set[str] = set()
     for _ in range(pages):
         number = page.locator("#wall").get_attribute("data-page")
@@ -185,11 +203,15 @@ def test_a_chess_hall_screen_pages_through_its_tiles_by_itself(
         assert not seen & {t["id"] for t in shown}, "a tile on two pages"
         seen |= {t["id"] for t in shown}
         page.screenshot(path=str(tmp_path / f"chess-page-{number}.png"))
-        page.wait_for_function(f"() => document.querySelector('#wall').dataset.page !== '{number}'", timeout=5_000)
+        page.wait_for_function(
+            f"() => document.querySelector('#wall').dataset.page !== '{number}'", timeout=5_000
+        )
     assert len(seen) == CHESS_TILES, seen
     assert page.evaluate("document.documentElement.scrollHeight <= innerHeight + 1")
     page.locator("#lang").click()
-    expect(page.locator("#pager")).to_have_text(f"Page {page.locator('#wall').get_attribute('data-page')}/{pages}")
+    expect(page.locator("#pager")).to_have_text(
+        f"Page {page.locator('#wall').get_attribute('data-page')}/{pages}"
+    )
 
     tv = open_wall(browser, hall.url + "?sport=chess&rotate=8", TV)  # the same screen on a 1080p TV
     wait_for_hall(tv)
@@ -281,9 +303,12 @@ def test_a_finished_table_tennis_match_shows_games_won_and_its_winner(
     expect(tile.locator(f".side-{1 - winner}")).to_have_class(f"row side-{1 - winner} loser")
     expect(tile.locator(".history")).to_have_text(" · ".join(f"{a}-{b}" for a, b in state["game_scores"]))
     expect(tile.locator(".provenance")).to_have_text("Bilgilendirme amaçlıdır")  # until a referee confirms
-    weight, colour = tile.locator(".history").evaluate("h => [getComputedStyle(h).fontWeight, getComputedStyle(h).color]")
+    weight, colour = tile.locator(".history").evaluate(
+        "h => [getComputedStyle(h).fontWeight, getComputedStyle(h).color]"
+    )
     assert int(weight) >= 700 and colour != "rgb(139, 148, 158)"  # the result is no longer small and grey
-    assert tile.locator(f".side-{winner} .name").evaluate("n => getComputedStyle(n, '::before').content") == '"✓ "'
+    tick = tile.locator(f".side-{winner} .name").evaluate("n => getComputedStyle(n, '::before').content")
+    assert tick == '"✓ "'
     assert tile.evaluate("t => t.title === '' && t.querySelector('.row.winner').title") == "Kazandı"
     page.screenshot(path=str(tmp_path / "finished.png"))
 
