@@ -3,7 +3,7 @@
 import { resultPoints } from "./chess.js";
 
 const BG_SIDES = ["A", "B"];
-const ONE_LINE_SCALE = 0.82;  // a name a little too long for one line shrinks this far before it takes two
+const ONE_LINE_SCALE = 0.75;  // a name a little too long for one line shrinks this far before it takes two
 const MIN_NAME_SCALE = 0.5;  // a name never shrinks below half its size; past that the second line ends in "…"
 
 function isSide(value) { return value === 0 || value === 1; }
