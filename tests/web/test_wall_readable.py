@@ -149,6 +149,10 @@ def test_big_column_digits_are_readable_at_five_metres(browser: Browser, hall: D
     floor = 0.03 * TV["height"]
     small = [d for d in digits if d["font"] < floor or d["height"] < floor]
     assert small == [], f"under 3 % of {TV['height']} px: {small}"
+    # a chess game's state is its clocks: as big as the big column's digits
+    clocks = page.evaluate(DIGITS_JS.replace(".points", ".chess-clock"))
+    assert len(clocks) == 2 * 8
+    assert [c for c in clocks if c["font"] < floor] == [], clocks
 
 
 @pytest.mark.parametrize(
