@@ -109,6 +109,29 @@ def test_no_name_is_cut_at_any_size(
     assert [r for r in rows if r["sw"] > r["cw"] or r["sh"] > r["ch"]] == []
 
 
+@pytest.mark.parametrize("viewport", [TV, LAPTOP, PHONE], ids=["1920x1080", "1366x768", "390x844"])
+def test_no_name_is_cut_on_a_match_page(
+    browser: Browser,  # noqa: F811
+    hall: DemoProcess,
+    viewport: dict,
+) -> None:
+    page = open_wall(browser, hall.url, viewport)
+    # a doubles pair (and its row in the game history), a long-named backgammon player, a long-named chess player
+    for match, long_name in (
+        ("TT-R1-T2", "Arslanoğlu"),
+        ("BG-R1-T5", "Hakan Yıldızoğlu"),
+        ("CH-R1-B2", "Kocabıyıkoğlu"),
+    ):
+        page.goto(hall.url + f"match/{match}")
+        names = page.locator(".pname:visible, .bg-name:visible, .chess-name:visible, #history th:visible")
+        expect(names.filter(has_text=long_name).first).to_be_visible(timeout=10_000)
+        cut = names.evaluate_all(
+            "ns => ns.map((n) => [n.textContent, n.scrollWidth, n.clientWidth]).filter(([, sw, cw]) => sw > cw)"
+        )
+        assert cut == [], f"{match} at {viewport}: {cut}"
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
 def test_chess_is_in_the_first_1080p_screen_and_scheduled_matches_are_one_line(
     browser: Browser,  # noqa: F811
     hall: DemoProcess,
