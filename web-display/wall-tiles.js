@@ -1,21 +1,13 @@
 // The wall's tile parts shared by every sport: a table-tennis score, a decided match's result in the big
 // column with its winner marked, the one-line row of a scheduled match, and names fitted to their boxes.
+import { SIDES as BG_SIDES } from "./backgammon.js";
 import { resultPoints } from "./chess.js";
+import { fmtScore } from "./team.js";
 
-const BG_SIDES = ["A", "B"];
 const ONE_LINE_SCALE = 0.75;  // a name a little too long for one line shrinks this far before it takes two
 const MIN_NAME_SCALE = 0.5;  // a name never shrinks below half its size; past that the second line ends in "…"
 
 function isSide(value) { return value === 0 || value === 1; }
-
-/** A score as printed: halves as chess players write them (0.5 → "½", 1.5 → "1½"). */
-export function fmtPoints(value) {
-  const n = Number(value);
-  if (!Number.isFinite(n)) return String(value ?? "");
-  const whole = Math.floor(n);
-  if (n - whole < 0.5) return String(whole);
-  return whole ? `${whole}½` : "½";
-}
 
 function winnerOf(score) {
   const [a, b] = score.map(Number);
@@ -30,7 +22,7 @@ function winnerOf(score) {
 export function tileResult(match) {
   const r = match.result;
   if (r && Array.isArray(r.score)) {
-    return { score: r.score.map(fmtPoints), winner: isSide(r.winner) ? r.winner : winnerOf(r.score) };
+    return { score: r.score.map(fmtScore), winner: isSide(r.winner) ? r.winner : winnerOf(r.score) };
   }
   const s = match.state || {};
   if (match.sport === "chess") {
