@@ -29,20 +29,20 @@ from hub.hall import CLOSED
 from hub.matches import MatchInfo, MatchStatus
 from hub.venue import RefereeConfig, TableConfig, TeamMatchConfig, Venue
 
-PLAYERS = [
-    ("Ayşe Yılmaz", "Elif Kaya"),
+PLAYERS = [  # some long on purpose: a hall has them, and screens must not cut them
+    ("Ayşe Yıldırımoğlu", "Elif Kaya"),
     ("Mehmet Demir", "Can Öztürk"),
-    ("Zeynep Şahin", "Deniz Arslan"),
+    ("Zeynep Şahin", "Deniz Arslanoğlu"),
     ("Emre Çelik", "Burak Aydın"),
-    ("Selin Koç", "Ece Kurt"),
+    ("Selin Koç", "Ece Karaosmanoğlu"),
     ("Kerem Aksoy", "Ozan Polat"),
     ("İrem Güneş", "Derya Erdem"),
     ("Oğuz Tekin", "Umut Bulut"),
 ]
 ROUNDS = 2
 BG_PLAYERS = [
-    ("Hakan Yıldız", "Levent Şen"),
-    ("Gül Aydemir", "Tolga Acar"),
+    ("Hakan Yıldızoğlu", "Levent Şen"),
+    ("Gül Aydemir", "Tolga Acaroğlu"),
     ("Cem Karaca", "Nil Özkan"),
     ("Berk Uçar", "Sibel Tan"),
 ]
@@ -54,9 +54,9 @@ BG_FAULTS = frozenset(bgsim.Fault)
 CHESS_TEAMS = ("Ankara Satranç Kulübü", "İzmir Satranç İhtisas")
 CHESS_PLAYERS = [  # (home, away) per board, in the board order of seed 002 §4.2.2
     ("Mert Aydın", "Barış Yalçın"),
-    ("Kaan Erdoğan", "Serkan Uysal"),
+    ("Kaan Erdoğan", "Serkan Kocabıyıkoğlu"),
     ("Onur Kılıç", "Tuna Özer"),
-    ("Alper Sönmez", "Yiğit Kara"),
+    ("Alper Sönmezoğlu", "Yiğit Kara"),
     ("Efe Tunç", "Arda Yurt"),
     ("Nazlı Ateş", "Ceren Bal"),
     ("Kuzey Ay", "Deniz Tan"),

@@ -29,7 +29,7 @@ export const BG_TEXTS = {
   },
 };
 
-const SIDES = ["A", "B"];
+export const SIDES = ["A", "B"];  // the hub's names of the two sides, in side order
 const RESIGN_KINDS = { 1: "single", 2: "gammon", 3: "backgammon" };  // what a resignation of each value gives up
 const W = 1040, H = 800, TOP = 30, BOTTOM = 770, MID = 400, PW = 64, R = 29;
 const LEFT_X = 80, BAR_X = 464, BAR_W = 64, RIGHT_X = BAR_X + BAR_W, TRAY_X = 930, TRAY_W = 90;

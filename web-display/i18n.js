@@ -23,6 +23,7 @@ export const TEXTS = {
     resultBy: { correction: "hakem düzeltmesi", forfeit: "hükmen", penalty: "ceza", appeal: "itiraz kararı" },
     refereeResult: "Hakem sonucu", appealOpen: "İtiraz inceleniyor",
     appealDecision: { upheld: "İtiraz kabul edildi", rejected: "İtiraz reddedildi" },
+    page: (n, of) => `Sayfa ${n}/${of}`,
   },
   en: {
     connecting: "Connecting…", open: "Live", closed: "Disconnected, retrying…",
@@ -47,6 +48,7 @@ export const TEXTS = {
     resultBy: { correction: "referee's correction", forfeit: "forfeit", penalty: "penalty", appeal: "appeal decision" },
     refereeResult: "Referee's result", appealOpen: "Appeal under review",
     appealDecision: { upheld: "Appeal upheld", rejected: "Appeal rejected" },
+    page: (n, of) => `Page ${n}/${of}`,
   },
 };
 

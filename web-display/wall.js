@@ -4,6 +4,8 @@ import { TEXTS, pickLanguage } from "./i18n.js";
 import { renderBackgammonTile } from "./backgammon.js";
 import { renderChessTile } from "./chess.js";
 import { renderTeamTile } from "./team.js";
+import { fitName, fitNames, renderCompact, renderOutcome, renderTableTennis } from "./wall-tiles.js";
+import { Pager, rotateSeconds } from "./wall-pager.js";
 
 const STALE_AFTER_S = 120;
 const matches = new Map();
@@ -21,6 +23,7 @@ function applyLanguage() {
   renderFilters();
   for (const match of matches.values()) render(match);
   for (const { view } of teams.values()) renderTeam(view);
+  if (pager) pager.refresh();
 }
 
 function renderConnection() {
@@ -70,11 +73,18 @@ function sortTiles() {
     const bySport = sportRank(a) - sportRank(b) || sportOf(a).localeCompare(sportOf(b));
     if (bySport) return bySport;
     if (a.dataset.heading || b.dataset.heading) return a.dataset.heading ? -1 : 1;
+    const byCompact = Number(a.classList.contains("compact")) - Number(b.classList.contains("compact"));
+    if (byCompact) return byCompact;
     if (a.dataset.team || b.dataset.team) return compareTeamTiles(a, b);
     const ma = matches.get(a.dataset.match), mb = matches.get(b.dataset.match);
     return ma.table.localeCompare(mb.table, undefined, { numeric: true }) || ma.round - mb.round;
   });
   wall.append(...tiles);
+  let previous = null;
+  for (const tile of tiles) {  // the first compact row of a group starts a grid row of its own
+    tile.classList.toggle("first-compact", tile.classList.contains("compact") && !previous?.classList.contains("compact"));
+    previous = tile;
+  }
   renderFilters();
 }
 
@@ -92,6 +102,7 @@ function renderFilters() {
   for (const head of wall.querySelectorAll(".group-head")) {
     head.hidden = ![...wall.querySelectorAll(".tile")].some((x) => !x.hidden && sportOf(x) === head.dataset.sport);
   }
+  if (pager) pager.refresh();
 }
 
 function fillSelect(select, allText, options, value) {
@@ -106,9 +117,12 @@ function fillSelect(select, allText, options, value) {
 function onFilter() {
   filter.sport = document.getElementById("sport-filter").value;
   filter.table = document.getElementById("table-filter").value;
-  const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
+  const search = new URLSearchParams(location.search);  // other settings (`rotate`) stay as they were
+  for (const [key, value] of Object.entries(filter)) if (value) search.set(key, value); else search.delete(key);
+  const query = search.toString();
   history.replaceState(null, "", query ? `?${query}` : location.pathname);
   renderFilters();
+  fitNames(document.getElementById("wall"));
 }
 
 function onDevices(message) {
@@ -148,7 +162,6 @@ function render(match) {
   expedite.hidden = !s.expedite;
   expedite.textContent = t().expediteShort;
   expedite.title = t().expedite;
-  const doubles = Boolean(s.doubles) || match.players.length === 4;
   tile.querySelector(".round").textContent = `${t().round} ${match.round}`;
   const status = tile.querySelector(".status");
   status.textContent = t().status[match.status] || match.status;
@@ -157,62 +170,22 @@ function render(match) {
   tile.dataset.version = match.version;
   if (match.sport === "backgammon") renderBackgammonTile(tile, match, lang);
   else if (match.sport === "chess") renderChessTile(tile, match, lang);
-  else renderTableTennis(tile, match, s, doubles);
+  else renderTableTennis(tile, match, t());
+  renderOutcome(tile, match, t());
+  const wasCompact = tile.classList.contains("compact");
+  if (renderCompact(tile, match) !== wasCompact) sortTiles();
   const provenance = tile.querySelector(".provenance");
   provenance.textContent = match.official ? t().official : t().informational;
   provenance.className = `provenance ${match.official ? "official" : "informational"}`;
   tile.classList.toggle("official", match.official);
   renderResult(tile, match);
   renderAge(tile, match);
+  fitTile(tile);
 }
 
-function renderTableTennis(tile, match, s, doubles) {
-  for (const side of [0, 1]) {
-    const row = tile.querySelector(`.side-${side}`);
-    const names = doubles ? match.players.slice(2 * side, 2 * side + 2) : [match.players[side]];
-    const name = row.querySelector(".name");
-    name.textContent = names.filter(Boolean).join(" /\n") || "—";  // a pair takes two short lines
-    name.classList.toggle("pair", doubles);
-    renderMarks(row.querySelector(".marks"), s, side);
-    row.querySelector(".games").textContent = s.games ? s.games[side] : "";
-    row.querySelector(".points").textContent = s.points ? s.points[side] : "";
-    const serve = row.querySelector(".serve");
-    serve.classList.toggle("on", s.server === side && match.status === "live");
-    serve.title = serve.classList.contains("on") ? t().serve : "";
-    row.classList.toggle("winner", s.winner === side);
-  }
-  tile.querySelector(".history").textContent = (s.game_scores || []).map(([a, b]) => `${a}-${b}`).join(" · ");
-}
-
-// Time-out (used / active), cards and penalty points of one side, small enough for a tile row.
-function renderMarks(el, s, side) {
-  const marks = [];
-  const active = s.timeout_active === side;
-  if (active || (s.timeouts && s.timeouts[side])) {
-    const timeout = document.createElement("span");
-    timeout.className = `mark timeout ${active ? "active" : "used"}`;
-    timeout.textContent = "T";
-    timeout.title = active ? t().timeoutActive : t().timeoutUsed;
-    marks.push(timeout);
-  }
-  for (const card of (s.cards && s.cards[side]) || []) {
-    if (!t().cards[card]) continue;
-    const c = document.createElement("span");
-    c.className = `mark card card-${card}`;
-    c.title = t().cards[card];
-    c.setAttribute("role", "img");
-    c.setAttribute("aria-label", t().cards[card]);
-    marks.push(c);
-  }
-  const penalty = (s.penalty_points && s.penalty_points[side]) || 0;
-  if (penalty > 0) {
-    const p = document.createElement("span");
-    p.className = "mark penalty";
-    p.textContent = `+${penalty}`;
-    p.title = t().penalty(penalty);
-    marks.push(p);
-  }
-  el.replaceChildren(...marks);
+// Long names shrink to fit their boxes (never cut); a hidden tile's names are fitted when it is shown.
+function fitTile(tile) {
+  for (const name of tile.querySelectorAll(".name")) fitName(name);
 }
 
 function renderAge(tile, match) {
@@ -253,6 +226,7 @@ function renderTeam(view) {
     sortTiles();
   }
   renderTeamTile(tile, view, lang);
+  fitTile(tile);
 }
 
 /** Draw one team match's tile exactly as a venue change would (exported so tests can draw a crafted view). */
@@ -281,6 +255,11 @@ function onMessage(message) {
   }
 }
 
+// A hall screen (`?rotate=8`) pages through tiles that do not fit; without it the page scrolls.
+const seconds = rotateSeconds(params.get("rotate"));
+const pager = seconds ? new Pager(document.getElementById("wall"), document.getElementById("pager"), seconds,
+  (page, pages) => t().page(page, pages), () => fitNames(document.getElementById("wall"))) : null;
+addEventListener("resize", () => fitNames(document.getElementById("wall")));
 document.getElementById("lang").addEventListener("click", () => {
   lang = lang === "tr" ? "en" : "tr";
   localStorage.setItem("boardcast.lang", lang);

@@ -106,7 +106,8 @@ def test_english_browser_gets_english_and_a_confirmed_result_turns_official(
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200
         shows_within(page, "#match-TT-R1-T1 .provenance", "Official result", 1.0)
-        expect(page.locator("#match-TT-R1-T1")).to_have_class("tile official")
+        # official, and decided: its result in the big column
+        expect(page.locator("#match-TT-R1-T1")).to_have_class("tile decided official")
         assert get_json(demo.url + "api/matches/TT-R1-T1")["official"] is True
         page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
     finally:

@@ -1,0 +1,170 @@
+// The wall's tile parts shared by every sport: a table-tennis score, a decided match's result in the big
+// column with its winner marked, the one-line row of a scheduled match, and names fitted to their boxes.
+import { SIDES as BG_SIDES } from "./backgammon.js";
+import { resultPoints } from "./chess.js";
+import { fmtScore } from "./team.js";
+
+const ONE_LINE_SCALE = 0.75;  // a name a little too long for one line shrinks this far before it takes two
+const MIN_NAME_SCALE = 0.5;  // a name never shrinks below half its size; past that the second line ends in "…"
+
+function isSide(value) { return value === 0 || value === 1; }
+
+function winnerOf(score) {
+  const [a, b] = score.map(Number);
+  return a > b ? 0 : b > a ? 1 : null;
+}
+
+/**
+ * A decided match's result for the big column: {score: [a, b] as printed, winner: 0, 1 or null (a draw)}, or
+ * null while it is played. A referee's result (a correction, a forfeit, an appeal decision) supersedes the
+ * board's; then table tennis counts games won, backgammon match points, chess 1 / ½ / 0.
+ */
+export function tileResult(match) {
+  const r = match.result;
+  if (r && Array.isArray(r.score)) {
+    return { score: r.score.map(fmtScore), winner: isSide(r.winner) ? r.winner : winnerOf(r.score) };
+  }
+  const s = match.state || {};
+  if (match.sport === "chess") {
+    const points = resultPoints(s.result);
+    return points ? { score: points, winner: points[0] === "1" ? 0 : points[1] === "1" ? 1 : null } : null;
+  }
+  if (match.sport === "backgammon") {
+    const winner = BG_SIDES.indexOf(s.winner);
+    return winner < 0 ? null : { score: BG_SIDES.map((code) => String((s.score || {})[code] ?? 0)), winner };
+  }
+  return isSide(s.winner) && s.games ? { score: s.games.map(String), winner: s.winner } : null;
+}
+
+/** Put a decided match's result in the big column and mark its winner: a tick and weight, not only a colour. */
+export function renderOutcome(tile, match, texts) {
+  const outcome = tileResult(match);
+  tile.classList.toggle("decided", Boolean(outcome));
+  for (const side of [0, 1]) {
+    const row = tile.querySelector(`.side-${side}`);
+    if (!row) continue;
+    const won = Boolean(outcome) && outcome.winner === side;
+    if (outcome) row.querySelector(".points").textContent = outcome.score[side];
+    row.classList.toggle("winner", won);
+    row.classList.toggle("loser", Boolean(outcome) && outcome.winner === 1 - side);
+    row.title = won ? texts.winner : "";
+  }
+}
+
+/** Each side's names as one line of a compact row: "A – B", a pair as "A1 / A2 – B1 / B2". */
+export function sideNames(match) {
+  const players = match.players || [];
+  const doubles = Boolean(match.state && match.state.doubles) || players.length === 4;
+  const sides = doubles ? [players.slice(0, 2), players.slice(2, 4)] : [[players[0]], [players[1]]];
+  return sides.map((names) => names.filter(Boolean).join(" / ") || "—");
+}
+
+/** A scheduled match takes one compact row: table, round, names, "scheduled"; returns whether it is one. */
+export function renderCompact(tile, match) {
+  const compact = match.status === "scheduled";
+  tile.classList.toggle("compact", compact);
+  let line = tile.querySelector(".compact-names");
+  if (!line) {
+    line = document.createElement("span");
+    line.className = "name compact-names";
+    tile.querySelector(".tile-head .round").after(line);
+  }
+  line.hidden = !compact;
+  line.textContent = compact ? sideNames(match).join(" – ") : "";
+  return compact;
+}
+
+/** The table-tennis part of a tile: names (a pair on two lines), marks, games won and the points. */
+export function renderTableTennis(tile, match, texts) {
+  const s = match.state || {};
+  const doubles = Boolean(s.doubles) || match.players.length === 4;
+  for (const side of [0, 1]) {
+    const row = tile.querySelector(`.side-${side}`);
+    const names = doubles ? match.players.slice(2 * side, 2 * side + 2) : [match.players[side]];
+    const name = row.querySelector(".name");
+    name.textContent = names.filter(Boolean).join(" /\n") || "—";  // a pair takes two short lines
+    name.classList.toggle("pair", doubles);
+    renderMarks(row.querySelector(".marks"), s, side, texts);
+    row.querySelector(".games").textContent = s.games ? s.games[side] : "";
+    row.querySelector(".points").textContent = s.points ? s.points[side] : "";
+    const serve = row.querySelector(".serve");
+    serve.classList.toggle("on", s.server === side && match.status === "live");
+    serve.title = serve.classList.contains("on") ? texts.serve : "";
+  }
+  tile.querySelector(".history").textContent = (s.game_scores || []).map(([a, b]) => `${a}-${b}`).join(" · ");
+}
+
+// Time-out (used / active), cards and penalty points of one side, small enough for a tile row.
+function renderMarks(el, s, side, texts) {
+  const marks = [];
+  const active = s.timeout_active === side;
+  if (active || (s.timeouts && s.timeouts[side])) {
+    const timeout = document.createElement("span");
+    timeout.className = `mark timeout ${active ? "active" : "used"}`;
+    timeout.textContent = "T";
+    timeout.title = active ? texts.timeoutActive : texts.timeoutUsed;
+    marks.push(timeout);
+  }
+  for (const card of (s.cards && s.cards[side]) || []) {
+    if (!texts.cards[card]) continue;
+    const c = document.createElement("span");
+    c.className = `mark card card-${card}`;
+    c.title = texts.cards[card];
+    c.setAttribute("role", "img");
+    c.setAttribute("aria-label", texts.cards[card]);
+    marks.push(c);
+  }
+  const penalty = (s.penalty_points && s.penalty_points[side]) || 0;
+  if (penalty > 0) {
+    const p = document.createElement("span");
+    p.className = "mark penalty";
+    p.textContent = `+${penalty}`;
+    p.title = texts.penalty(penalty);
+    marks.push(p);
+  }
+  el.replaceChildren(...marks);
+}
+
+function overflows(el) { return el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight; }
+
+function lines(el) { return Math.round(el.clientHeight / parseFloat(getComputedStyle(el).lineHeight)); }
+
+// The largest size in [low, 1] × base at which `el` fits, to within 1 %; `low` when nothing does.
+function shrinkTo(el, base, low) {
+  let high = 1;
+  el.style.fontSize = `${base * low}px`;
+  if (overflows(el)) return false;
+  for (let i = 0; i < 6; i++) {
+    const mid = (low + high) / 2;
+    el.style.fontSize = `${base * mid}px`;
+    if (overflows(el)) high = mid; else low = mid;
+  }
+  el.style.fontSize = `${base * low}px`;
+  return true;
+}
+
+/**
+ * Fit one name to its box so that it is never cut: on one line if a little smaller does it, else on two lines,
+ * shrunk as far as that needs (a pair of names has its two lines already).
+ */
+export function fitName(el) {
+  el.style.fontSize = "";
+  el.classList.remove("one-line");
+  if (!el.offsetParent) return;  // hidden ones are fitted when they are shown
+  const pair = el.classList.contains("pair") || el.classList.contains("compact-names");
+  if (!overflows(el) && (pair || lines(el) < 2)) return;
+  const base = parseFloat(getComputedStyle(el).fontSize);
+  if (!pair) {
+    el.classList.add("one-line");
+    if (shrinkTo(el, base, ONE_LINE_SCALE)) return;
+    el.classList.remove("one-line");
+    el.style.fontSize = "";
+    if (!overflows(el)) return;
+  }
+  shrinkTo(el, base, MIN_NAME_SCALE);
+}
+
+/** Fit every player and team name under `root`. */
+export function fitNames(root) {
+  for (const el of root.querySelectorAll(".tile .name")) fitName(el);
+}
