@@ -14,6 +14,8 @@ export const BG_TEXTS = {
     clock: "Saat", games: "Oyunlar", score: "Skor",
     resigns: (k) => `Pes eder (${k})`, accepts: "Kabul eder", rejects: "Reddeder", resigned: "pes etti",
     resignOffer: (p, k, n, q) => `${p} pes ediyor (${k}, ${n} puan); ${q} kabul edecek mi?`,
+    chances: "Kazanma şansı", matchChances: "Maç", gameChances: "Oyun", gammonChances: "Mars",
+    chancesAsOf: (t) => `${t} itibarıyla`, chancesBy: "GNU Backgammon değerlendirmesi, yayın gecikmesiyle",
   },
   en: {
     matchTo: (n) => `Match to ${n}`, gameNo: (n) => `Game ${n}`, crawford: "Crawford", postCrawford: "Post-Crawford",
@@ -26,6 +28,8 @@ export const BG_TEXTS = {
     clock: "Clock", games: "Games", score: "Score",
     resigns: (k) => `Resigns (${k})`, accepts: "Accepts", rejects: "Rejects", resigned: "resigned",
     resignOffer: (p, k, n, q) => `${p} offers to resign (${k}, ${n} point${n === 1 ? "" : "s"}); ${q} to accept or reject`,
+    chances: "Winning chances", matchChances: "Match", gameChances: "Game", gammonChances: "Gammon",
+    chancesAsOf: (t) => `as of ${t}`, chancesBy: "GNU Backgammon's evaluation, behind the broadcast delay",
   },
 };
 
@@ -223,6 +227,7 @@ export function renderBackgammon(root, match, lang, now = Date.now() / 1000) {
           <div class="bg-meta"><span class="bg-length"></span><span class="bg-crawford" hidden></span></div>
           <div class="bg-player" data-side="B"></div>
           <div class="bg-player" data-side="A"></div>
+          <div class="bg-chances-slot"></div>
           <div class="bg-illegal" hidden></div>
           <section class="bg-moves"><h2></h2><ol class="bg-move-list"></ol></section>
           <section class="bg-games"><h2></h2><ul class="bg-game-list"></ul></section>
@@ -258,6 +263,8 @@ export function renderBackgammon(root, match, lang, now = Date.now() / 1000) {
     );
     box.querySelector(".bg-clock").hidden = !clocks;
   }
+  const slot = root.querySelector(".bg-chances-slot");
+  slot.replaceChildren(...[chancesBar(match.chances, names, lang)].filter(Boolean));
   const illegal = root.querySelector(".bg-illegal");
   illegal.hidden = !s.illegal_pending;
   illegal.textContent = bt.illegal;
@@ -290,6 +297,34 @@ export function renderBackgammon(root, match, lang, now = Date.now() / 1000) {
     const how = g.resigned ? `${bt.kinds[kind]}, ${bt.resigned}` : bt.kinds[kind];
     return el("li", null, `${bt.gameNo(g.number)}: ${bt.wins(winner, g.points, how)}`);
   }));
+}
+
+/** The winning chances bar (GNU Backgammon's net, as the hub shows it behind the broadcast delay): A's share
+ *  of the match (or, for a money game, the game) from the left, with each side's percentage, and the game and
+ *  gammon chances below; null when the hub has none to show. */
+export function chancesBar(chances, names, lang) {
+  if (!chances) return null;
+  const bt = BG_TEXTS[lang] || BG_TEXTS.en;
+  const main = chances.match || chances.win;
+  const pct = (x) => `${x.toFixed(1)}%`;
+  const box = el("div", "bg-chances");
+  box.title = bt.chancesBy;
+  box.dataset.a = String(main[0]);
+  const head = el("div", "bg-chances-head", `${bt.chances} · ${chances.match ? bt.matchChances : bt.gameChances}`);
+  if (chances.at) {
+    const at = new Date(chances.at * 1000).toLocaleTimeString(lang === "tr" ? "tr-TR" : "en-GB");
+    head.append(el("span", "bg-chances-at", ` · ${bt.chancesAsOf(at)}`));
+  }
+  const bar = el("div", "bg-chances-bar");
+  const a = el("span", "bg-chances-a", `${pct(main[0])} ${names[0]}`);  // the number first: a name may be cut
+  const b = el("span", "bg-chances-b", `${pct(main[1])} ${names[1]}`);
+  a.style.width = `${Math.max(0, Math.min(100, main[0]))}%`;
+  bar.append(a, b);
+  const detail = el("div", "bg-chances-detail",
+    `${bt.gameChances} ${pct(chances.win[0])} – ${pct(chances.win[1])} · `
+    + `${bt.gammonChances} ${pct(chances.gammon[0])} – ${pct(chances.gammon[1])}`);
+  box.append(head, bar, detail);
+  return box;
 }
 
 function kindOf(game) {
@@ -331,6 +366,12 @@ export function renderBackgammonTile(tile, match, lang) {
     tile.querySelector(".rows").after(mini);
   }
   mini.innerHTML = boardSvg(s);
+  let slot = tile.querySelector(".bg-chances-slot");
+  if (!slot) {
+    slot = el("div", "bg-chances-slot");
+    mini.after(slot);
+  }
+  slot.replaceChildren(...[chancesBar(match.chances, [match.players[0] || "A", match.players[1] || "B"], lang)].filter(Boolean));
   const bits = [s.length ? bt.matchTo(s.length) : ""];
   if (s.game) bits.push(bt.gameNo(s.game));
   if (s.crawford) bits.push(bt.crawford);

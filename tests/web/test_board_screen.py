@@ -173,3 +173,36 @@ def test_the_wall_shows_a_compact_backgammon_tile_beside_table_tennis(
     expect(tt.locator(".bg-mini")).to_have_count(0)
     expect(tt.locator(".points").first).not_to_have_text("")
     page.screenshot(path=str(shots(tmp_path) / "bg-wall-tv.png"), full_page=True)
+
+
+def test_the_board_screen_and_the_wall_tile_show_the_winning_chances_bar(
+    browser: Browser,  # noqa: F811
+    bg_demo: DemoProcess,
+    tmp_path: Path,
+) -> None:
+    import json
+    import urllib.request
+
+    match_id = "BG-R1-T2"
+    deadline = time.monotonic() + 60
+    while True:  # a position with its chances: a play made and the net's answer in
+        with urllib.request.urlopen(bg_demo.url + f"api/matches/{match_id}", timeout=5) as answer:
+            view = json.loads(answer.read())
+        if view.get("chances") or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert view.get("chances"), "no winning chances came for a live backgammon match"
+    page = open_page(browser, bg_demo.url + f"match/{match_id}", "tr-TR")
+    bar = page.locator("#bg .bg-chances")
+    expect(bar).to_be_visible(timeout=10_000)
+    expect(bar.locator(".bg-chances-head")).to_contain_text("Kazanma şansı")
+    share = float(bar.get_attribute("data-a"))
+    assert 0 <= share <= 100
+    width = page.evaluate(
+        "() => { const a = document.querySelector('#bg .bg-chances-a'); "
+        "return a.getBoundingClientRect().width / a.parentElement.getBoundingClientRect().width; }"
+    )
+    assert abs(100 * width - share) < 2.5  # the bar's split is the number it shows
+    wall = open_page(browser, bg_demo.url + "?sport=backgammon", "en-GB")
+    expect(wall.locator(f"#match-{match_id} .bg-chances-bar")).to_be_visible(timeout=10_000)
+    page.screenshot(path=str(shots(tmp_path) / "bg-chances-tr.png"))
