@@ -2,7 +2,7 @@
 
 Input, JSON lines. The first line is `{"match": {"length": 5}}`, optionally with
 `"clock": {"mode": "simple"|"bronstein", "reserve_s": 600, "delay_s": 12}` and, for a match resumed at a
-score, `"score": {"A": 3, "B": 1}` (each below the length). Then events, each with `"at"`
+score, `"score": {"A": 3, "B": 1}` (each below the length; or the same on the first `opening` line). Then events, each with `"at"`
 (seconds): `{"event": "opening", "dice": {"A": 5, "B": 3}}`, `{"event": "roll", "side": "A", "dice": [6, 4]}`,
 `{"event": "board", "points": [24 ints], "bar": [a, b], "off": [a, b]}`, `{"event": "clock", "side": "A"}`,
 `{"event": "double"|"take"|"drop", "side": "A"}`, `{"event": "invalid_dice", "side": "A"}`,
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Literal, TextIO
 
 import msgspec
@@ -53,7 +54,30 @@ def _step(
     state: bg.BackgammonState, data: dict[str, Any], number: int
 ) -> tuple[float, Outcome[bg.BackgammonState]]:
     at, event = read_event(data, number)
+    if isinstance(event, bg.Opening) and data.get("score") is not None:
+        state = _at_score(state, read_as(data, _Opening, number, _OPENING_PROBLEMS), number)
     return at, bg.apply(state, event, at)
+
+
+def _at_score(state: bg.BackgammonState, line: _Opening, number: int) -> bg.BackgammonState:
+    """The match at an opening line's `score`: where a resumed match starts, before its first game; after
+    that, the score the match already stands at (any other is refused, naming the line)."""
+    assert line.score is not None
+    score = (line.score.A, line.score.B)
+    if score == state.score:
+        return state
+    if state.game or state.games:
+        raise fail(
+            number,
+            '"score"',
+            f"the match stands at A {state.score[0]}, B {state.score[1]}; an opening's score must agree, "
+            f"got A {score[0]}, B {score[1]}",
+        )
+    if max(score) >= state.length:
+        raise fail(
+            number, '"score"', f"must be below the length {state.length}, got A {score[0]}, B {score[1]}"
+        )
+    return replace(bg.initial(state.length, None, score), clock=state.clock)
 
 
 def _result(state: bg.BackgammonState) -> dict[str, Any]:
@@ -128,6 +152,7 @@ class _Dice(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 class _Opening(_Event, tag="opening", frozen=True):
     dice: _Dice
+    score: _Score | None = None  # the match's score at this game's start: a resumed match's first opening
 
     def event(self) -> bg.Event:
         return bg.Opening((self.dice.A, self.dice.B))

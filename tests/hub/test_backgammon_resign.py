@@ -362,6 +362,36 @@ def test_check_refuses_a_bad_starting_score_naming_line_1(score: Any) -> None:
     assert proc.returncode == 2 and "line 1: " in proc.stderr and "match.score" in proc.stderr, proc.stderr
 
 
+def test_the_first_opening_line_may_carry_the_starting_score_and_later_ones_must_agree() -> None:
+    opening = {"at": 1, "event": "opening", "dice": {"A": 3, "B": 1}, "score": {"A": 4, "B": 1}}
+    proc = run_check(
+        [
+            {"match": {"length": 5}},
+            opening,
+            {"at": 2, "event": "resign", "side": "B", "value": 1},
+            {"at": 3, "event": "accept", "side": "A"},
+        ]
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert out[-1]["score"] == {"A": 5, "B": 1} and out[-1]["winner"] == "A"  # 4-1 in a 5: the Crawford game
+    wrong = {"at": 4, "event": "opening", "dice": {"A": 6, "B": 2}, "score": {"A": 0, "B": 0}}
+    proc = run_check(
+        [
+            {"match": {"length": 7}},
+            {**opening, "score": {"A": 2, "B": 1}},
+            {"at": 2, "event": "resign", "side": "B", "value": 1},
+            {"at": 3, "event": "accept", "side": "A"},
+            wrong,
+        ]
+    )
+    assert proc.returncode == 2 and "line 5: " in proc.stderr and "stands at A 3, B 1" in proc.stderr, (
+        proc.stderr
+    )
+    proc = run_check([{"match": {"length": 5}}, {**opening, "score": {"A": 5, "B": 0}}])
+    assert proc.returncode == 2 and "line 2: " in proc.stderr and "below the length 5" in proc.stderr
+
+
 # --- the .mat read back by GNU Backgammon ------------------------------------------------------------------
 
 
