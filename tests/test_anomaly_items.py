@@ -126,6 +126,7 @@ async def test_bulk_actions_over_http_name_the_bad_field_and_log_nothing(tmp_pat
             ({"action": "acknowledge", "match": "TT-R9", "code": "tt.score_jump"}, "match"),
             ({"action": "acknowledge", "match": "TT-R1", "code": "tt.no_such_code"}, "code"),
             ({"action": "shout", "match": "TT-R1"}, "action"),
+            ({"action": [], "match": "TT-R1"}, "action"),  # not text: named, never a 500
             ({"action": "acknowledge", "match": "TT-R1", "colour": "red"}, "colour"),
             ({"action": "dismiss", "match": "TT-R1", "code": "tt.score_jump"}, "reason"),
             ({"action": "acknowledge"}, "match"),

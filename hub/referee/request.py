@@ -91,7 +91,7 @@ def prepare_bulk(matches: Mapping[str, MatchState], request: Mapping[str, Any]) 
     """Check a bulk anomaly request (`{"action": "acknowledge", "match": …, "code": …, "reason": …}`): the
     match it names and the event for every item of `code` on it (every code when absent)."""
     action = request.get("action")
-    if action not in {a.value for a in ANOMALY_ACTIONS}:
+    if not isinstance(action, str) or action not in {a.value for a in ANOMALY_ACTIONS}:
         raise ActionInvalid(
             f'"action" must be acknowledge, resolve or dismiss, got {action!r} '
             f'/ "action" acknowledge, resolve ya da dismiss olmalı'

@@ -82,6 +82,9 @@ VALUES = {
     "seconds": st.one_of(st.sampled_from([0, 5, -1, 0.5, "5", None]), HUGE),
     "remaining_ms": st.lists(st.one_of(st.integers(-5, 10**6), HUGE), max_size=3) | JSON,
     "reason": st.one_of(st.text(max_size=30), LONG_TEXT),
+    "match": st.sampled_from(["R1-T1", "R1-T2", "R9-T9", "", None, 7]) | st.text(max_size=8),
+    "code": st.sampled_from(["tt.score_jump", "tt.second_timeout", "tt.nothing", "", None])
+    | st.text(max_size=8),
 }
 SHAPED = st.fixed_dictionaries(
     {},
@@ -139,6 +142,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "/api/referee/me": ("GET",),
     "/api/referee/matches": ("GET",),
     "/api/referee/audit": ("GET",),
+    "/api/referee/anomalies": ("POST",),
     "/api/referee/matches/{match_id}/events": ("GET",),
     "/api/matches/{match_id}/export/{name}": ("GET",),
     "/api/devices": ("GET",),
@@ -229,6 +233,7 @@ VALIDATED = {  # the routes that read a body or a query (always with the referee
     ),
     "POST /api/tables/{table_id}/command": ("cmd", "text", "seconds", "remaining_ms", "running"),
     "GET /api/referee/matches/{match_id}/events": (),
+    "POST /api/referee/anomalies": ("action", "match", "code", "reason"),
 }
 refusals: Counter[str] = Counter()
 
