@@ -144,15 +144,35 @@ function shrinkTo(el, base, low) {
 }
 
 /**
- * Fit one name to its box so that it is never cut: on one line if a little smaller does it, else on two lines,
- * shrunk as far as that needs (a pair of names has its two lines already).
+ * Fit names to their boxes so that none is cut: on one line if a little smaller does it, else on two lines,
+ * shrunk as far as that needs (a pair of names has its two lines already). Fitting measures the page (a
+ * layout each time): the sizes are reset for all the names first and measured together (one layout), only a
+ * name that overflows is fitted on its own, and a name is left alone while what it shows and its row's marks
+ * (the winner's weight) are what it was fitted for, unless `force` (the page's size changed). Hidden names are
+ * fitted when they are shown.
  */
-export function fitName(el) {
-  el.style.fontSize = "";
-  el.classList.remove("one-line");
-  if (!el.offsetParent) return;  // hidden ones are fitted when they are shown
-  const pair = el.classList.contains("pair") || el.classList.contains("compact-names");
-  if (!overflows(el) && (pair || lines(el) < 2)) return;
+export function fitAll(names, force = false) {
+  const todo = [];
+  for (const el of names) {
+    const key = `${el.textContent}|${el.parentElement ? el.parentElement.className : ""}`;
+    if (!force && el.dataset.fitted === key) continue;
+    el.style.fontSize = "";
+    el.classList.remove("one-line");
+    todo.push([el, key]);
+  }
+  const over = [];
+  const seen = [];
+  for (const [el, key] of todo) {  // reads only: one layout for all of them
+    if (!el.offsetParent) continue;
+    seen.push([el, key]);
+    const pair = el.classList.contains("pair") || el.classList.contains("compact-names");
+    if (overflows(el) || (!pair && lines(el) >= 2)) over.push([el, pair]);
+  }
+  for (const [el, key] of seen) el.dataset.fitted = key;
+  for (const [el, pair] of over) fitOverflowing(el, pair);
+}
+
+function fitOverflowing(el, pair) {
   const base = parseFloat(getComputedStyle(el).fontSize);
   if (!pair) {
     el.classList.add("one-line");
@@ -164,7 +184,12 @@ export function fitName(el) {
   shrinkTo(el, base, MIN_NAME_SCALE);
 }
 
-/** Fit every player and team name under `root`. */
-export function fitNames(root) {
-  for (const el of root.querySelectorAll(".tile .name")) fitName(el);
+/** Fit one name (see `fitAll`). */
+export function fitName(el, force = false) {
+  fitAll([el], force);
+}
+
+/** Fit every player and team name under `root` (all of them again when `force`: the page's size changed). */
+export function fitNames(root, force = false) {
+  fitAll(root.querySelectorAll(".tile .name"), force);
 }

@@ -4,7 +4,7 @@ import { TEXTS, pickLanguage } from "./i18n.js";
 import { renderBackgammonTile } from "./backgammon.js";
 import { renderChessTile } from "./chess.js";
 import { renderTeamTile } from "./team.js";
-import { fitName, fitNames, renderCompact, renderOutcome, renderTableTennis } from "./wall-tiles.js";
+import { fitAll, fitNames, renderCompact, renderOutcome, renderTableTennis } from "./wall-tiles.js";
 import { Pager, rotateSeconds } from "./wall-pager.js";
 
 const STALE_AFTER_S = 120;
@@ -122,7 +122,7 @@ function onFilter() {
   const query = search.toString();
   history.replaceState(null, "", query ? `?${query}` : location.pathname);
   renderFilters();
-  fitNames(document.getElementById("wall"));
+  fitNames(document.getElementById("wall"), true);
 }
 
 function onDevices(message) {
@@ -183,9 +183,16 @@ function render(match) {
   fitTile(tile);
 }
 
-// Long names shrink to fit their boxes (never cut); a hidden tile's names are fitted when it is shown.
+// Long names shrink to fit their boxes (never cut); a hidden tile's names are fitted when it is shown. The
+// tiles changed in one turn (a snapshot, a batch of changes) are fitted together at the next frame.
+const toFit = new Set();
 function fitTile(tile) {
-  for (const name of tile.querySelectorAll(".name")) fitName(name);
+  if (!toFit.size) requestAnimationFrame(() => {
+    const names = [...toFit].flatMap((t) => [...t.querySelectorAll(".name")]);
+    toFit.clear();
+    fitAll(names);
+  });
+  toFit.add(tile);
 }
 
 function renderAge(tile, match) {
@@ -259,7 +266,7 @@ function onMessage(message) {
 const seconds = rotateSeconds(params.get("rotate"));
 const pager = seconds ? new Pager(document.getElementById("wall"), document.getElementById("pager"), seconds,
   (page, pages) => t().page(page, pages), () => fitNames(document.getElementById("wall"))) : null;
-addEventListener("resize", () => fitNames(document.getElementById("wall")));
+addEventListener("resize", () => fitNames(document.getElementById("wall"), true));
 document.getElementById("lang").addEventListener("click", () => {
   lang = lang === "tr" ? "en" : "tr";
   localStorage.setItem("boardcast.lang", lang);
