@@ -1,15 +1,14 @@
-// The referee console: sign in with a token, then a live anomaly queue (severity, then longest waiting first)
-// with each anomaly's rule and evidence, the matches waiting for confirmation, every match's actions, and the
-// audit of every referee and hub action. Everything shown comes from the `referee` topic (token required) and
+// The referee console: sign in with a token, then the matches waiting for confirmation (always in view), the
+// anomaly queue (console-queue.js: grouped by match, worst first, one item per repeated problem), every match's
+// actions, and the audit of every referee and hub action. Everything shown comes from the `referee` topic (token required) and
 // the public `venue` topic; every action is a POST the hub checks again and refuses with a reason.
 import { Feed } from "./feed.js";
 import { CONSOLE_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
+import { el, sync } from "./console-dom.js";
+import { WAITING, drawQueue, initQueue, resetQueue } from "./console-queue.js";
 
 const TOKEN_KEY = "boardcast.referee";
-const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
-const WAITING = new Set(["open", "acknowledged"]);
 const SYSTEM_ACTOR = "boardcast";
-const RULES_ACTOR = "rules";
 const PENALTIES = ["warning", "game_loss", "match_loss", "yellow", "yellow_red", "red"];
 const RESULTS = ["1-0", "0-1", "1/2-1/2"];
 const HOWS = ["resignation", "agreement", "forfeit", "arbiter"];
@@ -33,19 +32,6 @@ function tt() { return TEXTS[lang]; }
 
 // -- small helpers --------------------------------------------------------------------------------------------
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key.startsWith("data-")) node.dataset[key.slice(5).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = value;
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  node.append(...children.filter((c) => c != null));
-  return node;
-}
 
 function clock(at) {
   return at ? new Date(at * 1000).toLocaleTimeString(lang === "tr" ? "tr-TR" : "en-GB") : "";
@@ -74,24 +60,6 @@ function scoreOf(match) {
   return "";
 }
 
-/** Keep each child whose key and content signature are unchanged, so buttons do not move under a click. */
-function sync(container, items, key, signature, build) {
-  const old = new Map([...container.children].map((node) => [node.dataset.key, node]));
-  const next = items.map((item) => {
-    const k = key(item);
-    const sig = signature(item);
-    let node = old.get(k);
-    if (!node || node.dataset.sig !== sig) {
-      node = build(item);
-      node.dataset.key = k;
-      node.dataset.sig = sig;
-    }
-    return node;
-  });
-  if (next.length !== container.children.length || next.some((node, i) => container.children[i] !== node)) {
-    container.replaceChildren(...next);
-  }
-}
 
 function flash(message) {
   const box = $("flash");
@@ -141,9 +109,7 @@ function signOut(message = "") {
   refs.clear();
   pubs.clear();
   evidence.clear();
-  known.clear();
-  fresh.clear();
-  primed = false;
+  resetQueue();
   sessionStorage.removeItem(TOKEN_KEY);
   document.body.dataset.signedIn = "false";
   $("console").hidden = true;
@@ -223,214 +189,6 @@ function draw() {
   drawToConfirm();
   drawMatches();
   drawAudit();
-}
-
-// -- the anomaly queue: one group per match, worst first; one item per repeated problem ----------------------
-
-/** How bad an item is, for sorting: waiting before handled, then severity, open before acknowledged, then the
- *  most occurrences, then the one waiting longest. */
-function badness(a) {
-  return [WAITING.has(a.state) ? 0 : 1, SEVERITY_RANK[a.severity] ?? 3, a.state === "open" ? 0 : 1, -(a.count || 1), a.at];
-}
-
-function compare(x, y) {
-  const bx = badness(x), by = badness(y);
-  for (let i = 0; i < bx.length; i++) if (bx[i] !== by[i]) return bx[i] < by[i] ? -1 : 1;
-  return 0;
-}
-
-/** The queue: each match with something to show, its items worst first; handled items of a confirmed match fold
- *  away, other handled items show only with "show handled". */
-function queueGroups() {
-  const showHandled = $("show-handled").checked;
-  const groups = [];
-  for (const match of refs.values()) {
-    const all = [...(match.anomalies || [])].sort(compare);
-    const waiting = all.filter((a) => WAITING.has(a.state));
-    const handled = all.filter((a) => !WAITING.has(a.state));
-    const shownHandled = showHandled && match.status !== "official" ? handled : [];
-    if (!waiting.length && !shownHandled.length) continue;
-    groups.push({ match, items: [...waiting, ...shownHandled], waiting, folded: handled.length - shownHandled.length });
-  }
-  groups.sort((x, y) => (x.waiting.length ? 0 : 1) - (y.waiting.length ? 0 : 1)
-    || compare(x.items[0], y.items[0]) || x.match.id.localeCompare(y.match.id));
-  return groups;
-}
-
-// An alert is a new item: it flashes once and the page title counts the open ones. A problem seen again
-// raises its item's count and does not alert again.
-const known = new Set();  // "match/item" keys seen since signing in
-const fresh = new Map();  // key -> until when it flashes (ms)
-let primed = false;  // the first snapshot is what was already there: no alert for it
-
-function noteNewItems(groups) {
-  const now = Date.now();
-  for (const { match, waiting } of groups) {
-    for (const a of waiting) {
-      const key = `${match.id}/${a.id}`;
-      if (known.has(key)) continue;
-      known.add(key);
-      if (primed) fresh.set(key, now + 6000);
-    }
-  }
-  primed = primed || refs.size > 0;
-}
-
-function drawQueue() {
-  const groups = queueGroups();
-  noteNewItems(groups);
-  $("queue-empty").hidden = groups.length > 0;
-  const open = groups.reduce((n, g) => n + g.waiting.length, 0);
-  $("queue-count").textContent = open ? String(open) : "";
-  document.title = `${open ? `(${open}) ` : ""}Boardcast — ${t().title}`;
-  sync(
-    $("queue"),
-    groups,
-    (g) => g.match.id,
-    (g) => JSON.stringify([lang, g.match.status, g.match.players, scoreOf(g.match), g.folded, me && me.role,
-      g.items.map((a) => [a.id, a.state, a.count, a.last_at, a.reason, evidence.get(`${g.match.id}/${a.id}`)])]),
-    queueGroup,
-  );
-}
-
-function queueGroup({ match, items, waiting, folded }) {
-  const names = sides(match);
-  const open = waiting.filter((a) => a.state === "open");
-  return el("li", { class: "q-group", "data-match": match.id, "data-status": match.status },
-    el("div", { class: "q-head" },
-      el("span", { class: "q-where", text: `${tt().table} ${match.table} · ${tt().round} ${match.round}` }),
-      el("span", { class: "q-players", text: `${names[0]} – ${names[1]}` }),
-      el("span", { class: "m-score", text: scoreOf(match) }),
-      el("span", { class: `status ${match.status}`, text: tt().status[match.status] || match.status }),
-      el("span", { class: "q-bulk" },
-        open.length > 1 ? el("button", { type: "button", "data-action": "acknowledge-all",
-          text: t().acknowledgeAll(open.length), onclick: () => openBulk(match, null, "acknowledge") }) : null,
-        waiting.length > 1 ? el("button", { type: "button", "data-action": "dismiss-all",
-          text: t().closeAll, onclick: () => openBulk(match, null, "dismiss") }) : null)),
-    el("ol", { class: "q-items" }, ...items.map((anomaly) => anomalyItem({ match, anomaly }))),
-    folded ? el("p", { class: "q-folded muted", text: t().folded(folded) }) : null);
-}
-
-/** Who an item is about, in the names the venue file gives: the side's player (or pair) where it names one. */
-function whoOf(match, anomaly) {
-  const side = (anomaly.data || {}).side;
-  const names = sides(match);
-  if (side === "A" || side === 0) return names[0];
-  if (side === "B" || side === 1) return names[1];
-  return "";
-}
-
-// where a rule is written: "FIDE Laws of Chess 6.9 · The chessclock: the allotted time" (the hub's own rules
-// name Boardcast and a title, no article)
-function ruleSource(rule) {
-  const pick = (words) => (words ? (lang === "tr" ? words.tr : words.en) : "");
-  const where = [pick(rule.document), rule.article].filter(Boolean).join(" ");
-  return rule.title ? `${where} · ${pick(rule.title)}` : where;
-}
-
-function ruleLine(rule) {
-  if (!rule) return null;
-  return el("p", { class: "rule" },
-    el("span", { class: "rule-source", text: `${t().rule}: ${ruleSource(rule)}` }),
-    el("span", { text: lang === "tr" ? rule.tr : rule.en }));
-}
-
-function anomalyItem({ match, anomaly }) {
-  const key = `${match.id}/${anomaly.id}`;
-  const waiting = WAITING.has(anomaly.state);
-  const latest = (anomaly.occurrences || []).at(-1) || anomaly;
-  const message = lang === "tr" ? latest.message_tr : latest.message_en;
-  const byRules = anomaly.handled_by === RULES_ACTOR;
-  const stateText = byRules ? t().resolvedByRules : t().states[anomaly.state] || anomaly.state;
-  const handledBy = anomaly.handled_by && !byRules ? ` — ${anomaly.handled_by}, ${clock(anomaly.handled_at)}` : "";
-  const count = anomaly.count || 1;
-  const lastAt = anomaly.last_at || anomaly.at;
-  const shown = evidence.get(key);
-  const sameCode = (match.anomalies || []).filter((a) => a.code === anomaly.code && a.state === "open").length;
-  const offers = anomaly.offers || [];  // the hub's: what this anomaly may take now
-  const item = el(
-    "li",
-    {
-      class: `anomaly sev-${anomaly.severity} state-${anomaly.state}${waiting ? "" : " handled"}${(fresh.get(key) || 0) > Date.now() ? " fresh" : ""}`,
-      "data-match": match.id, "data-anomaly": anomaly.id, "data-code": anomaly.code, "data-state": anomaly.state,
-      "data-by": anomaly.handled_by || "", "data-count": count, "data-key": key,
-    },
-    el("div", { class: "a-head" },
-      el("span", { class: "sev", text: t().severity[anomaly.severity] || anomaly.severity }),
-      el("span", { class: "code", text: anomaly.code }),
-      whoOf(match, anomaly) ? el("span", { class: "a-who", text: whoOf(match, anomaly) }) : null,
-      count > 1 ? el("span", { class: "a-count", title: t().occurrences, text: `×${count}` }) : null,
-      el("span", { class: "a-age", "data-at": lastAt,
-        title: count > 1 ? t().firstLast(clock(anomaly.at), clock(lastAt)) : clock(anomaly.at), text: ago(lastAt) })),
-    el("p", { class: "msg", text: message }),
-    count > 1 ? el("p", { class: "a-times muted", text: t().firstLast(clock(anomaly.at), clock(lastAt)) }) : null,
-    ruleLine(anomaly.rule),
-    waiting && anomaly.state === "open" ? null : el("p", { class: "a-state" },
-      el("span", { class: "state", text: stateText }),
-      el("span", { text: handledBy }),
-      anomaly.reason ? el("span", { class: "reason", text: ` · ${anomaly.reason}` }) : null),
-    el("div", { class: "a-actions" },
-      el("button", { type: "button", class: "evidence-toggle", "data-action": "evidence",
-        text: shown && shown.open ? t().hideEvidence : t().evidence, onclick: () => toggleEvidence(match, anomaly) }),
-      offers.includes("acknowledge") ? el("button", { type: "button", "data-action": "acknowledge",
-        text: t().actions.acknowledge,
-        onclick: () => act(match.id, { action: "acknowledge", anomaly: anomaly.id }) }) : null,
-      offers.includes("resolve") ? el("button", { type: "button", "data-action": "resolve", text: t().actions.resolve,
-        onclick: () => openDialog(match, "resolve", anomaly) }) : null,
-      offers.includes("dismiss") ? el("button", { type: "button", "data-action": "dismiss", text: t().actions.dismiss,
-        onclick: () => openDialog(match, "dismiss", anomaly) }) : null,
-      sameCode > 1 && anomaly.state === "open" ? el("button", { type: "button", "data-action": "acknowledge-code",
-        text: t().acknowledgeCode(sameCode), onclick: () => openBulk(match, anomaly.code, "acknowledge") }) : null),
-  );
-  if (shown && shown.open) item.append(evidenceTable(anomaly, shown));
-  return item;
-}
-
-/** Every occurrence of the item, then the log around its latest one with each occurrence's event marked. */
-function evidenceTable(anomaly, shown) {
-  const box = el("div", { class: "evidence" });
-  const seen = [anomaly, ...(anomaly.occurrences || [])];
-  const offsets = new Set(seen.map((o) => o.offset));
-  if (seen.length > 1) {
-    box.append(el("ol", { class: "occurrences" }, ...seen.map((o) => el("li", {},
-      el("span", { class: "muted", text: `${clock(o.at)} · #${o.offset} ` }),
-      el("span", { text: lang === "tr" ? o.message_tr : o.message_en })))));
-    if ((anomaly.count || 1) > seen.length) box.append(el("p", { class: "muted", text: t().olderInLog(anomaly.count - seen.length) }));
-  }
-  if (shown.error) { box.append(el("p", { class: "error", text: shown.error })); return box; }
-  if (!shown.events) { box.append(el("p", { class: "muted", text: "…" })); return box; }
-  if (!shown.events.length) { box.append(el("p", { class: "muted", text: t().noEvents })); return box; }
-  const c = t().cols;
-  box.append(el("table", { class: "grid" },
-    el("thead", {}, el("tr", {}, ...[c.offset, c.time, c.kind, c.source, c.body].map((h) => el("th", { text: h })))),
-    el("tbody", {}, ...shown.events.map((e) => el("tr", { class: offsets.has(e.offset) ? "shows" : "" },
-      el("td", { text: String(e.offset) }),
-      el("td", { text: clock(e.at) }),
-      el("td", { text: e.kind }),
-      el("td", { text: e.device_id ? `${e.device_id} #${e.seq ?? "—"}` : e.actor || "" }),
-      el("td", { class: "body", text: JSON.stringify(e.body) })))),
-  ));
-  return box;
-}
-
-async function toggleEvidence(match, anomaly) {
-  const key = `${match.id}/${anomaly.id}`;
-  const known = evidence.get(key);
-  if (known && known.open) { evidence.set(key, { ...known, open: false }); drawQueue(); return; }
-  evidence.set(key, { open: true, events: known ? known.events : null, error: null });
-  drawQueue();
-  if (known && known.events) return;
-  const last = anomaly.last_offset || anomaly.offset;  // the log before the latest occurrence
-  const from = Math.max(1, last - 4);
-  try {
-    const answer = await fetch(`/api/referee/matches/${encodeURIComponent(match.id)}/events?from=${from}&to=${last}`,
-      { headers: { Authorization: `Bearer ${token}` } });
-    const body = await answer.json();
-    evidence.set(key, { open: true, events: answer.ok ? body.events : null, error: answer.ok ? null : body.error });
-  } catch (error) {
-    evidence.set(key, { open: true, events: null, error: String(error) });
-  }
-  drawQueue();
 }
 
 function waitingCount(match) {
@@ -780,6 +538,10 @@ $("lang").addEventListener("click", () => {
 $("show-handled").addEventListener("change", () => drawQueue());
 $("action-form").addEventListener("submit", submitDialog);
 $("action-cancel").addEventListener("click", () => $("action-dialog").close());
+initQueue({
+  refs, evidence, $, t, tt, clock, ago, sides, scoreOf, act, openDialog, openBulk,
+  lang: () => lang, token: () => token, me: () => me,
+});
 renderStatic();
 const saved = sessionStorage.getItem(TOKEN_KEY);
 if (saved) signIn(saved, true);
