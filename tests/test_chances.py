@@ -204,3 +204,32 @@ def test_a_venue_turns_the_chances_off_and_a_misspelt_value_is_refused() -> None
             VENUE.format(value="true").replace("winning_chances", "winning_chance"), Path("hall.toml")
         )
     assert "winning_chances" in str(error.value)  # the nearest known key
+
+
+def test_a_worker_killed_outright_is_replaced_and_the_next_positions_get_their_chances() -> None:
+    import signal
+
+    async def run() -> None:
+        ready: list[str] = []
+        service = ChanceService(ready.append)
+        first, second, third = states(3, 3)
+
+        async def until(count: int) -> None:
+            async with asyncio.timeout(30):
+                while len(ready) < count:
+                    await asyncio.sleep(0.02)
+
+        service.note("BG-1", first, time.time())
+        await until(1)
+        [pid] = list(service._pool._processes)
+        os.kill(pid, signal.SIGKILL)
+        await asyncio.sleep(0.5)
+        service.note("BG-2", second, time.time())  # lost with the dead worker, or taken by the new one
+        await asyncio.sleep(1.0)
+        service.note("BG-3", third, time.time())
+        await until(2)
+        assert "BG-3" in ready and service.shown("BG-3", time.time()) is not None
+        assert service._pool._processes and pid not in service._pool._processes
+        service.close()
+
+    asyncio.run(run())

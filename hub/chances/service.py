@@ -18,7 +18,7 @@ import logging
 import multiprocessing
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from typing import Any
 
 from hub.chances.engine import Chances, Job, evaluable, evaluate_job, job_of, warm
@@ -99,9 +99,22 @@ class ChanceService:
         if self._busy or not self._queue:
             return
         batch, self._queue = self._queue[:BATCH], self._queue[BATCH:]
+        try:
+            future = loop.run_in_executor(self._pool, evaluate_batch, self._job, batch)
+        except RuntimeError as error:  # the worker died (BrokenProcessPool): these go, the next try a new one
+            self._lost(batch, error)
+            return
         self._busy = True
-        future = loop.run_in_executor(self._pool, evaluate_batch, self._job, batch)
         future.add_done_callback(lambda done: self._done(batch, done, loop))
+
+    def _lost(self, batch: list[Key], error: BaseException) -> None:
+        """A batch the worker could not evaluate: its positions show no chances; a new worker for the next."""
+        log.warning("winning chances of %d positions failed: %s", len(batch), error)
+        for key in batch:
+            self._pending.pop(key, None)
+        if isinstance(error, BrokenExecutor):
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = worker()
 
     def _done(
         self, batch: list[Key], done: asyncio.Future[list[Chances | None]], loop: asyncio.AbstractEventLoop
@@ -110,10 +123,11 @@ class ChanceService:
         if done.cancelled():
             return
         error = done.exception()
-        answers: list[Chances | None] = [None] * len(batch) if error is not None else done.result()
-        if error is not None:  # the worker died: these positions show no chances, later ones are tried
-            log.warning("winning chances of %d positions failed: %s", len(batch), error)
-        for key, chances in zip(batch, answers, strict=True):
+        if error is not None:  # the worker died under it: a new one takes the next batch
+            self._lost(batch, error)
+            self._send(loop)
+            return
+        for key, chances in zip(batch, done.result(), strict=True):
             waiting = self._pending.pop(key, set())
             if chances is None:
                 continue
