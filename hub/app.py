@@ -203,6 +203,8 @@ class HubRuntime:
         assert self.ingest is not None, "open() first"
         quiet_repeats(asyncio.get_running_loop())
         self.log.start()
+        if self.hall.chances is not None:
+            self.hall.chances.start()  # the net loads while the hub starts
         self.unfinished = Unfinished(self.web_limits, self.refused)
         self.unfinished.fit_to_open_files(self.open_files)
         self.unfinished.elsewhere = lambda: sum(g.open_connections() for g in self.gateways.values())

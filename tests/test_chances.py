@@ -143,27 +143,37 @@ def backgammon_messages(url: str, match_id: str, seconds: float) -> list[dict[st
     return asyncio.run(run())
 
 
-def test_a_live_board_screen_gets_the_chances_of_its_position(tmp_path: Path, gnubg) -> None:  # noqa: F811
-    demo = start_demo(tmp_path / "data", speed=20, tables=1, bg_tables=1, chess_boards=0)
-    try:
-        messages = backgammon_messages(demo.ws_url, "BG-R1-T2", 20)
-    finally:
-        demo.stop()
+def checked_against_gnubg(messages: list[dict[str, Any]], gnubg: Any) -> int:  # noqa: F811
+    """How many messages show the chances of their own position, each checked against gnubg-nn."""
     sport = BackgammonSport()
-    with_chances = [m for m in messages if m.get("data", {}).get("chances")]
-    assert len(with_chances) >= 3, [m.get("data", {}).get("chances") for m in messages][:5]
     checked = 0
-    for message in with_chances:
+    for message in messages:
+        shown = (message.get("data") or {}).get("chances")
+        if not shown:
+            continue
         state = sport.from_dict(message["data"]["state"])
-        shown = message["data"]["chances"]
         if state.phase is not Phase.AWAIT_ROLL or shown["at"] != message["data"]["updated_at"]:
             continue  # the chances of a position before this one
         w = gnubg.probabilities(gnubg_board(state.position, state.turn), 0)[0]
         assert shown["win"]["AB".index(shown["on_roll"])] == pytest.approx(100 * w, abs=0.051)
         checked += 1
-    assert checked >= 2
+    return checked
+
+
+def test_a_live_board_screen_gets_the_chances_of_its_position(tmp_path: Path, gnubg) -> None:  # noqa: F811
+    demo = start_demo(tmp_path / "data", speed=10, tables=1, bg_tables=1, chess_boards=0)
+    messages: list[dict[str, Any]] = []
+    try:
+        deadline = time.monotonic() + 90  # the worker's first start is slow on a busy machine
+        while checked_against_gnubg(messages, gnubg) < 2 and time.monotonic() < deadline:
+            messages += backgammon_messages(demo.ws_url, "BG-R1-T2", 10)
+    finally:
+        demo.stop()
+    assert checked_against_gnubg(messages, gnubg) >= 2, [m.get("data", {}).get("chances") for m in messages][
+        -5:
+    ]
     # the same version went out first without the position's chances: the screen did not wait for them
-    versions = {}
+    versions: dict[int, list[Any]] = {}
     for m in messages:
         versions.setdefault(m["version"], []).append((m["data"].get("chances") or {}).get("at"))
     assert any(len(set(seen)) > 1 for seen in versions.values())

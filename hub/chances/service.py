@@ -64,6 +64,13 @@ class ChanceService:
         self._pool = pool or worker()
         self.evaluated = 0
 
+    def start(self) -> None:
+        """Start the worker and load its net now, so the first positions do not wait for either."""
+        try:
+            self._pool.submit(warm)
+        except RuntimeError as error:  # a pool already shut down: the first batch says so
+            log.warning("winning chances could not start their worker: %s", error)
+
     def note(self, match_id: str, state: BackgammonState, at: float) -> None:
         """A position spectators now see, since `at`: evaluate it, and show it once the delay has passed."""
         if not evaluable(state):

@@ -196,12 +196,12 @@ def test_the_board_screen_and_the_wall_tile_show_the_winning_chances_bar(
     bar = page.locator("#bg .bg-chances")
     expect(bar).to_be_visible(timeout=10_000)
     expect(bar.locator(".bg-chances-head")).to_contain_text("Kazanma şansı")
-    share = float(bar.get_attribute("data-a"))
-    assert 0 <= share <= 100
-    width = page.evaluate(
-        "() => { const a = document.querySelector('#bg .bg-chances-a'); "
-        "return a.getBoundingClientRect().width / a.parentElement.getBoundingClientRect().width; }"
+    share, width = page.evaluate(  # read together: the next position's chances may redraw the bar
+        "() => { const box = document.querySelector('#bg .bg-chances'); const a = box.querySelector('.bg-chances-a');"
+        " return [Number(box.dataset.a),"
+        " a.getBoundingClientRect().width / a.parentElement.getBoundingClientRect().width]; }"
     )
+    assert 0 <= share <= 100
     assert abs(100 * width - share) < 2.5  # the bar's split is the number it shows
     wall = open_page(browser, bg_demo.url + "?sport=backgammon", "en-GB")
     expect(wall.locator(f"#match-{match_id} .bg-chances-bar")).to_be_visible(timeout=10_000)
