@@ -19,9 +19,8 @@ from dataclasses import replace
 
 from benchmarks.common import Result, say
 from benchmarks.common import sizes as pick_sizes
-from hub.chances import GnubgNet, evaluate
-from hub.chances.engine import warm
-from hub.chances.service import ChanceService, key_of
+from hub.chances import GnubgNet, engine, evaluate
+from hub.chances.service import ChanceService
 from hub.rules.backgammon.model import Position
 from hub.rules.backgammon.state import BackgammonState, Phase, initial
 
@@ -86,7 +85,7 @@ async def _loop_lag(service: ChanceService, states: list[BackgammonState]) -> tu
     tick = asyncio.create_task(ticker())
     for i, state in enumerate(states):
         match_id = f"BG-{i}"
-        waiting += key_of(state) not in service._known
+        waiting += engine.job_of(state) not in service._known
         noted[match_id] = time.perf_counter()
         service.note(match_id, state, time.time())
         await asyncio.sleep(0)
@@ -139,7 +138,7 @@ async def run(smoke: bool) -> Result:
         per.append((time.perf_counter() - started) * 1e6)
     per.sort()
     service = ChanceService(lambda _: None)
-    await asyncio.get_running_loop().run_in_executor(service._pool, warm)
+    await asyncio.get_running_loop().run_in_executor(service._pool, engine.ready)
     lags, waits = await _loop_lag(service, _positions(sizes["burst"], seed=5))
     service.close()
     idle = await _idle_lag(max(0.5, len(lags) * 0.0012))

@@ -78,24 +78,28 @@ def job_of(state: BackgammonState) -> Job:
     return state.position, state.turn, state.score, state.length, state.cube_value, state.crawford
 
 
-def evaluate_job(job: Job) -> Chances:
-    """`evaluate` in a worker process, with that process's net."""
+def _net() -> Net:
+    """This process's net, loaded on first use."""
     global _NET
     if _NET is None:
         _NET = GnubgNet()
+    return _NET
+
+
+def evaluate_job(job: Job) -> Chances:
+    """`evaluate` in a worker process, with that process's net."""
     position, turn, score, length, cube, crawford = job
     state = BackgammonState(
         length, score, Phase.AWAIT_ROLL, position=position, turn=turn, cube_value=cube, crawford=crawford
     )
-    return evaluate(state, _NET)
+    return evaluate(state, _net())
 
 
 def warm() -> None:
-    """Load the net in a worker process before the first position comes (about a second), and end the
-    process if the hub that started it dies (a hub killed outright cannot tell its worker to stop)."""
-    global _NET
-    if _NET is None:
-        _NET = GnubgNet()
+    """A worker process's start (the pool's initializer): load the net before the first position comes
+    (about a second), and end the process if the hub that started it dies (a hub killed outright cannot tell
+    its worker to stop)."""
+    _net()
     parent = os.getppid()
 
     def watch() -> None:
@@ -104,6 +108,10 @@ def warm() -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def ready() -> None:
+    """Nothing: a job that makes a pool start its worker now (its initializer, `warm`, does the loading)."""
 
 
 def evaluable(state: BackgammonState) -> bool:

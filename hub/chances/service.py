@@ -21,17 +21,13 @@ from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from typing import Any
 
-from hub.chances.engine import Chances, Job, evaluable, evaluate_job, job_of, warm
+from hub.chances.engine import Chances, Job, evaluable, evaluate_job, job_of, ready, warm
 from hub.rules.backgammon.state import BackgammonState
 
 log = logging.getLogger(__name__)
 
 KEEP = 4096  # positions remembered: a hall's current ones many times over
 HISTORY = 64  # positions kept per match, newest last: more than a broadcast delay covers
-
-Key = Job  # a position's chances are known by what they depend on
-
-key_of = job_of
 
 
 def worker() -> Executor:
@@ -56,18 +52,18 @@ class ChanceService:
         self._resend = resend
         self._job = job
         self.delay_s = delay_s
-        self._known: OrderedDict[Key, Chances] = OrderedDict()
-        self._pending: dict[Key, set[str]] = {}  # position -> the matches waiting for it
-        self._queue: list[Key] = []  # positions for the next batch
+        self._known: OrderedDict[Job, Chances] = OrderedDict()
+        self._pending: dict[Job, set[str]] = {}  # position -> the matches waiting for it
+        self._queue: list[Job] = []  # positions for the next batch
         self._busy = False  # a batch is with the worker
-        self._seen: dict[str, deque[tuple[float, Key]]] = {}  # match id -> (when, position) newest last
+        self._seen: dict[str, deque[tuple[float, Job]]] = {}  # match id -> (when, position) newest last
         self._pool = pool or worker()
         self.evaluated = 0
 
     def start(self) -> None:
         """Start the worker and load its net now, so the first positions do not wait for either."""
         try:
-            self._pool.submit(warm)
+            self._pool.submit(ready)
         except RuntimeError as error:  # a pool already shut down: the first batch says so
             log.warning("winning chances could not start their worker: %s", error)
 
@@ -75,7 +71,7 @@ class ChanceService:
         """A position spectators now see, since `at`: evaluate it, and show it once the delay has passed."""
         if not evaluable(state):
             return
-        key = key_of(state)
+        key = job_of(state)
         seen = self._seen.setdefault(match_id, deque(maxlen=HISTORY))
         if seen and seen[-1][1] == key:
             return
@@ -114,7 +110,7 @@ class ChanceService:
         self._busy = True
         future.add_done_callback(lambda done: self._done(batch, done, loop))
 
-    def _lost(self, batch: list[Key], error: BaseException) -> None:
+    def _lost(self, batch: list[Job], error: BaseException) -> None:
         """A batch the worker could not evaluate: its positions show no chances; a new worker for the next."""
         log.warning("winning chances of %d positions failed: %s", len(batch), error)
         for key in batch:
@@ -124,7 +120,7 @@ class ChanceService:
             self._pool = worker()
 
     def _done(
-        self, batch: list[Key], done: asyncio.Future[list[Chances | None]], loop: asyncio.AbstractEventLoop
+        self, batch: list[Job], done: asyncio.Future[list[Chances | None]], loop: asyncio.AbstractEventLoop
     ) -> None:
         self._busy = False
         if done.cancelled():
