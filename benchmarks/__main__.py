@@ -37,6 +37,7 @@ BENCHMARKS = {
     "bg-chances": "benchmarks.bg_chances",
 }
 LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchmark is sized to stay under 60 s
+LONGER_S: dict[str, float] = {}  # full-size hard stops of the benchmarks that sweep sizes or run for minutes
 RESULT = "BENCHMARK-RESULT "
 
 
@@ -57,12 +58,23 @@ def _one(name: str, smoke: bool) -> int:
     os._exit(0)  # a replay stopped at its time bound leaves a thread folding; nothing else is left to do
 
 
-def _spawn(name: str, smoke: bool) -> dict[str, Any]:
+def _limit(name: str, smoke: bool, minutes: float | None) -> float:
+    if smoke:
+        return LIMIT_S["smoke"]
+    if minutes is not None:  # a benchmark run for a given time (soak) gets it, and room to start and stop
+        return minutes * 60 + LIMIT_S["full"]
+    return LONGER_S.get(name, LIMIT_S["full"])
+
+
+def _spawn(name: str, smoke: bool, minutes: float | None = None) -> dict[str, Any]:
     args = [sys.executable, "-m", "benchmarks", "--one", name] + (["--smoke"] if smoke else [])
-    limit = LIMIT_S["smoke" if smoke else "full"]
+    limit = _limit(name, smoke, minutes)
     started = time.monotonic()
     try:
         env = returning_environment(os.environ)  # the allocator `boardcast serve` runs on (hub/allocator.py)
+        if minutes is not None:  # read by the benchmark as one of its sizes (see `common.sizes`)
+            overrides = json.loads(env.get("BENCH_SIZES", "{}"))
+            env["BENCH_SIZES"] = json.dumps({**overrides, "minutes": minutes})
         proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=limit, env=env)
     except subprocess.TimeoutExpired as exc:
         return {"name": name, "crashed": f"did not finish within {limit:.0f} s", "log": str(exc.stderr or "")}
@@ -152,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the harness, not the hub")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    parser.add_argument(
+        "--minutes", type=float, metavar="N", help="how long the benchmarks that run for a time (soak) run"
+    )
     parser.add_argument("--one", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
@@ -167,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in names:
         print(f"running {name}{' (smoke)' if args.smoke else ''} …", file=sys.stderr, flush=True)
-        results.append(_spawn(name, args.smoke))
+        results.append(_spawn(name, args.smoke, args.minutes))
     print(table(results))
     print(interpreter())
     if args.json:
