@@ -24,7 +24,7 @@ def test_smoke_run_prints_a_row_per_benchmark(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=280,
+        timeout=600,  # every benchmark at smoke size, one after another (each ≤ 15 s of work)
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = {}
