@@ -35,6 +35,9 @@ BENCHMARKS = {
     "slow-client": "benchmarks.slow_client",
     "edges": "benchmarks.edges",
     "bg-chances": "benchmarks.bg_chances",
+    "bg-legal": "benchmarks.bg_legal",
+    "chess": "benchmarks.chess",
+    "tabletennis": "benchmarks.tabletennis",
 }
 LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchmark is sized to stay under 60 s
 LONGER_S: dict[str, float] = {}  # full-size hard stops of the benchmarks that sweep sizes or run for minutes
