@@ -13,7 +13,12 @@ Run by the benchmarks as ``python -m benchmarks.wsclient``; it talks line-JSON o
 Modes: ``count`` counts frames; ``updated`` times each change frame by the ``updated_at`` it carries (the
 hub's change time, same machine clock); ``version`` records ``(match id, match version, receive time)``
 to be matched with the device write times the server learns after the run; ``silent`` connects,
-subscribes and then never reads again (a tiny receive buffer so it blocks at once).
+subscribes and then never reads again (a tiny receive buffer so it blocks at once); ``check`` counts
+frames and checks each change (see `Client._check`): per client and topic the versions must only go up,
+a version that does not is counted in ``backwards``, the versions skipped between two it got in ``gaps``.
+
+Every result also says what the process cost inside the window: ``cpu_s`` (its CPU time) and ``ready_s``
+(CPU time plus time spent runnable but waiting for a CPU, from /proc/self/task/*/schedstat), over ``wall_s``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from collections import Counter
 import orjson
 
 KEY = b"dGhlIHNhbXBsZSBub25jZQ=="
+CHANGE = re.compile(rb'\{"topic":"([^"]*)","version":([0-9]+)')  # how every change's JSON begins
+SNAPSHOT_END = b'"snapshot":true}'
 UPDATED_AT = re.compile(rb'"updated_at":(-?[0-9][0-9.eE+-]*)')  # null (never reported) is not timed
 BUCKETS_PER_MS = 20  # latency histogram resolution: 0.05 ms (0.25 ms made one step 10 % of a 2.5 ms p99)
 CONNECT_BATCH = 100
@@ -65,6 +72,11 @@ class Fleet:
         self.hists: list[Counter[int]] = []
         self.records: list[tuple[bytes, int, float]] = []
         self.closed = 0
+        # check mode, inside the window: changes received, versions skipped, versions not above the last
+        self.checked = 0
+        self.gaps = 0
+        self.backwards = 0
+        self.payload_bytes = 0
         self.close_codes: Counter[int] = Counter()
         self.unparsed = 0
 
@@ -82,6 +94,7 @@ class Client(asyncio.Protocol):
         self.first = asyncio.get_running_loop().create_future()
         self.transport: asyncio.Transport | None = None
         self.gone = False
+        self.last: dict[bytes, int] = {}  # check mode: topic -> the last version received
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -136,6 +149,8 @@ class Client(asyncio.Protocol):
                 fleet.frames_total += 1
                 if not self.first.done():
                     self.first.set_result(None)
+                elif fleet.mode == "check":
+                    self._check(buf, start, end, inside)
                 elif inside:
                     fleet.frames += 1
                     if self.timed and fleet.mode != "count":
@@ -155,6 +170,45 @@ class Client(asyncio.Protocol):
             pos = end
         if pos:
             del buf[:pos]
+
+    def _check(self, buf: bytearray, start: int, end: int, inside: bool) -> None:
+        """Check one frame's changes (see `_change`); count the frame inside the window."""
+        fleet = self.fleet
+        if inside:
+            fleet.frames += 1
+            fleet.payload_bytes += end - start
+        found = CHANGE.match(buf, start, end)
+        if found is not None:
+            if buf.endswith(SNAPSHOT_END, start, end):  # a snapshot holds everything so far: count afresh
+                self.last.pop(found[1], None)
+            else:
+                self._change(found[1], int(found[2]), inside)
+        elif buf[start] == 0x5B:  # '[': a batch; check each change in it, in order
+            for item in orjson.loads(bytes(buf[start:end])):
+                if item.get("snapshot"):
+                    self.last.pop(str(item.get("topic")).encode(), None)
+                else:
+                    self._change(str(item.get("topic")).encode(), int(item.get("version", 0)), inside)
+        else:
+            fleet.unparsed += 1
+
+    def _change(self, topic: bytes, version: int, inside: bool) -> None:
+        """One change: per topic, versions must only go up; count what was skipped (inside the window).
+
+        The first change after a topic's snapshot starts its count, so a client is never charged for what
+        happened before it subscribed."""
+        last = self.last.get(topic)
+        if last is None or version > last:
+            self.last[topic] = version
+        if not inside:
+            return
+        fleet = self.fleet
+        fleet.checked += 1
+        if last is not None and version != last + 1:
+            if version <= last:
+                fleet.backwards += 1
+            else:
+                fleet.gaps += version - last - 1
 
     def _time(self, buf: bytearray | bytes, start: int, end: int, now: float) -> None:
         if buf[start] == 0x5B:  # '[': a batch; time every change in it
@@ -282,15 +336,29 @@ async def main() -> None:
     if window.get("phases"):
         fleet.phases = [float(b) for b in window["phases"]]
         fleet.hists = [Counter() for _ in fleet.phases[1:]]
-    await asyncio.sleep(max(0.0, fleet.t1 - time.time()) + 0.05)
+    await asyncio.sleep(max(0.0, fleet.t0 - time.time()))
+    wall0, cpu0, ready0 = time.time(), _cpu_s(), _ready_s()
+    await asyncio.sleep(max(0.0, fleet.t1 - time.time()))
+    wall1, cpu1, ready1 = time.time(), _cpu_s(), _ready_s()
+    await asyncio.sleep(0.05)
     result = {
         "clients": len(clients),
+        "cpu_s": cpu1 - cpu0,
+        "ready_s": ready1 - ready0,
+        "wall_s": wall1 - wall0,
         "frames": fleet.frames,
         "frames_total": fleet.frames_total,
         "closed": fleet.closed,
         "close_codes": {str(k): v for k, v in fleet.close_codes.items()},
         "unparsed": fleet.unparsed,
     }
+    if fleet.mode == "check":
+        result.update(
+            checked=fleet.checked,
+            gaps=fleet.gaps,
+            backwards=fleet.backwards,
+            payload_bytes=fleet.payload_bytes,
+        )
     if fleet.mode == "updated" and fleet.phases:
         result["hists"] = [{str(k): v for k, v in hist.items()} for hist in fleet.hists]
     elif fleet.mode == "updated":
@@ -316,6 +384,35 @@ async def main() -> None:
     for client in clients:
         if client.transport is not None:
             client.transport.abort()
+
+
+def _cpu_s() -> float:
+    """This process's CPU time (user and system), seconds."""
+    t = os.times()
+    return t.user + t.system
+
+
+def _ready_s() -> float:
+    """CPU time plus time spent runnable but waiting for a CPU, over every thread of this process (seconds):
+    what the process wanted, which on a shared machine can be more than it got."""
+    return ready_s(os.getpid())
+
+
+def ready_s(pid: int) -> float:
+    """The same for any process (0.0 where /proc has no schedstat)."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                on_cpu, waiting, _ = f.read().split()
+        except (OSError, ValueError):
+            continue
+        total += int(on_cpu) + int(waiting)
+    return total / 1e9
 
 
 def _say(message: dict) -> None:

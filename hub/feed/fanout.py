@@ -213,8 +213,10 @@ class Subscriber:
             t = self._fanout._topics.get(topic)
             if t is None:
                 continue
-            newer = [p for p in t.latest.values() if p.seq > seq]
-            self.coalesced += max(0, t.count - count - len(newer))
+            # only what its topic has delivered: a change still gathered in the topic's window goes to this
+            # client with the window (directly, or as a new mark), never twice and never after a newer one
+            newer = [p for p in t.latest.values() if seq < p.seq <= t.delivered_seq]
+            self.coalesced += max(0, t.delivered_count - count - len(newer))
             changes += newer
         self._cursors.clear()
         changes.sort(key=_by_seq)
@@ -228,12 +230,24 @@ def _by_seq(item: Published) -> int:
 class _Topic:
     """One topic's watchers and the changes gathered for its next delivery."""
 
-    __slots__ = ("count", "last_flush", "last_version", "latest", "outbox", "subs", "timer")
+    __slots__ = (
+        "count",
+        "delivered_count",
+        "delivered_seq",
+        "last_flush",
+        "last_version",
+        "latest",
+        "outbox",
+        "subs",
+        "timer",
+    )
 
     def __init__(self) -> None:
         self.subs: set[Subscriber] = set()
         self.latest: dict[str | None, Published] = {}  # key -> its latest change: what late clients get
         self.count = 0  # changes published while watched
+        self.delivered_seq = 0  # the last change handed out (written, or marked as owed), not in the outbox
+        self.delivered_count = 0  # `count` then
         self.outbox: list[tuple[str | None, Published]] = []
         self.last_flush = float("-inf")
         self.timer: asyncio.TimerHandle | asyncio.Handle | None = None
@@ -414,6 +428,8 @@ class Fanout:
         """Write `items` to every watcher on the direct path; queue them for the others."""
         built: dict[tuple[bool, bool], bytes] = {}  # (batch, deflate) -> the bytes every such client gets
         n = len(items)
+        t.delivered_seq = items[-1][1].seq
+        t.delivered_count = t.count
         for sub in t.subs:
             if sub.direct:
                 link = sub.link

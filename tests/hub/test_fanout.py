@@ -281,6 +281,31 @@ async def test_a_client_that_stops_reading_costs_one_mark_then_gets_the_latest_o
     assert link.messages(link.writes[-1])[0]["version"] == 101
 
 
+async def test_a_client_back_from_behind_never_gets_a_change_of_the_open_window_twice_or_out_of_order() -> (
+    None
+):
+    fanout = _fanout(writes_per_s=10, stuck_after_s=60)  # one watcher: a window of 100 ms
+    link = RecordingLink()
+    sub = fanout.connect(link)
+    fanout.subscribe(sub, "match:M1")
+    await asyncio.sleep(0.11)
+    fanout.publish("match:M1", 1, {"v": 1})  # the first after a quiet spell: at once
+    await asyncio.sleep(0)
+    link.unsent = 1 << 20  # it stops reading; the next window's changes are marked owed
+    for version in range(2, 5):
+        fanout.publish("match:M1", version, {"v": version})
+    await asyncio.sleep(0.11)
+    link.unsent = 0  # it reads again while the next window is still gathering
+    for version in range(5, 8):
+        fanout.publish("match:M1", version, {"v": version})
+    await asyncio.sleep(0.25)  # the drain timer, then that window's end
+    versions = [m["version"] for w in link.writes[1:] for m in link.messages(w)]
+    assert versions == sorted(set(versions)) and versions[-1] == 7  # only up, each once, to the latest
+    # 2-4 were skipped while it was behind (the latest of their key, 7, was still gathering); 5-7 came with
+    # their window
+    assert versions == [1, 5, 6, 7] and sub.coalesced == 3
+
+
 async def test_a_client_whose_socket_stays_full_is_closed_and_forgotten() -> None:
     fanout = _fanout(stuck_after_s=0.2)
     stuck, reader = RecordingLink(), RecordingLink()
