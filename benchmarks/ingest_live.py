@@ -550,9 +550,12 @@ async def bare_live(
     }
 
 
-async def live_shape(sizes: dict[str, Any], data: Path, frames: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Ours, then the bare reader, on the same ptys fed by the same devices' process (`frames` in all)."""
-    sizes = {**sizes, "frames": frames}
+async def live_shape(sizes: dict[str, Any], data: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Ours, then the bare reader, on the same ptys fed by the same devices' process: `live_rounds` matches on
+    each of `tables` tables."""
+    rounds, best_of = sizes["live_rounds"], sizes["best_of"]
+    frames = sum(len(device_frames(i, rounds, best_of)) for i in range(sizes["tables"]))
+    sizes = {**sizes, "rounds": rounds, "frames": frames}
     ptys = [open_pty_pair() for _ in range(sizes["tables"])]
     devices = Devices(ptys, sizes)
     try:
