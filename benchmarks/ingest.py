@@ -260,6 +260,7 @@ def _live_details(live: dict[str, Any], bare: dict[str, Any], per_read: dict[str
             "bare": round(bare["rows_per_commit"], 1),
         },
         "live_cpu_share": {"ours": live["cpu"], "bare": bare["cpu"]},
+        "live_cpu_us_per_frame": {"ours": live["cpu_us_per_frame"], "bare": bare["cpu_us_per_frame"]},
         "live_s": {"ours": round(live["seconds"], 2), "bare": round(bare["seconds"], 2)},
         "live_anomalies": live["anomalies"],
         "live_frame_errors": live["frame_errors"],

@@ -403,6 +403,7 @@ async def ours_live(
         "per_s": counter.frames / elapsed,
         "seconds": elapsed,
         "cpu": usage.shares,
+        "cpu_us_per_frame": usage.us_per(counter.frames),
         "rows_per_commit": sum(commit_sizes) / max(1, len(commit_sizes)),
     }
 
@@ -416,6 +417,7 @@ class _Usage:
         self.started = time.perf_counter()
         self.cpu = self._cpu()
         self.shares: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
 
     def _cpu(self) -> tuple[float, float, float]:
         writer = _proc_cpu_s(self.writer_pid) if self.writer_pid is not None else 0.0
@@ -427,8 +429,13 @@ class _Usage:
         names = (
             ("reader_process", "devices", "log_writer") if self.writer_pid else ("reader_process", "devices")
         )
-        self.shares = {name: round(s / elapsed, 2) for name, s in zip(names, spent, strict=False)}
+        self.spent = dict(zip(names, spent, strict=False))
+        self.shares = {name: round(s / elapsed, 2) for name, s in self.spent.items()}
         return elapsed
+
+    def us_per(self, frames: int) -> dict[str, float]:
+        """CPU µs per frame of each process (/proc counts in clock ticks: 10 ms, so long runs only)."""
+        return {name: round(s / max(1, frames) * 1e6, 1) for name, s in self.spent.items()}
 
 
 class _BareReader:
@@ -545,6 +552,7 @@ async def bare_live(
         "per_s": counter.frames / elapsed,
         "seconds": elapsed,
         "cpu": usage.shares,
+        "cpu_us_per_frame": usage.us_per(counter.frames),
         "commits": len(bare.commit_sizes),
         "rows_per_commit": sum(bare.commit_sizes) / max(1, len(bare.commit_sizes)),
     }
