@@ -121,6 +121,7 @@ def _baseline(source: Path, target: Path, commit_sizes: list[int]) -> dict[str, 
             'SELECT id, kind, at, match_id, "offset", device_id, boot_epoch, seq, actor, body, raw FROM events '
             "ORDER BY id"
         ).fetchall()
+        snapshots = src.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0]
     src.close()
     conn = sqlite3.connect(target, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -143,6 +144,7 @@ def _baseline(source: Path, target: Path, commit_sizes: list[int]) -> dict[str, 
         "rows": len(rows),
         "stored": stored,
         "commits": len(sizes),
+        "snapshots": snapshots,  # ours committed these too (states of matches); the baseline does not
         "per_s": len(rows) / elapsed,
         "seconds": elapsed,
     }
@@ -276,6 +278,7 @@ def _burst_details(ours: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]
         "ours_s": round(ours["seconds"], 2),
         "observed_s": round(ours["observe_s"], 2),
         "baseline_s": round(base["seconds"], 2),
+        "snapshot_rows_not_in_baseline": base["snapshots"],
         "commits": len(ours["commit_sizes"]),
         "events_per_commit": round(ours["rows"] / max(1, len(ours["commit_sizes"])), 1),
         "rows_per_commit_p50_max": [sizes[len(sizes) // 2], sizes[-1]],
