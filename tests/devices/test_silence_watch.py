@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from devices.session import LinkReason, SilenceWatch
+from devices.silence import LinkReason, SilenceWatch
 
 TIMEOUT = 0.2
 
