@@ -19,7 +19,9 @@ listener counts them) → `equal_commit_ratio`, ours obs/s ÷ its rows/s (target
 Both run in a scratch folder on a disk: the temporary directory unless it is in memory (tmpfs), then the
 repository's folder or the home folder. Its filesystem (type, device, mount from /proc/mounts) and the
 p50/p99 of `fsyncs` fsyncs of a small file there are reported (`filesystem`, `fsync_p50_ms`, `fsync_p99_ms`).
-Pass: both ratios at their targets and no side above one frame per read in the live shape.
+Pass: both ratios at their targets and no side above one frame per read in the live shape. Each side's CPU
+µs per frame (per process: the reader's, the log writer's, the devices') is in the details too: on a shared
+machine the rates follow the scheduler, the CPU per frame much less.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 from benchmarks.common import ROOT, Result
 from benchmarks.common import sizes as pick_sizes
-from benchmarks.ingest_live import Counter, CountingSink, HubRig, device_frames, live_shape
+from benchmarks.ingest_live import Counter, CountingSink, HubRig, Usage, device_frames, live_shape
 from devices.session import Backoff, DeviceSession
 from hub.log.store import _INSERT_EVENT, _SCHEMA
 
@@ -93,6 +95,8 @@ async def _ours(sizes: dict[str, Any], data: Path, streams: list[list[bytes]]) -
     await rig.start()
     await rig.log.flush()  # the writer process is started (once in a hub's life), outside the clock
     rig.commit_sizes.clear()
+    assert rig.log.writer is not None
+    usage = Usage(None, rig.log.writer.pid)
     started = time.perf_counter()
     tasks = [asyncio.get_running_loop().create_task(s.run()) for s in sessions]
     async with asyncio.timeout(120):
@@ -100,6 +104,7 @@ async def _ours(sizes: dict[str, Any], data: Path, streams: list[list[bytes]]) -
     observed = time.perf_counter()
     await rig.log.flush()
     elapsed = time.perf_counter() - started
+    usage.stop()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -111,6 +116,7 @@ async def _ours(sizes: dict[str, Any], data: Path, streams: list[list[bytes]]) -
         "seconds": elapsed,
         "observe_s": observed - started,
         "commit_sizes": commit_sizes,
+        "cpu_us_per_obs": usage.us_per(counter.total),
     }
 
 
@@ -130,14 +136,14 @@ def _baseline(source: Path, target: Path, commit_sizes: list[int]) -> dict[str, 
     sizes = list(commit_sizes)
     if sum(sizes) < len(rows):  # rows ours stored outside the timed run (none, as a rule): one more commit
         sizes.append(len(rows) - sum(sizes))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     i = 0
     for size in sizes:
         conn.execute("BEGIN")
         conn.executemany(_INSERT_EVENT, rows[i : i + size])
         conn.execute("COMMIT")
         i += size
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     stored = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
     conn.close()
     return {
@@ -147,6 +153,7 @@ def _baseline(source: Path, target: Path, commit_sizes: list[int]) -> dict[str, 
         "snapshots": snapshots,  # ours committed these too (states of matches); the baseline does not
         "per_s": len(rows) / elapsed,
         "seconds": elapsed,
+        "cpu_us_per_row": round(cpu / max(1, len(rows)) * 1e6, 1),
     }
 
 
@@ -279,6 +286,7 @@ def _burst_details(ours: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]
         "observed_s": round(ours["observe_s"], 2),
         "baseline_s": round(base["seconds"], 2),
         "snapshot_rows_not_in_baseline": base["snapshots"],
+        "burst_cpu_us_per_obs": {"ours": ours["cpu_us_per_obs"], "baseline": base["cpu_us_per_row"]},
         "commits": len(ours["commit_sizes"]),
         "events_per_commit": round(ours["rows"] / max(1, len(ours["commit_sizes"])), 1),
         "rows_per_commit_p50_max": [sizes[len(sizes) // 2], sizes[-1]],

@@ -383,7 +383,7 @@ async def ours_live(
     await rig.log.flush()  # the writer process is started (once in a hub's life), outside the clock
     await asyncio.sleep(0.1)  # the sessions' resync commands are sent; the devices drop them
     assert rig.log.writer is not None and rig.log.writer.pid is not None
-    usage = _Usage(devices, rig.log.writer.pid)
+    usage = Usage(devices, rig.log.writer.pid)
     await devices.go()
     async with asyncio.timeout(120):
         await counter.done.wait()
@@ -408,10 +408,10 @@ async def ours_live(
     }
 
 
-class _Usage:
+class Usage:
     """Wall time of a run, and the CPU share (of one core) of this process, the devices' and the log writer's."""
 
-    def __init__(self, devices: Devices, writer_pid: int | None) -> None:
+    def __init__(self, devices: Devices | None, writer_pid: int | None) -> None:
         self.devices = devices
         self.writer_pid = writer_pid
         self.started = time.perf_counter()
@@ -421,15 +421,19 @@ class _Usage:
 
     def _cpu(self) -> tuple[float, float, float]:
         writer = _proc_cpu_s(self.writer_pid) if self.writer_pid is not None else 0.0
-        return time.process_time(), self.devices.cpu_s(), writer
+        return time.process_time(), self.devices.cpu_s() if self.devices else 0.0, writer
 
     def stop(self) -> float:
         elapsed = time.perf_counter() - self.started
         spent = [b - a for a, b in zip(self.cpu, self._cpu(), strict=True)]
-        names = (
-            ("reader_process", "devices", "log_writer") if self.writer_pid else ("reader_process", "devices")
-        )
-        self.spent = dict(zip(names, spent, strict=False))
+        names = ("reader_process", "devices", "log_writer")
+        self.spent = {
+            name: s
+            for name, s, kept in zip(
+                names, spent, (True, bool(self.devices), bool(self.writer_pid)), strict=True
+            )
+            if kept
+        }
         self.shares = {name: round(s / elapsed, 2) for name, s in self.spent.items()}
         return elapsed
 
@@ -533,7 +537,7 @@ async def bare_live(
     bare = _BareReader([p.slave_path for p in ptys], data / "bare.sqlite3", devices, counter)
     bare.start()
     try:
-        usage = _Usage(devices, None)
+        usage = Usage(devices, None)
         await devices.go()
         async with asyncio.timeout(120):
             await bare.all_committed.wait()
