@@ -16,13 +16,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from devices.observations import DeviceEvent, LinkChange, LinkState, Observation, Report
+from devices.silence import DeviceNoun as DeviceNoun  # re-exported: every family's session takes them here
+from devices.silence import LinkReason as LinkReason
+from devices.silence import SilenceWatch as SilenceWatch
+from devices.silence import read_some as read_some
 from devices.transports.base import ByteReader, ByteWriter, Opener
 from devices.transports.serial import DeviceUnavailable, open_serial, parse_wire_serial_url
 from devices.wire.codec import PROTOCOL_VERSION, Frame, FrameError, FrameErrorKind, MessageType, WireCodec
 from devices.wire.messages import BodyError, Command, EventKind, decode_hello, decode_report, state_reader
 from devices.wire.sequence import SeqUnwrapper
 
-_READ_SIZE = 4096
 _ORPHAN_RESYNC_INTERVAL = 1.0  # at most one resync a second for frames that come before any HELLO
 _CLOSE_TIMEOUT = 2.0
 _Link = TypeVar("_Link")
@@ -126,47 +129,6 @@ class CommandTarget(Protocol):
     async def command(self, command: Command) -> Ack:
         """Deliver `command`; raise CommandFailed (NotConnected when no device is there) if it cannot."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class LinkReason:
-    """Why a link is down, in English and Turkish."""
-
-    english: str
-    turkish: str
-
-    def with_retry(self, delay: float) -> str:
-        english = f"{self.english}; retrying in {delay:.1f} s"
-        return f"{english} / {self.turkish}; {delay:.1f} sn sonra yeniden denenecek"
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceNoun:
-    """What link reasons call the device: in English, in Turkish, and in Turkish "from it" (Turkish inflects)."""
-
-    english: str = "device"
-    turkish: str = "cihaz"
-    turkish_from: str = "cihazdan"
-
-
-async def read_some(
-    reader: ByteReader, silence_timeout: float, noun: DeviceNoun = DeviceNoun()
-) -> bytes | LinkReason:
-    """The next bytes from a device, or why the link ended: silent for `silence_timeout` s, failed or closed."""
-    try:
-        async with asyncio.timeout(silence_timeout):
-            data = await reader.read(_READ_SIZE)
-    except TimeoutError:
-        seconds = f"{silence_timeout:g}"
-        return LinkReason(
-            f"no data from the {noun.english} for {seconds} s; reconnecting",
-            f"{noun.turkish_from} {seconds} sn veri gelmedi; yeniden bağlanılıyor",
-        )
-    except (OSError, ConnectionError) as exc:
-        return LinkReason(f"read failed: {exc}", f"okuma hatası: {exc}")
-    if not data:
-        return LinkReason(f"the {noun.english} closed the connection", f"{noun.turkish} bağlantıyı kapattı")
-    return data
 
 
 def serial_opener(url: str) -> Opener:
@@ -390,20 +352,24 @@ class DeviceSession(LinkReporter):
         self._last_orphan_resync = float("-inf")
         heard_device = False
         await self._resync()
-        while True:
-            data = await read_some(reader, self._silence_timeout)
-            if isinstance(data, LinkReason):
-                return data, heard_device
-            now = self._clock()
-            self._bytes_in += len(data)
-            self._last_seen = now
-            for item in codec.frames(data):
-                if isinstance(item, Frame):
-                    heard_device = True
-                    await self._on_frame(item, now)
-                else:
-                    self._error(item, now)
-            self._deliver()
+        watch = SilenceWatch(self._silence_timeout)
+        try:
+            while True:
+                data = await watch.read(reader)
+                if isinstance(data, LinkReason):
+                    return data, heard_device
+                now = self._clock()
+                self._bytes_in += len(data)
+                self._last_seen = now
+                for item in codec.frames(data):
+                    if isinstance(item, Frame):
+                        heard_device = True
+                        await self._on_frame(item, now)
+                    else:
+                        self._error(item, now)
+                self._deliver()
+        finally:
+            watch.close()
 
     async def _on_frame(self, frame: Frame, now: float) -> None:
         if frame.type is MessageType.HELLO:
