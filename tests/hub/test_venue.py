@@ -56,6 +56,7 @@ def test_a_good_venue_loads(tmp_path: Path) -> None:
         (GOOD.replace("best_of = 5", "best_of = 4"), 17, "matches[1].best_of"),
         (GOOD.replace('table = "T1"', 'table = "T9"'), 15, "matches[1].table"),
         (GOOD.replace('id = "T2"', 'id = "T1"'), 10, "tables[2].id"),
+        (GOOD + '\n[[matches]]\nid = "M1"\ntable = "T2"\nplayers = ["A", "B"]\n', 24, "matches[2].id"),
         (GOOD.replace('"a" * 64', "").replace("a" * 64, "xyz"), 21, "referees[1].token_sha256"),
         (GOOD.replace('name = "Ankara Salon 1"', 'name = "Ankara'), 2, "toml"),
     ],
