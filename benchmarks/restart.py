@@ -5,7 +5,8 @@ What is timed is a cold start as an operator makes one: `python -m hub serve --v
 runs from the spawn until both the wall page (`GET /`) and a match API (`GET /api/matches/ID`) have been
 answered 200: interpreter start and imports, reading the venue file, `EventLog.open()` (its `quick_check`),
 `Hall.load()` (each match's latest snapshot, then its tail through the live reducer), and the web server
-coming up. The banner line (printed once the server listens) gives the port.
+coming up. The banner line (printed once the server listens) gives the port. The hub gets the environment
+a shell would give it, so it restarts itself onto its allocator as it does for an operator (`hub.allocator`).
 
 The log is `replay`'s (200 table-tennis tables, legal best-of-7 matches, cached in the temp dir), so the
 venue file names its 200 tables and every match of its rounds. It is started twice, each on a fresh copy:
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import shutil
 import signal
@@ -44,6 +46,7 @@ from typing import Any
 from benchmarks.common import HOST, ROOT, Result, say, scratch, tt_venue
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.replay import FORMAT, cached_log
+from hub.allocator import returning_environment
 from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.log.eventlog import EventLog, EventRecord
@@ -155,6 +158,19 @@ def _rss_mib(pid: int) -> float:
     return float("nan")
 
 
+def operator_environment() -> dict[str, str]:
+    """This environment as a shell gives it to `boardcast serve`: without the allocator settings the runner
+    adds (`returning_environment`), so the hub makes its own choice and restarts itself onto it as it does
+    when an operator starts it (that restart imports the hub twice: 0.6-0.8 s of a start here). Settings
+    an operator chose (any other value) are kept."""
+    env = dict(os.environ)
+    added = returning_environment({}) or {}
+    if added and all(env.get(k) == v for k, v in added.items()):
+        for key in added:
+            del env[key]
+    return env
+
+
 async def cold_start(venue_file: Path, data: Path, match_id: str, limit_s: float) -> dict[str, Any]:
     """Spawn `boardcast serve` on `data`; seconds until it listens and until both pages are answered."""
     errors = data.parent / f"{data.name}.stderr"
@@ -166,6 +182,7 @@ async def cold_start(venue_file: Path, data: Path, match_id: str, limit_s: float
             stdout=asyncio.subprocess.PIPE,
             stderr=err,
             cwd=ROOT,
+            env=operator_environment(),
         )
     try:
         assert proc.stdout is not None

@@ -36,7 +36,7 @@ import orjson
 
 from benchmarks.common import ROOT, ClientFleet, Result, percentile_ms, say, scratch
 from benchmarks.common import sizes as pick_sizes
-from benchmarks.restart import http_get, stop_hub
+from benchmarks.restart import http_get, operator_environment, stop_hub
 
 NAME = "soak"
 FULL = {
@@ -51,13 +51,13 @@ FULL = {
     "play_minutes": 10.0,  # how long the demo plays on at speed 1 (its chess games end first)
 }
 SMOKE = {
-    "minutes": 0.15,
+    "minutes": 0.12,
     "clients": 40,
     "client_processes": 1,
     "tables": 4,
     "bg_tables": 1,
     "chess_boards": 2,
-    "sample_s": 1.5,
+    "sample_s": 1.2,
     "warmup_s": 3.0,
     "play_minutes": 10.0,
 }
@@ -80,7 +80,15 @@ async def start_demo(
     errors = data.parent / "demo.stderr"
     with errors.open("wb") as err:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "hub", "demo", *args, stdout=asyncio.subprocess.PIPE, stderr=err, cwd=ROOT
+            sys.executable,
+            "-m",
+            "hub",
+            "demo",
+            *args,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+            cwd=ROOT,
+            env=operator_environment(),
         )
     assert proc.stdout is not None
     try:

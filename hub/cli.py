@@ -16,17 +16,19 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from devices.transports.tcp import token_digest
 from hub import __version__
 from hub.allocator import prefer_returning_allocator
-from hub.app import HubRuntime
 from hub.auth import hash_token, new_token
 from hub.log.eventlog import EventLogError
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port
 from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import Venue, VenueError, load_venue
+
+if TYPE_CHECKING:  # imported where a hub is run: after `prefer_returning_allocator` (see `_hub_runtime`)
+    from hub.app import HubRuntime
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "main"]
 
@@ -296,12 +298,21 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _hub_runtime() -> type[HubRuntime]:
+    """The hub, imported only when one is to run: `main` may first restart the process onto the allocator
+    (`prefer_returning_allocator`), and imported at the top of this module its 1.2 s of imports (the web
+    server, every device session) were paid twice by every `boardcast serve` and `demo`."""
+    from hub.app import HubRuntime
+
+    return HubRuntime
+
+
 def _run_serve(args: argparse.Namespace) -> int:
     venue = load_venue(args.venue)
     data = Path(args.data) if args.data else args.venue.parent / f"{args.venue.stem}-data"
     if args.bus is not None and not _bus_url_ok(args.bus):
         return EXIT_BAD_INPUT
-    runtime = HubRuntime(venue, data, host=args.host, port=args.port, bus_url=args.bus)
+    runtime = _hub_runtime()(venue, data, host=args.host, port=args.port, bus_url=args.bus)
     runtime.open()
     url = _url(args.host, runtime.port)
     where = data.resolve()
@@ -362,7 +373,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards)
     data = Path(args.data)
-    runtime = HubRuntime(demo.venue, data, host=args.host, port=args.port)
+    runtime = _hub_runtime()(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
     boards = scoreboards_for(demo, runtime.hall.working, speed=args.speed, seed=args.seed)
     url = _url(args.host, runtime.port)
