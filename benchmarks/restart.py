@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import re
 import shutil
@@ -59,6 +60,7 @@ FULL = {"events": 1_000_000, "tables": 200, "best_of": 7, "start_limit_s": 90.0}
 SMOKE = {"events": 5_000, "tables": 10, "best_of": 7, "start_limit_s": 30.0}
 TARGET_S = 20.0
 LOG_FILE = "events.sqlite3"  # the name the hub gives its log in the data folder (hub.app.LOG_FILE)
+PR_SET_PDEATHSIG = 1  # prctl(2)
 BANNER = re.compile(rb"Seyirciler: http://127\.0\.0\.1:(\d+)/")
 
 
@@ -158,6 +160,14 @@ def _rss_mib(pid: int) -> float:
     return float("nan")
 
 
+def dies_with_us() -> None:
+    """In a hub process about to start (`preexec_fn`): be killed when this process ends, so a benchmark
+    stopped at the runner's hard stop leaves no hub behind (the signal is kept across the hub's restart
+    onto its allocator; its writer process ends when the hub's end of their pipe closes)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def operator_environment() -> dict[str, str]:
     """This environment as a shell gives it to `boardcast serve`: without the allocator settings the runner
     adds (`returning_environment`), so the hub makes its own choice and restarts itself onto it as it does
@@ -183,6 +193,7 @@ async def cold_start(venue_file: Path, data: Path, match_id: str, limit_s: float
             stderr=err,
             cwd=ROOT,
             env=operator_environment(),
+            preexec_fn=dies_with_us,
         )
     try:
         assert proc.stdout is not None

@@ -36,7 +36,7 @@ import orjson
 
 from benchmarks.common import ROOT, ClientFleet, Result, percentile_ms, say, scratch
 from benchmarks.common import sizes as pick_sizes
-from benchmarks.restart import http_get, operator_environment, stop_hub
+from benchmarks.restart import dies_with_us, http_get, operator_environment, stop_hub
 
 NAME = "soak"
 FULL = {
@@ -89,6 +89,7 @@ async def start_demo(
             stderr=err,
             cwd=ROOT,
             env=operator_environment(),
+            preexec_fn=dies_with_us,
         )
     assert proc.stdout is not None
     try:
