@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -433,14 +434,35 @@ def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Coroutine[A
         for line in [*banner, "  Stop with Ctrl-C / Durdurmak için Ctrl-C"]:
             print(line, flush=True)
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(runtime.run(announce, *jobs))
+    stopping = _stop_cleanly_on_sigterm(runtime)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(runtime.run(announce, *jobs))
+    finally:
+        signal.signal(signal.SIGTERM, stopping)
     with contextlib.suppress(OSError):  # stdout may be gone when the terminal closed
         print(
             "Stopped; every accepted event is on disk. / Durduruldu; kabul edilen her olay diskte.",
             flush=True,
         )
     return 0
+
+
+def _stop_cleanly_on_sigterm(runtime: HubRuntime) -> Any:
+    """Make SIGTERM (systemd's stop) stop the hub as Ctrl-C does; return the handler it replaces.
+
+    While serving, the web server takes SIGTERM, shuts down, then raises the signal again for whoever
+    handled it before. With the default handler that second SIGTERM killed the process before the log was
+    closed: what its writer still held was lost and "Stopped" never printed. That echo is now ignored, and
+    a SIGTERM before the server runs (while the log loads) stops the start as Ctrl-C would."""
+
+    def handle(signum: int, frame: object) -> None:
+        server = runtime.server
+        if server is not None and server.should_exit:
+            return  # the web server took this stop and is shutting down; the log closes after it
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, handle)
 
 
 if __name__ == "__main__":

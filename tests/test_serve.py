@@ -202,3 +202,35 @@ async def test_the_log_writer_killed_while_serving_is_started_again_and_ctrl_c_s
     assert proc.returncode == 0, output
     assert "Stopped" in output
     assert not running(second), "the writer process outlived the hub"
+
+
+async def test_sigterm_as_systemd_sends_it_stops_cleanly_and_keeps_every_accepted_report(
+    tmp_path: Path,
+) -> None:
+    pty = open_pty_pair()
+    port = free_port()
+    # systemd's default stop: SIGTERM to every process of the service (KillMode=control-group)
+    proc = serve_venue(tmp_path, tmp_path / "absent", pty.slave_path, port, start_new_session=True)
+    board = TableTennisScoreboard("tt-2", seed=7, speed=50)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        async with asyncio.TaskGroup() as tg:
+            playing = tg.create_task(board.run_on_fd(pty.master_fd))
+            served = await wait_json(url + "api/matches/M2", lambda m: m["version"] >= 6)
+            os.killpg(proc.pid, signal.SIGTERM)  # while the board is still reporting
+            output = await asyncio.to_thread(lambda: proc.communicate(timeout=15)[0])
+            playing.cancel()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        pty.close()
+    assert proc.returncode == 0, output
+    assert "Stopped; every accepted event is on disk." in output, output
+    # what the hub served before the stop is in the log: started again, it serves that version or later
+    again = serve_venue(tmp_path, tmp_path / "absent", pty.slave_path, port)
+    try:
+        await wait_json(url + "api/matches/M2", lambda m: m["version"] >= served["version"])
+    finally:
+        again.send_signal(signal.SIGINT)
+        again.communicate(timeout=15)
