@@ -5,12 +5,12 @@ Deep Blue, world championship and lichess games, two under-promotions), each pla
 the way hands and a scanning board report a move (`devices.simulators.chess_motion`, realistic style: lift,
 place, the scan seeing the new square first, sliders dragged over squares, castling as king and rook in
 either order, promotion as pawn placed then swapped, late en-passant removal, a piece lifted and put back).
-Half the captures are reported as lift the captured piece, lift the mover, place it (the two lifts in
-either scan order); the other half as the simulator makes them (the mover put down on the captured piece,
-a slider sometimes dragged there). Not included: a captured piece lifted first *and* the capturing slider
-then dragged over empty squares, pausing 0.1-0.8 s on each: the rules then read a paused drag as a board
-several plies ahead (the gap search) and rebuild a wrong line, in 12 of 102 game plays tried (34 games,
-3 seeds); a finding for the chess rules, not a cost to time. Between moves the players think 1-4 s.
+Half the captures are reported as lift the captured piece, lift the mover (the two lifts in either scan
+order), then place it; a slider half of those times is first put down on one to three of the squares on its
+way, the hand pausing 0.1-0.8 s on each (boards the rules must read as one ply under way, not as a gap of
+plies or a capture and recapture). The other half of the captures are the simulator's own: the captured
+piece taken off first half the time, the mover then put down on it or on the emptied square, a slider
+sometimes dragged there. Between moves the players think 1-4 s.
 
 Ours, per report: what the hub does for one e-board report once it has the board's placement (the DGT
 codec's output): `report_to_dict` for the log body and the match reducer's `apply_event(match,
@@ -21,11 +21,13 @@ does and timed apart (`tick_p50_us`, `tick_p99_us`). Each game's rebuilt moves a
 
 Baseline, same run, interleaved report by report: python-chess's own legal-move generation of the game
 position at each report (`list(board.legal_moves)`), the least a reconstruction must do per report.
-Pass: ours' p99 per board report (`p99_us`) ≤ 3 ms, and every game rebuilt exactly.
+Pass: ours' p99 per board report (`p99_us`) ≤ 3 ms, and every game rebuilt exactly (its moves, and no
+takeback entered on the way: none is played).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
@@ -65,30 +67,45 @@ def read_games(path: Path = GAMES) -> list[chess.pgn.Game]:
 
 def board_motions(board: chess.Board, move: chess.Move, rng: random.Random) -> list[Motion]:
     """The square changes of `move` as an e-board reports them. Half the captures are lift captured piece,
-    lift mover, place (scanned in either order); the other half the simulator's own (the mover put down on
-    the captured piece, sometimes dragged there)."""
+    lift mover (scanned in either order), then, for a slider half the time, the mover put down on one to
+    three of the squares on its way, a pause on each, and placed; the other half the simulator's own
+    (captured piece taken off first or not, a slider sometimes dragged)."""
     if not board.is_capture(move) or board.is_en_passant(move) or move.promotion or rng.random() < 0.5:
         return motions(board, move, rng, style=MotionStyle.REALISTIC)
     mover = board.piece_at(move.from_square)
     assert mover is not None
-    delay = [round(rng.uniform(*HUMAN_DELAY_S), 3) for _ in range(3)]
     lifts = [move.to_square, move.from_square]
     if rng.random() < P_SCAN_ORDER:  # the scan may see the mover's square empty first
         lifts.reverse()
-    return [
-        Motion(delay[0], lifts[0], None),
-        Motion(delay[1], lifts[1], None),
-        Motion(delay[2], move.to_square, mover),
-    ]
+    out = [Motion(_pause(rng), square, None) for square in lifts]
+    way = list(chess.SquareSet.between(move.from_square, move.to_square))  # empty: the capture is legal
+    if way and rng.random() < 0.5:  # a slider dragged, the hand pausing on each square it passes
+        way.sort(key=lambda sq: chess.square_distance(move.from_square, sq))
+        passed = sorted(rng.sample(way, rng.randint(1, min(3, len(way)))), key=way.index)
+        out.append(Motion(_pause(rng), passed[0], mover))
+        for here, there in itertools.pairwise([*passed, move.to_square]):
+            leg = [Motion(_pause(rng), here, None), Motion(_pause(rng), there, mover)]
+            if rng.random() < P_SCAN_ORDER:  # the scan may see the next square filled first
+                leg.reverse()
+            out.extend(leg)
+        return out
+    out.append(Motion(_pause(rng), move.to_square, mover))
+    return out
+
+
+def _pause(rng: random.Random) -> float:
+    """A hand's time between two square changes."""
+    return round(rng.uniform(*HUMAN_DELAY_S), 3)
 
 
 class Timings:
-    """Nanoseconds per call, by what was timed."""
+    """Nanoseconds per call, by what was timed; and the takebacks the rules entered (none was played)."""
 
     def __init__(self) -> None:
         self.report: list[int] = []
         self.tick: list[int] = []
         self.baseline: list[int] = []
+        self.takebacks = 0
 
 
 def _tick_until(
@@ -103,6 +120,7 @@ def _tick_until(
         outcome = apply_event(match, TICK, {}, offset + 1, at, None)
         t.tick.append(time.perf_counter_ns() - t0)
         # `Hall.tick` logs (and so keeps) a tick only when it changed something
+        t.takebacks += sum(f.kind == "takeback" for f in outcome.facts)
         if outcome.facts or outcome.anomalies or outcome.state.sport_state is not match.sport_state:
             match, offset = outcome.state, offset + 1
         k += 1
@@ -110,7 +128,8 @@ def _tick_until(
 
 
 def play(game: chess.pgn.Game, seed: int, number: int, t: Timings) -> tuple[bool, int, int]:
-    """One game, report by report, through the match reducer; (rebuilt exactly, reports, anomalies)."""
+    """One game, report by report, through the match reducer; (rebuilt exactly: the game's moves and no
+    takeback on the way, reports, anomalies)."""
     rng = random.Random(seed * 1000 + number)
     info = MatchInfo(f"G{number}", "chess", "B1", players=("White", "Black"))
     match = new_match(info)
@@ -118,6 +137,7 @@ def play(game: chess.pgn.Game, seed: int, number: int, t: Timings) -> tuple[bool
     placement = chess.BaseBoard()
     offset = reports = anomalies = 0
     clock = 0.0
+    takebacks = t.takebacks
     for move in game.mainline_moves():
         for change in board_motions(board, move, rng):
             at = clock + change.delay_s
@@ -140,6 +160,7 @@ def play(game: chess.pgn.Game, seed: int, number: int, t: Timings) -> tuple[bool
                 _baseline(board, t)
             match, offset = outcome.state, offset + 1
             anomalies += len(outcome.anomalies)
+            t.takebacks += sum(f.kind == "takeback" for f in outcome.facts)
         board.push(move)
         think = clock + rng.uniform(*THINK_S)
         match, offset = _tick_until(match, clock, think, offset, t)
@@ -147,6 +168,7 @@ def play(game: chess.pgn.Game, seed: int, number: int, t: Timings) -> tuple[bool
     # the board stays as it is after the last move while the hub keeps ticking: the last move settles
     match, offset = _tick_until(match, clock, clock + END_WAIT_S, offset, t)
     rebuilt = [m.uci for m in match.sport_state.moves] == [m.uci() for m in game.mainline_moves()]
+    rebuilt = rebuilt and t.takebacks == takebacks  # a wrong line entered and taken back is no exact rebuild
     return rebuilt, reports, anomalies
 
 
@@ -195,6 +217,7 @@ async def run(smoke: bool) -> Result:
         "reports": reports,
         "ticks": len(t.tick),
         "anomalies": anomalies,
+        "takebacks": t.takebacks,
         "games_rebuilt": f"{len(games) * int(sz['seeds']) - len(failed)}/{len(games) * int(sz['seeds'])}",
     }
     notes = [

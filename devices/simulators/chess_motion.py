@@ -45,6 +45,7 @@ P_ROOK_FIRST = 0.3  # castling done rook first
 P_LATE_EN_PASSANT = 0.4  # the pawn taken en passant is removed after a pause
 P_PROMOTE_PAWN_FIRST = 0.85  # the pawn is put on the last rank, then swapped for the new piece
 P_SWAP_SEEN_EMPTY = 0.7  # the scan catches the last-rank square empty during the swap
+P_CAPTURED_FIRST = 0.5  # a capture made by taking the captured piece off first, then moving the capturer
 P_PUT_BACK = 0.08  # an untouched piece is lifted and put back before the move
 P_TAKEBACK_LIFT_SEEN = 0.5  # during a takeback, a replaced piece's square is caught empty
 
@@ -58,7 +59,8 @@ class MotionStyle(enum.Enum):
     """Lift then place, one report each, in the order the rules describe, `CLEAN_DELAY_S` apart."""
 
     REALISTIC = "realistic"
-    """Human delays, scan-order swaps, sliding, either castling order, late en passant, promotion swaps."""
+    """Human delays, scan-order swaps, sliding, either castling order, late en passant, promotion swaps,
+    captured pieces taken off before the capturer moves."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,8 @@ def motions(
         else:
             hand.carry(promoted, move.from_square, move.to_square)
     else:
+        if board.is_capture(move) and hand.chance(P_CAPTURED_FIRST):
+            hand.lift(move.to_square)  # the capturer then lands on an empty square (a slider may be dragged)
         slide = mover.piece_type in _SLIDERS and hand.chance(P_SLIDE)
         first_step = (
             mover.piece_type == chess.PAWN

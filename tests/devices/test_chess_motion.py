@@ -1,6 +1,6 @@
 """The e-board motion model: every report list lands on the position after the move, for random games in both
 styles and in Chess960, and the realistic habits (scan order, sliding, castling order, late en passant,
-promotion swap, put-back) all show up without ever breaking the landing."""
+promotion swap, put-back, a captured piece taken off first) all show up without ever breaking the landing."""
 
 from __future__ import annotations
 
@@ -56,16 +56,19 @@ def _check_move(board: chess.Board, move: chess.Move, reports: list[Motion]) -> 
     placement = board.piece_map()
     target = board.piece_at(move.to_square)
     capture_square = move.to_square if target is not None and target.color != board.turn else None
-    mover_arrived = False
+    mover_arrived = mover_lifted = False
     for report in reports:
         assert report.delay_s >= 0
         if report.piece is not None and report.square in placement:
             # Only the capturer lands on an occupied square (or the new piece on the promotion square).
             assert report.square == move.to_square, (move.uci(), reports)
+        if report.square == move.from_square:
+            mover_lifted = True
         if report.square == capture_square:
             if report.piece is None:
-                # A captured piece is never reported gone: the capturer has to be there first.
-                assert mover_arrived, (move.uci(), reports)
+                # A captured piece is reported gone only when taken off before the capturer is touched, or
+                # once the capturer has been put down on it.
+                assert mover_arrived or not mover_lifted, (move.uci(), reports)
             else:
                 mover_arrived = True
         if report.piece is None:
@@ -158,13 +161,20 @@ def test_clean_style_is_lift_then_place_in_rule_order() -> None:
     ]
 
 
-def test_capture_never_reports_the_captured_square_empty() -> None:
+def test_a_captured_piece_is_taken_off_first_or_replaced_by_the_capturer() -> None:
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 3")
     move = chess.Move.from_uci("e5d4")
+    seen: Counter[bool] = Counter()
     for seed in range(200):
         reports = motions(board, move, random.Random(seed))
         _check_move(board, move, reports)
-        assert (E("d4"), None) not in [(r.square, r.piece) for r in reports]
+        first = (E("d4"), None) in [(r.square, r.piece) for r in reports]
+        seen[first] += 1
+        if first:  # taken off before anything else of the move, then the pawn lands on the empty square
+            assert next(r.square for r in reports if r.square in (E("d4"), E("e5"))) == E("d4")
+    for reports in (motions(board, move, random.Random(s), style=MotionStyle.CLEAN) for s in range(20)):
+        assert (E("d4"), None) not in [(r.square, r.piece) for r in reports]  # the clean style: placed on
+    assert seen[True] and seen[False], seen
 
 
 def test_realistic_habits_all_show_up() -> None:
@@ -190,6 +200,12 @@ def test_realistic_habits_all_show_up() -> None:
                 apply_motions(slider, reports).piece_map()
                 == _after(slider, chess.Move.from_uci("a1a8")).piece_map()
             )
+    taking = chess.Board("r3k3/8/8/8/8/8/8/Q3K3 w - - 0 1")
+    for seed in range(200):
+        reports = motions(taking, chess.Move.from_uci("a1a8"), random.Random(seed))
+        dragged = {r.square for r in reports} & set(chess.SquareSet.between(E("a1"), E("a8")))
+        if reports[0] == Motion(reports[0].delay_s, E("a8"), None) and dragged:
+            seen["captured taken off first, slider dragged"] += 1
     castle = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     for seed in range(200):
         reports = motions(castle, chess.Move.from_uci("e1g1"), random.Random(seed))
@@ -219,6 +235,7 @@ def test_realistic_habits_all_show_up() -> None:
         "put back",
         "pawn first step",
         "slide",
+        "captured taken off first, slider dragged",
         "rook first",
         "king passes f1",
         "late en passant",

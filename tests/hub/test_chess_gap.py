@@ -7,7 +7,9 @@ from __future__ import annotations
 import chess
 import pytest
 
-from tests.hub.chess_support import Table
+from tests.hub.chess_support import Table, read_games
+
+KASPAROV_29 = [m.uci() for m in list(read_games()[4].mainline_moves())[:58]]
 
 
 def table_after(moves: list[str]) -> Table:
@@ -53,6 +55,9 @@ def test_the_one_sequence_that_gives_the_board_is_entered(before: list[str], gap
         ([], ["e2e4", "e7e5", "g1f3"]),  # Nf3 e5 e4 gives the same board: which came first is unknowable
         (["e2e4", "e7e5"], ["g1f3", "b8c6", "f1c4", "g8f6"]),
         ([], ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]),  # five plies: beyond what is searched
+        # Kasparov - Deep Blue 1997, 30.Qd3 Qe4 31.Qxe4: the one sequence, but the board is also 30.Qxg6 on
+        # its way (Black's queen taken off first, White's dragged towards g6 and resting on e4)
+        (KASPAROV_29, ["c2d3", "g6e4", "d3e4"]),
     ],
 )
 def test_no_sequence_or_several_is_one_mismatch_and_nothing_guessed(

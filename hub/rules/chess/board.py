@@ -164,7 +164,12 @@ def _read(game: Game, shown: str) -> Reading:
     back = next((n - ply for ply in range(n - 1, -1, -1) if game.placements[ply] == shown), 0)
     if pairs:
         first = pairs[0][0]
-        return Reading(Kind.MOVE, first, extendable=_extendable_after(board, first), options=pairs, back=back)
+        # Two plies that only take pieces off (a capture, and a recapture by a piece like the one taken) are
+        # also a hand holding a captured piece it took off first and the capturer: wait as for a piece in
+        # the air, so the capturer can land.
+        held = not diff & target.occupied
+        extendable = held or _extendable_after(board, first)
+        return Reading(Kind.MOVE, first, extendable=extendable, options=pairs, back=back)
     if back:
         return Reading(Kind.TAKEBACK, rewind=back)
     illegal = _illegal(board, target, diff)
@@ -256,6 +261,8 @@ def _after_gap(board: chess.Board, target: chess.BaseBoard) -> Reading | None:
     diff = _diff(board, target)
     if not diff & target.occupied:
         return None  # only pieces taken off (lifted, held in the hand): every ply also puts one down
+    if _capture_under_way(board, target, diff):
+        return None  # a slider dragged towards a piece the hand took off first: one ply on its way
     budget = [GAP_BUDGET]
     for plies in range(3, GAP_PLIES + 1):
         found: list[tuple[chess.Move, ...]] = []
@@ -273,6 +280,31 @@ def _after_gap(board: chess.Board, target: chess.BaseBoard) -> Reading | None:
         if found:
             return None
     return None
+
+
+def _capture_under_way(board: chess.Board, target: chess.BaseBoard, diff: int) -> bool:
+    """A capture by hand, part done: the captured piece taken off first, then the capturing slider dragged
+    towards its square and put down on a square between (a hand pauses on each). Exactly three squares
+    differ: the piece taken, the slider's square emptied, and the square on the way holding the slider.
+
+    A gap of three or four plies can give the same board (the opponent's piece moved onto the slider's line
+    and was taken there, the slider having stepped aside first), so the board has two explanations and, as
+    with any board that has several, no plies are guessed: the one ply in the hand is completed when the
+    slider lands; a board that stays so is `chess.board_mismatch` after `mismatch_s`."""
+    if chess.popcount(diff) != 3:
+        return False
+    mover = board.turn
+    taken = diff & board.occupied_co[not mover] & ~target.occupied
+    origin = diff & board.occupied_co[mover] & ~target.occupied
+    on_way = diff & target.occupied_co[mover] & ~board.occupied
+    if not (taken and origin and on_way):  # disjoint and within three squares: one square each
+        return False
+    victim, start, stop = chess.lsb(taken), chess.lsb(origin), chess.lsb(on_way)
+    return (
+        target.piece_at(stop) == board.piece_at(start)
+        and bool(chess.BB_SQUARES[stop] & chess.between(start, victim))
+        and board.is_legal(chess.Move(start, victim))
+    )
 
 
 def _sequences(
