@@ -1,6 +1,6 @@
 """scaling: how the hub's cost grows with spectators (1k, 2k, 5k, 10k at 200 tables) and tables (50, 200, 800).
 
-Server: a real `HubRuntime` in its own process (`python -m benchmarks.scaling --hub`, pinned to CPU 0, the
+Server: a real `HubRuntime` in its own process (`python -m benchmarks.hubprocess`, pinned to CPU 0, the
 default asyncio loop as `boardcast serve` runs it), so its CPU time and RSS are its own; its tables are wired
 to real pty pairs, which it opens by path as it would /dev/ttyACM0, with sessions, codec, ingest, rules, the
 log (its writer process, synchronous=FULL) and fan-out. Devices: `benchmarks.ptydevices`, another process
@@ -25,7 +25,9 @@ At each point, over the measuring window (after a warm-up, with every client con
   loopback it counts both ends of every connection, and every other process's sockets.
 - `p50_ms`/`p99_ms`: device write → client read. After the window the hub stops, the benchmark reads its log,
   ties each match version to the device write that produced it (table and displayed score) and the clients
-  turn their (match, version, receive time) records into latencies; snapshots are not timed.
+  turn their (match, version, receive time) records into latencies; snapshots are not timed. The part
+  before the hub's rules, log and fan-out (`read_p50_ms`/`read_p99_ms`: write → the session decoding the
+  frame, the report's `at` in the log) is reported beside it.
 
 No baseline: the figures are service levels. The row passes when the largest spectator point (10,000 at full
 size) has p99 ≤ 400 ms and hub RSS + kernel ≤ 30 KiB per connection, with every client connected and none
@@ -35,32 +37,33 @@ closed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
-import gc
 import os
-import re
-import sys
+import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from benchmarks.common import (
-    ROOT,
     ClientFleet,
     Result,
-    RunningHub,
     client_cpu,
     merge_hist,
     percentile_ms,
     raise_nofile,
     say,
     scratch,
-    tt_venue,
 )
 from benchmarks.common import sizes as pick_sizes
+from benchmarks.hubprocess import (
+    HUB_CPU,
+    HubProcess,
+    cpu_seconds,
+    loop_wait_s,
+    rss_kib_of,
+    socket_buffers,
+    socket_struct_bytes,
+)
 from benchmarks.ptydevices import DeviceProcess, version_map
 from devices.simulators.pty import open_pty_pair
 
@@ -89,234 +92,6 @@ SMOKE = {
 }
 P99_MS = 400.0
 KIB_PER_CONN = 30.0
-HUB_CPU = 0
-SLABS = ("TCP", "sock_inode_cache", "filp", "dentry", "eventpoll_epi")  # what one accepted socket holds
-SOCKET = re.compile(  # one `ss -tmnH` entry: Recv-Q, Send-Q, local port and the skmem buffers
-    r"(\d+)\s+(\d+)\s+\S+:(\d+)\s+\S+\s+skmem:\(r(\d+),rb\d+,t\d+,tb\d+,f(\d+),w(\d+),o(\d+)"
-)
-MARK = "SCALING "  # the hub process's reply lines start with it
-
-
-# -- the hub in its own process ---------------------------------------------------------------------------
-
-
-async def _hub_main() -> None:
-    """`python -m benchmarks.scaling --hub`: serve a venue of pty tables until told to stop (line-JSON)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    config = orjson.loads(await reader.readline())
-    if config.get("cpu") is not None:  # before the log's writer process starts: it inherits the CPU
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, {config["cpu"]})
-    hub = RunningHub(tt_venue(config["tables"], devices=config["devices"]), Path(config["data"]))
-    await hub.start()
-    highest_fd = max(int(name) for name in os.listdir("/proc/self/fd"))
-    stamped: list[tuple[float, float]] = []
-    watching = asyncio.create_task(_loop_lag(stamped))
-    collections: list[tuple[float, float, int]] = []  # (wall time, CPU seconds, generation)
-    gc.callbacks.append(functools.partial(_timed_collection, collections, [0.0]))
-    _reply({"port": hub.port, "highest_fd": highest_fd})
-    window = (0.0, float("inf"))
-    while (line := await reader.readline()) and "window" in (command := orjson.loads(line)):
-        window = tuple(command["window"])  # "stop", or the benchmark gone, ends the loop
-    watching.cancel()
-    assert hub.ctx is not None
-    lags = sorted(lag for at, lag in stamped if window[0] <= at < window[1])
-    pauses = [(took, gen) for at, took, gen in collections if window[0] <= at < window[1]]
-    stats = {
-        "closed_stuck": hub.ctx.closed_stuck,
-        "frames_ok": sum(s.stats.frames_ok for s in list(hub.runtime.sessions.values())),
-        "loop_lag_p99_ms": round(lags[int(0.99 * (len(lags) - 1))] * 1000, 1) if lags else None,
-        "loop_lag_max_ms": round(lags[-1] * 1000, 1) if lags else None,
-        "gc_in_window": len(pauses),
-        "gc_in_window_ms": round(sum(took for took, _ in pauses) * 1000, 1),
-        "gc_longest_in_window_ms": round(max((took for took, _ in pauses), default=0.0) * 1000, 1),
-        "gc_longest_pause_ms": round(hub.runtime.heap.longest_pause_ms, 1),
-    }
-    await hub.stop()  # the log commits what it holds as the hub stops
-    _reply(stats)
-
-
-async def _loop_lag(stamped: list[tuple[float, float]], every: float = 0.01) -> None:
-    """How late the hub's loop wakes a 10 ms timer (wall time, lateness): its stalls, which every
-    delivery waits behind."""
-    loop = asyncio.get_running_loop()
-    while True:
-        due = loop.time() + every
-        await asyncio.sleep(every)
-        stamped.append((time.time(), loop.time() - due))
-
-
-def _timed_collection(
-    out: list[tuple[float, float, int]], started: list[float], phase: str, info: dict
-) -> None:
-    """A `gc.callbacks` entry: each collection's wall time, CPU time and generation."""
-    if phase == "start":
-        started[0] = time.thread_time()
-    else:
-        out.append((time.time(), time.thread_time() - started[0], info["generation"]))
-
-
-def _reply(message: dict[str, Any]) -> None:
-    print(MARK + orjson.dumps(message).decode(), flush=True)
-
-
-class HubProcess:
-    """The benchmark's handle on the hub process: start, its pid tree's CPU and RSS, stop."""
-
-    def __init__(self) -> None:
-        self.proc: asyncio.subprocess.Process | None = None
-        self.port = 0
-        self.highest_fd = 0
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    async def start(self, tables: int, devices: list[str], data: Path) -> None:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "benchmarks.scaling",
-            "--hub",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            cwd=ROOT,
-        )
-        await self._send({"tables": tables, "devices": devices, "data": str(data), "cpu": hub_cpu()})
-        started = await self._reply(30)
-        self.port, self.highest_fd = started["port"], started["highest_fd"]
-
-    async def window(self, t0: float, t1: float) -> None:
-        """The measuring window, for the hub's own loop-lag figures."""
-        await self._send({"window": [t0, t1]})
-
-    async def stop(self) -> dict[str, Any]:
-        """Stop the hub; its last counters (closed_stuck, frames_ok), or {} if it had to be killed."""
-        if self.proc is None or self.proc.returncode is not None:
-            return {}
-        try:
-            await self._send({"stop": True})
-            stats = await self._reply(30)
-            async with asyncio.timeout(10):
-                await self.proc.wait()
-            return stats
-        except (TimeoutError, RuntimeError, ConnectionError):
-            self.proc.kill()
-            await self.proc.wait()
-            return {}
-
-    async def _send(self, message: dict[str, Any]) -> None:
-        assert self.proc is not None and self.proc.stdin is not None
-        self.proc.stdin.write(orjson.dumps(message) + b"\n")
-        await self.proc.stdin.drain()
-
-    async def _reply(self, within: float) -> dict[str, Any]:
-        assert self.proc is not None and self.proc.stdout is not None
-        async with asyncio.timeout(within):
-            while True:
-                line = (await self.proc.stdout.readline()).decode()
-                if not line:
-                    raise RuntimeError(f"the hub process exited (code {await self.proc.wait()})")
-                if line.startswith(MARK):
-                    return orjson.loads(line[len(MARK) :])  # type: ignore[no-any-return]
-
-
-def hub_cpu() -> int | None:
-    """The CPU the hub runs on when the machine has a second one for the clients and devices."""
-    return HUB_CPU if client_cpu() is not None else None
-
-
-# -- reading the hub from outside: /proc and ss -------------------------------------------------------------
-
-
-def _tree(pid: int) -> list[int]:
-    """pid and its descendants (the hub and its log writer process)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        with contextlib.suppress(OSError):
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-    return out
-
-
-def cpu_seconds(pid: int) -> dict[int, tuple[float, float]]:
-    """Each process of pid's tree: (seconds on a CPU, seconds runnable but waiting for one), summed over its
-    threads from /proc/PID/task/TID/schedstat (nanoseconds; /proc/PID/stat counts 10 ms ticks, too coarse
-    for a short window). The wait shows a hub starved by other work on its CPU."""
-    out = {}
-    for p in _tree(pid):
-        ran = waited = 0
-        with contextlib.suppress(OSError):
-            for task in os.listdir(f"/proc/{p}/task"):
-                with contextlib.suppress(OSError), open(f"/proc/{p}/task/{task}/schedstat") as f:
-                    fields = f.read().split()
-                ran += int(fields[0])
-                waited += int(fields[1])
-            out[p] = (ran / 1e9, waited / 1e9)
-    return out
-
-
-def loop_wait_s(pid: int) -> float:
-    """Seconds the process's main thread (the hub's event loop) has been runnable but waiting for a CPU."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
-    except OSError:
-        return 0.0
-
-
-def rss_kib_of(pid: int) -> int:
-    """VmRSS of one process, KiB."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
-def socket_struct_bytes() -> tuple[int, str]:
-    """The kernel objects one accepted TCP socket holds (bytes), and where the figure came from."""
-    try:
-        sizes = {}
-        with open("/proc/slabinfo") as f:
-            for line in f:
-                parts = line.split()
-                if parts and parts[0] in SLABS:
-                    sizes[parts[0]] = int(parts[3])
-    except OSError as exc:
-        return 0, f"slab sizes not counted (/proc/slabinfo: {exc.strerror})"
-    return sum(sizes.values()), "slab objects " + ", ".join(f"{k} {v} B" for k, v in sizes.items())
-
-
-async def socket_buffers(port: int) -> dict[str, int]:
-    """The loopback connections to `port`, from `ss -tmn`: the hub's side (local port = `port`: sockets and
-    bytes of buffers) and, to tell a hub that is late from clients that are, the bytes the clients' sockets
-    hold unread."""
-    proc = await asyncio.create_subprocess_exec(
-        "ss",
-        "-tmnH",
-        "state",
-        "established",
-        f"( sport = :{port} or dport = :{port} )",
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await proc.communicate()
-    got = {"sockets": 0, "bytes": 0, "unsent": 0, "clients_unread": 0}
-    for m in SOCKET.finditer(out.decode()):
-        recv_q, send_q, local, r, f, w, o = map(int, m.groups())
-        if local == port:
-            got["sockets"] += 1
-            got["bytes"] += r + f + w + o
-            got["unsent"] += send_q
-        else:
-            got["clients_unread"] += recv_q
-    return got
 
 
 # -- one point --------------------------------------------------------------------------------------------
@@ -366,11 +141,19 @@ class WindowSampler:
         return self.loop_wait1 - self.loop_wait0
 
 
-async def measure(spectators: int, tables: int, sizes: dict[str, Any], struct_bytes: int) -> dict[str, Any]:
-    """One point: a fresh hub, devices and clients; the figures of its window."""
+async def measure(
+    spectators: int,
+    tables: int,
+    sizes: dict[str, Any],
+    struct_bytes: int,
+    hub: HubProcess,
+    after_window: Callable[[], Awaitable[None]] | None = None,
+) -> dict[str, Any]:
+    """One point: a fresh hub (`hub`, maybe spawned already), devices and clients; the figures of its window.
+    `after_window` runs once the window is over (the next point's hub process starts importing)."""
     ptys = [open_pty_pair() for _ in range(tables)]
     seconds = sizes["warmup_s"] + sizes["window_s"] + 0.3  # the devices write a little past the window
-    devices, hub = DeviceProcess(), HubProcess()
+    devices = DeviceProcess()
     try:
         with scratch(NAME) as data:
             device_ids = [f"tt-{i + 1}" for i in range(tables)]
@@ -389,10 +172,14 @@ async def measure(spectators: int, tables: int, sizes: dict[str, Any], struct_by
             )
             try:
                 r = await _drive(hub, devices, fleet, sizes, seconds, spectators)
+                if after_window is not None:
+                    await after_window()
                 stats = await hub.stop()
                 say(f"{NAME}: hub stopped")
-                r["mapping"], r["log_unmatched"] = version_map(data / "events.sqlite3", r.pop("writes"))
-                await fleet.send_all({"map": r.pop("mapping")})
+                log = data / "events.sqlite3"
+                mapping, r["log_unmatched"] = version_map(log, r.pop("writes"))
+                r["read_delays"] = _read_delays(log, mapping, r["t0"], r["t1"])
+                await fleet.send_all({"map": mapping})
                 r["results"] = await fleet.results(within=60)
             finally:
                 await fleet.close()
@@ -442,8 +229,29 @@ async def _drive(
         "writes": writes,
         "device_writes": sum(len(v) for v in writes.values()),
         "owed": _owed(writes, spectators, t0, t1),
+        "t0": t0,
+        "t1": t1,
         "highest_fd": hub.highest_fd,
     }
+
+
+def _read_delays(log: Path, mapping: dict[str, dict[str, float]], t0: float, t1: float) -> list[float]:
+    """Seconds from each device write in the window to the hub reading it (the report's `at` in the log,
+    the session's clock when it decoded the frame), sorted: the part of the latency before the hub's rules,
+    log and fan-out."""
+    conn = sqlite3.connect(log)
+    try:
+        rows = conn.execute(
+            "SELECT match_id, \"offset\", at FROM events WHERE kind = 'device.report' AND match_id IS NOT NULL"
+        ).fetchall()
+    finally:
+        conn.close()
+    delays = []
+    for match_id, offset, at in rows:
+        written = mapping.get(match_id, {}).get(str(offset))
+        if written is not None and t0 <= written < t1:
+            delays.append(at - written)
+    return sorted(delays)
 
 
 def _owed(writes: dict[str, list[list[float]]], spectators: int, t0: float, t1: float) -> int:
@@ -479,6 +287,8 @@ def _point(
         "p50_ms": percentile_ms(hist, 0.5),
         "p99_ms": percentile_ms(hist, 0.99),
         "max_ms": percentile_ms(hist, 1.0),
+        "read_p50_ms": _quantile_ms(r["read_delays"], 0.5),
+        "read_p99_ms": _quantile_ms(r["read_delays"], 0.99),
         "delivered": delivered,
         "delivered_share": round(delivered / r["owed"], 3) if r["owed"] else None,
         "timed": sum(hist.values()),
@@ -509,11 +319,16 @@ def _point(
     }
 
 
+def _quantile_ms(sorted_s: list[float], q: float) -> float:
+    return round(sorted_s[int(q * (len(sorted_s) - 1))] * 1000, 2) if sorted_s else float("nan")
+
+
 def _line(p: dict[str, Any]) -> str:
     return (
         f"{p['spectators']:,} spectators × {p['tables']} tables: {p['cpu_us_per_message']} µs CPU/message "
         f"(hub {p['hub_cpu_share']:.0%} of a core), RSS {p['rss_kib_per_conn']} + kernel "
-        f"{p['kernel_kib_per_conn']} KiB/conn, p50 {p['p50_ms']:.1f} / p99 {p['p99_ms']:.1f} ms, "
+        f"{p['kernel_kib_per_conn']} KiB/conn, p50 {p['p50_ms']:.1f} / p99 {p['p99_ms']:.1f} ms "
+        f"(write → hub read {p['read_p50_ms']} / {p['read_p99_ms']} ms), "
         f"{p['delivered']:,} delivered ({p['delivered_share']} of owed), {p['connected']:,} connected, {p['closed']} closed; hub loop late "
         f"{p['hub_loop_lag_p99_ms']} ms p99 ({p['hub_loop_lag_max_ms']} max), unsent {p['hub_unsent_kib']} KiB, "
         f"clients' unread {p['clients_unread_kib']} KiB; collections in window {p['hub_gc_in_window']}, "
@@ -546,11 +361,17 @@ async def run(smoke: bool) -> Result:
     struct_bytes, struct_note = socket_struct_bytes()
     notes.append(f"kernel per connection = skmem buffers of the hub's sockets + {struct_note}")
     results = []
-    for spectators, tables in points:
-        say(f"{NAME}: point {spectators} spectators, {tables} tables")
-        results.append(await measure(spectators, tables, sizes, struct_bytes))
-        notes.append(_line(results[-1]))
-        say(f"{NAME}: {notes[-1]}")
+    hubs = [HubProcess() for _ in points]  # each point's hub process is spawned while the one before ends
+    try:
+        for i, (spectators, tables) in enumerate(points):
+            say(f"{NAME}: point {spectators} spectators, {tables} tables")
+            following = hubs[i + 1].spawn if i + 1 < len(hubs) else None
+            results.append(await measure(spectators, tables, sizes, struct_bytes, hubs[i], following))
+            notes.append(_line(results[-1]))
+            say(f"{NAME}: {notes[-1]}")
+    finally:
+        for hub in hubs:
+            await hub.stop()
     top = max(results, key=lambda p: (p["spectators"], p["tables"] == sizes["tables_fixed"]))
     per_conn = top["rss_kib_per_conn"] + top["kernel_kib_per_conn"]
     passed = (
@@ -570,16 +391,3 @@ async def run(smoke: bool) -> Result:
         details={"points": results, "top_kib_per_conn": round(per_conn, 2)},
         notes=notes,
     )
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--hub"]:
-        profile_to = os.environ.get("BENCH_HUB_PROFILE")  # a file: cProfile of the hub process's loop
-        if profile_to:
-            import cProfile
-
-            profiler = cProfile.Profile()
-            profiler.runcall(asyncio.run, _hub_main())
-            profiler.dump_stats(profile_to)
-        else:
-            asyncio.run(_hub_main())
