@@ -15,7 +15,9 @@ At each point, over the measuring window (after a warm-up, with every client con
 - `cpu_us_per_message`: the hub's CPU time (the run time of every thread of the hub process and of its
   log writer process, from /proc/PID/task/TID/schedstat) ÷ the changes delivered to clients in the window.
   It carries everything the hub does, reading the ptys and logging included, so it is higher where few
-  spectators share many tables (`hub_cpu_share` is the same time as a share of one core).
+  spectators share many tables (`hub_cpu_share` is the same time as a share of one core); along the
+  spectator sweep `marginal_cpu_us_per_message` is each step's added CPU ÷ its added messages, where the
+  tables' cost cancels.
 - `rss_kib_per_conn`: (the hub process's peak VmRSS in the window − its VmRSS before any client) ÷ clients.
 - `kernel_kib_per_conn`: the hub's side of each connection in the kernel: the buffers `ss -tmn` reports as
   skmem (rmem_alloc + wmem_queued + fwd_alloc + opt_mem, at the highest of two samples in the window) of the
@@ -37,6 +39,7 @@ closed.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import sqlite3
 import time
@@ -299,6 +302,7 @@ def _point(
         "connected": r["ready"],
         "closed": sum(c["closed"] for c in r["counts"]) + stats.get("closed_stuck", 0),
         "connect_s": round(r["connect_s"], 1),
+        "hub_cpu_s": round(tree_s, 4),
         "hub_cpu_share": round(tree_s / window_s, 3),
         "hub_main_cpu_share": round(main_s / window_s, 3),
         "hub_rss_before_kib": r["rss_before"],
@@ -340,6 +344,17 @@ def _line(p: dict[str, Any]) -> str:
 # -- the row ----------------------------------------------------------------------------------------------
 
 
+def _marginal(results: list[dict[str, Any]], tables: int) -> None:
+    """Along the spectator sweep, what each step's added messages cost: (hub CPU − the step before's) ÷
+    (messages delivered − the step before's). The reading of the ptys and the log is the same at every
+    step, so it cancels; what is left is the fan-out's own cost per message."""
+    sweep = sorted((p for p in results if p["tables"] == tables), key=lambda p: p["spectators"])
+    for before, after in itertools.pairwise(sweep):
+        more = after["delivered"] - before["delivered"]
+        cpu = after["hub_cpu_s"] - before["hub_cpu_s"]
+        after["marginal_cpu_us_per_message"] = round(cpu * 1e6 / more, 2) if more > 0 else None
+
+
 def points_of(sizes: dict[str, Any]) -> list[tuple[int, int]]:
     """(spectators, tables) to run, each once: the spectator sweep, then the table sweep."""
     out = [(s, sizes["tables_fixed"]) for s in sizes["spectators"]]
@@ -372,6 +387,7 @@ async def run(smoke: bool) -> Result:
     finally:
         for hub in hubs:
             await hub.stop()
+    _marginal(results, sizes["tables_fixed"])
     top = max(results, key=lambda p: (p["spectators"], p["tables"] == sizes["tables_fixed"]))
     per_conn = top["rss_kib_per_conn"] + top["kernel_kib_per_conn"]
     passed = (
