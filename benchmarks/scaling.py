@@ -315,6 +315,8 @@ def _point(
         "clients_unread_kib": round(sampler.unread / 1024, 1),
         "hub_loop_lag_p99_ms": stats.get("loop_lag_p99_ms"),
         "hub_loop_lag_max_ms": stats.get("loop_lag_max_ms"),
+        "hub_loop_own_lag_p99_ms": stats.get("loop_own_lag_p99_ms"),
+        "hub_loop_own_lag_max_ms": stats.get("loop_own_lag_max_ms"),
         "hub_gc_longest_pause_ms": stats.get("gc_longest_pause_ms"),
         "hub_gc_in_window": stats.get("gc_in_window"),
         "hub_gc_in_window_ms": stats.get("gc_in_window_ms"),
@@ -328,17 +330,21 @@ def _quantile_ms(sorted_s: list[float], q: float) -> float:
 
 
 def _line(p: dict[str, Any]) -> str:
-    return (
-        f"{p['spectators']:,} spectators × {p['tables']} tables: {p['cpu_us_per_message']} µs CPU/message "
-        f"(hub {p['hub_cpu_share']:.0%} of a core), RSS {p['rss_kib_per_conn']} + kernel "
-        f"{p['kernel_kib_per_conn']} KiB/conn, p50 {p['p50_ms']:.1f} / p99 {p['p99_ms']:.1f} ms "
-        f"(write → hub read {p['read_p50_ms']} / {p['read_p99_ms']} ms), "
-        f"{p['delivered']:,} delivered ({p['delivered_share']} of owed), {p['connected']:,} connected, {p['closed']} closed; hub loop late "
-        f"{p['hub_loop_lag_p99_ms']} ms p99 ({p['hub_loop_lag_max_ms']} max), unsent {p['hub_unsent_kib']} KiB, "
-        f"clients' unread {p['clients_unread_kib']} KiB; collections in window {p['hub_gc_in_window']}, "
-        f"{p['hub_gc_in_window_ms']} ms (longest {p['hub_gc_longest_in_window_ms']}); hub's loop waited "
-        f"for a CPU {p['hub_loop_waited_for_cpu_share']:.0%} of the window"
-    )
+    """One point as a note: the figures, then what explains its latency."""
+    parts = [
+        f"{p['spectators']:,} spectators × {p['tables']} tables: {p['cpu_us_per_message']} µs CPU/message",
+        f"(hub {p['hub_cpu_share']:.0%} of a core), RSS {p['rss_kib_per_conn']} + kernel",
+        f"{p['kernel_kib_per_conn']} KiB/conn, p50 {p['p50_ms']:.1f} / p99 {p['p99_ms']:.1f} ms",
+        f"(write → hub read {p['read_p50_ms']} / {p['read_p99_ms']} ms),",
+        f"{p['delivered']:,} delivered ({p['delivered_share']} of owed), {p['connected']:,} connected,",
+        f"{p['closed']} closed; hub loop late {p['hub_loop_lag_p99_ms']} ms p99 ({p['hub_loop_lag_max_ms']} max;",
+        f"by its own work {p['hub_loop_own_lag_p99_ms']} / {p['hub_loop_own_lag_max_ms']}),",
+        f"its loop waited for a CPU {p['hub_loop_waited_for_cpu_share']:.0%} of the window;",
+        f"collections {p['hub_gc_in_window']}, {p['hub_gc_in_window_ms']} ms",
+        f"(longest {p['hub_gc_longest_in_window_ms']}); unsent {p['hub_unsent_kib']} KiB,",
+        f"clients' unread {p['clients_unread_kib']} KiB",
+    ]
+    return " ".join(parts)
 
 
 # -- the row ----------------------------------------------------------------------------------------------
