@@ -31,6 +31,13 @@ At each point, over the measuring window (after a warm-up, with every client con
   before the hub's rules, log and fan-out (`read_p50_ms`/`read_p99_ms`: write → the session decoding the
   frame, the report's `at` in the log) is reported beside it.
 
+To tell the hub's own cost from the machine's, each point also reports (from inside the hub process, see
+`benchmarks.hubprocess`) how late the hub's loop woke a 10 ms timer, how late its own work alone made it
+(the loop thread's CPU time per tick), how long that thread waited for a CPU, and its collections; and from
+`ss` the bytes the hub had not yet sent and the clients had not yet read. Figures land in `details["points"]`
+(one entry per point: spectators, tables, cpu_us_per_message, rss_kib_per_conn, kernel_kib_per_conn,
+p50_ms, p99_ms, delivered, …).
+
 No baseline: the figures are service levels. The row passes when the largest spectator point (10,000 at full
 size) has p99 ≤ 400 ms and hub RSS + kernel ≤ 30 KiB per connection, with every client connected and none
 closed.
