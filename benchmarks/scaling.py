@@ -102,6 +102,7 @@ SMOKE = {
 }
 P99_MS = 400.0
 KIB_PER_CONN = 30.0
+KEPT_UP = 0.99  # share of the owed changes delivered in the window by a hub that keeps up
 STARVED = 0.10  # a hub loop runnable but off its CPU more than this share of the window was starved
 
 
@@ -361,12 +362,15 @@ def _line(p: dict[str, Any]) -> str:
 def _marginal(results: list[dict[str, Any]], tables: int) -> None:
     """Along the spectator sweep, what each step's added messages cost: (hub CPU − the step before's) ÷
     (messages delivered − the step before's). The reading of the ptys and the log is the same at every
-    step, so it cancels; what is left is the fan-out's own cost per message."""
+    step, so it cancels; what is left is the fan-out's own cost per message (noisy on a busy machine).
+    A hub behind its work (less than `KEPT_UP` of what it owed delivered in the window) has not yet spent
+    the CPU for it, so no figure is given there."""
     sweep = sorted((p for p in results if p["tables"] == tables), key=lambda p: p["spectators"])
     for before, after in itertools.pairwise(sweep):
         more = after["delivered"] - before["delivered"]
         cpu = after["hub_cpu_s"] - before["hub_cpu_s"]
-        after["marginal_cpu_us_per_message"] = round(cpu * 1e6 / more, 2) if more > 0 else None
+        kept_up = min(before["delivered_share"] or 0.0, after["delivered_share"] or 0.0) >= KEPT_UP
+        after["marginal_cpu_us_per_message"] = round(cpu * 1e6 / more, 2) if more > 0 and kept_up else None
 
 
 def points_of(sizes: dict[str, Any]) -> list[tuple[int, int]]:

@@ -35,10 +35,12 @@ def test_ss_entries_are_told_apart_by_local_port() -> None:
 
 def test_marginal_cost_is_the_steps_added_cpu_over_its_added_messages() -> None:
     points = [
-        {"spectators": 2000, "tables": 200, "hub_cpu_s": 2.0, "delivered": 16000},
-        {"spectators": 1000, "tables": 200, "hub_cpu_s": 1.9, "delivered": 8000},
-        {"spectators": 2000, "tables": 50, "hub_cpu_s": 1.0, "delivered": 16000},
+        {"spectators": 2000, "tables": 200, "hub_cpu_s": 2.0, "delivered": 16000, "delivered_share": 1.0},
+        {"spectators": 1000, "tables": 200, "hub_cpu_s": 1.9, "delivered": 8000, "delivered_share": 1.0},
+        {"spectators": 2000, "tables": 50, "hub_cpu_s": 1.0, "delivered": 16000, "delivered_share": 1.0},
+        {"spectators": 5000, "tables": 200, "hub_cpu_s": 2.1, "delivered": 30000, "delivered_share": 0.75},
     ]
     _marginal(points, 200)
     assert points[0]["marginal_cpu_us_per_message"] == 12.5
     assert "marginal_cpu_us_per_message" not in points[1] and "marginal_cpu_us_per_message" not in points[2]
+    assert points[3]["marginal_cpu_us_per_message"] is None  # behind its work: its CPU is not yet spent
