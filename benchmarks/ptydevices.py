@@ -42,7 +42,10 @@ async def main() -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    config = orjson.loads(await reader.readline())
+    line = await reader.readline()
+    if not line:  # spawned ahead and not needed
+        return
+    config = orjson.loads(line)
     if config.get("cpu") is not None:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {config["cpu"]})
@@ -97,15 +100,18 @@ def _drop(fd: int) -> None:
 class DeviceProcess:
     """The parent's handle on a ``benchmarks.ptydevices`` process holding every pty master.
 
-    The device ends belong to the devices process (on a real venue they are across a cable); `start` closes
+    The device ends belong to the devices process (on a real venue they are across a cable); `spawn` closes
     them in the parent, which keeps only the slave ends (the pty stays alive while the hub reopens it).
     """
 
     def __init__(self) -> None:
         self.proc: asyncio.subprocess.Process | None = None
+        self.fds: list[int] = []
 
-    async def start(self, ptys: list[PtyPair], device_ids: list[str], rate: float, seconds: float) -> None:
-        """Start the process with the masters, close them here, and wait until it is ready to write."""
+    async def spawn(self, ptys: list[PtyPair]) -> None:
+        """Start the process with the masters and close them here; it imports, then waits for `configure`
+        (a benchmark may spawn it while it finishes the point before)."""
+        self.fds = [p.master_fd for p in ptys]
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -113,21 +119,29 @@ class DeviceProcess:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             cwd=ROOT,
-            pass_fds=[p.master_fd for p in ptys],
+            pass_fds=self.fds,
             limit=1 << 26,
         )
+        for p in ptys:
+            p.close_master()
+
+    async def configure(self, device_ids: list[str], rate: float, seconds: float) -> None:
+        """Say what each board is and how it writes; return once the process is ready to write."""
         config = {
-            "fds": [p.master_fd for p in ptys],
+            "fds": self.fds,
             "device_ids": device_ids,
             "rate": rate,
             "seconds": seconds,
             "cpu": client_cpu(),
         }
-        for p in ptys:
-            p.close_master()
         await self._send(config)
         async with asyncio.timeout(20):
             await self._line()
+
+    async def start(self, ptys: list[PtyPair], device_ids: list[str], rate: float, seconds: float) -> None:
+        """`spawn` and `configure`."""
+        await self.spawn(ptys)
+        await self.configure(device_ids, rate, seconds)
 
     async def go(self) -> None:
         """Every board sends its HELLO and starts writing."""

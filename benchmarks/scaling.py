@@ -75,7 +75,7 @@ from benchmarks.hubprocess import (
     socket_struct_bytes,
 )
 from benchmarks.ptydevices import DeviceProcess, version_map
-from devices.simulators.pty import open_pty_pair
+from devices.simulators.pty import PtyPair, open_pty_pair
 
 NAME = "scaling"
 FULL = {
@@ -153,26 +153,45 @@ class WindowSampler:
         return self.loop_wait1 - self.loop_wait0
 
 
+class Stage:
+    """One point's ptys, devices process and hub process, spawned ahead: both spend a second or two
+    importing, which a benchmark can let them do while it finishes the point before."""
+
+    def __init__(self, tables: int) -> None:
+        self.tables = tables
+        self.ptys: list[PtyPair] = []
+        self.devices = DeviceProcess()
+        self.hub = HubProcess()
+
+    async def spawn(self) -> None:
+        self.ptys = [open_pty_pair() for _ in range(self.tables)]
+        await asyncio.gather(self.devices.spawn(self.ptys), self.hub.spawn())
+
+    async def close(self) -> None:
+        """Stop everything it started; safe to call twice."""
+        await self.devices.close()
+        await self.hub.stop()
+        for p in self.ptys:
+            p.close()
+
+
 async def measure(
     spectators: int,
-    tables: int,
+    stage: Stage,
     sizes: dict[str, Any],
     struct_bytes: int,
-    hub: HubProcess,
     after_window: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
-    """One point: a fresh hub (`hub`, maybe spawned already), devices and clients; the figures of its window.
-    `after_window` runs once the window is over (the next point's hub process starts importing)."""
-    ptys = [open_pty_pair() for _ in range(tables)]
+    """One point: a fresh hub, devices and clients; the figures of its window. `after_window` runs once the
+    window is over (the next point's processes start importing)."""
+    tables, devices, hub = stage.tables, stage.devices, stage.hub
     seconds = sizes["warmup_s"] + sizes["window_s"] + 0.3  # the devices write a little past the window
-    devices = DeviceProcess()
     try:
         with scratch(NAME) as data:
             device_ids = [f"tt-{i + 1}" for i in range(tables)]
-            # both at once (each spends a second importing); the parent holds the slave ends meanwhile
-            await asyncio.gather(
-                devices.start(ptys, device_ids, sizes["rate_per_table"], seconds),
-                hub.start(tables, [p.slave_path for p in ptys], data),
+            await asyncio.gather(  # the parent holds the slave ends meanwhile: the ptys stay alive
+                devices.configure(device_ids, sizes["rate_per_table"], seconds),
+                hub.start(tables, [p.slave_path for p in stage.ptys], data),
             )
             say(f"{NAME}: hub {hub.pid} serving on port {hub.port}")
             fleet = ClientFleet(
@@ -187,7 +206,6 @@ async def measure(
                 if after_window is not None:
                     await after_window()
                 stats = await hub.stop()
-                say(f"{NAME}: hub stopped")
                 log = data / "events.sqlite3"
                 mapping, r["log_unmatched"] = version_map(log, r.pop("writes"))
                 r["read_delays"] = _read_delays(log, mapping, r["t0"], r["t1"])
@@ -197,10 +215,7 @@ async def measure(
                 await fleet.close()
                 await hub.stop()
     finally:
-        await devices.close()
-        await hub.stop()
-        for p in ptys:
-            p.close()
+        await stage.close()
     return _point(spectators, tables, r, stats, struct_bytes, sizes["window_s"])
 
 
@@ -394,17 +409,18 @@ async def run(smoke: bool) -> Result:
     struct_bytes, struct_note = socket_struct_bytes()
     notes.append(f"kernel per connection = skmem buffers of the hub's sockets + {struct_note}")
     results = []
-    hubs = [HubProcess() for _ in points]  # each point's hub process is spawned while the one before ends
+    stages = [Stage(tables) for _, tables in points]  # each spawned while the point before ends
     try:
+        await stages[0].spawn()
         for i, (spectators, tables) in enumerate(points):
             say(f"{NAME}: point {spectators} spectators, {tables} tables")
-            following = hubs[i + 1].spawn if i + 1 < len(hubs) else None
-            results.append(await measure(spectators, tables, sizes, struct_bytes, hubs[i], following))
+            following = stages[i + 1].spawn if i + 1 < len(stages) else None
+            results.append(await measure(spectators, stages[i], sizes, struct_bytes, following))
             notes.append(_line(results[-1]))
             say(f"{NAME}: {notes[-1]}")
     finally:
-        for hub in hubs:
-            await hub.stop()
+        for stage in stages:
+            await stage.close()
     _marginal(results, sizes["tables_fixed"])
     top = max(results, key=lambda p: (p["spectators"], p["tables"] == sizes["tables_fixed"]))
     per_conn = top["rss_kib_per_conn"] + top["kernel_kib_per_conn"]
