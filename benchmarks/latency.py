@@ -33,7 +33,7 @@ from benchmarks.common import (
     tt_venue,
 )
 from benchmarks.common import sizes as pick_sizes
-from benchmarks.ptydevices import DeviceProcess, version_map
+from benchmarks.ptyboards import DeviceProcess, version_map
 from devices.simulators.pty import open_pty_pair
 
 NAME = "latency"

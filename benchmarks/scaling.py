@@ -74,7 +74,7 @@ from benchmarks.hubprocess import (
     socket_buffers,
     socket_struct_bytes,
 )
-from benchmarks.ptydevices import DeviceProcess, version_map
+from benchmarks.ptyboards import DeviceProcess, version_map
 from devices.simulators.pty import PtyPair, open_pty_pair
 
 NAME = "scaling"
@@ -337,6 +337,7 @@ def _point(
         "hub_highest_fd": r["highest_fd"],
         "hub_unsent_kib": round(sampler.unsent / 1024, 1),
         "clients_unread_kib": round(sampler.unread / 1024, 1),
+        **_client_cost(r["results"]),
         "hub_loop_lag_p99_ms": stats.get("loop_lag_p99_ms"),
         "hub_loop_lag_max_ms": stats.get("loop_lag_max_ms"),
         "hub_loop_own_lag_p99_ms": stats.get("loop_own_lag_p99_ms"),
@@ -346,6 +347,20 @@ def _point(
         "hub_gc_in_window_ms": stats.get("gc_in_window_ms"),
         "hub_gc_longest_in_window_ms": stats.get("gc_longest_in_window_ms"),
         "hub_loop_waited_for_cpu_share": round(sampler.waited_s() / window_s, 3),
+    }
+
+
+def _client_cost(results: list[dict[str, Any]]) -> dict[str, float | None]:
+    """The client processes in the window: their CPU time as a share of one core, and the mean share of the
+    window a process spent runnable but waiting for a CPU (clients that wait are late readers)."""
+    timed = [x for x in results if x.get("wall_s")]
+    if not timed:
+        return {"clients_cpu_share": None, "clients_waited_share": None}
+    wall = max(x["wall_s"] for x in timed)
+    waited = sum((x["ready_s"] - x["cpu_s"]) / x["wall_s"] for x in timed) / len(timed)
+    return {
+        "clients_cpu_share": round(sum(x["cpu_s"] for x in timed) / wall, 3),
+        "clients_waited_share": round(max(0.0, waited), 3),
     }
 
 
@@ -366,7 +381,8 @@ def _line(p: dict[str, Any]) -> str:
         f"its loop waited for a CPU {p['hub_loop_waited_for_cpu_share']:.0%} of the window;",
         f"collections {p['hub_gc_in_window']}, {p['hub_gc_in_window_ms']} ms",
         f"(longest {p['hub_gc_longest_in_window_ms']}); unsent {p['hub_unsent_kib']} KiB,",
-        f"clients' unread {p['clients_unread_kib']} KiB",
+        f"clients' unread {p['clients_unread_kib']} KiB; clients used {p['clients_cpu_share']} of a core and",
+        f"waited for one {p['clients_waited_share']} of the window",
     ]
     return " ".join(parts)
 
