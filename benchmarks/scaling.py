@@ -233,7 +233,8 @@ async def _drive(
     say(f"{NAME}: connecting {spectators} clients")
     started = time.time()
     ready, failed = await fleet.start(within=sizes["connect_s"])
-    say(f"{NAME}: {ready} connected, {failed} failed in {time.time() - started:.1f} s")
+    connect_s = time.time() - started
+    say(f"{NAME}: {ready} connected, {failed} failed in {connect_s:.1f} s")
     rss_connected = rss_kib_of(hub.pid)
     await devices.go()
     t0 = time.time() + sizes["warmup_s"]
@@ -248,7 +249,7 @@ async def _drive(
     return {
         "ready": ready,
         "failed": failed,
-        "connect_s": time.time() - started,
+        "connect_s": connect_s,
         "rss_before": rss_before,
         "rss_connected": rss_connected,
         "sampler": sampler,
