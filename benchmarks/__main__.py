@@ -40,6 +40,7 @@ BENCHMARKS = {
     "tabletennis": "benchmarks.tabletennis",
     "restart": "benchmarks.restart",
     "soak": "benchmarks.soak",
+    "scaling": "benchmarks.scaling",
 }
 LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchmark is sized to stay under 60 s
 # full-size hard stops of the benchmarks that sweep sizes or run for minutes
@@ -47,6 +48,7 @@ LONGER_S: dict[str, float] = {
     "fanout": 240.0,
     "restart": 300.0,  # ~40 s, but the first run builds and caches its logs: replay's, then the hub's snapshots
     "soak": 3 * 60 + LIMIT_S["full"],  # its default 3 minutes (--minutes N gives N minutes and the same room)
+    "scaling": 420.0,
 }
 RESULT = "BENCHMARK-RESULT "
 

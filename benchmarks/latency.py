@@ -16,21 +16,14 @@ snapshots are not timed. A coalesced frame is timed from the write of the versio
 
 from __future__ import annotations
 
-import asyncio
 import os
-import sqlite3
-import sys
 import time
 from typing import Any
 
-import orjson
-
 from benchmarks.common import (
-    ROOT,
     ClientFleet,
     Result,
     ThreadedHub,
-    client_cpu,
     merge_hist,
     percentile_ms,
     pin_server,
@@ -40,8 +33,8 @@ from benchmarks.common import (
     tt_venue,
 )
 from benchmarks.common import sizes as pick_sizes
+from benchmarks.ptyboards import DeviceProcess, version_map
 from devices.simulators.pty import open_pty_pair
-from hub.log.eventlog import unpack
 
 NAME = "latency"
 FULL = {"tables": 200, "clients": 1000, "rate_per_table": 1.0, "warmup_s": 3.0, "window_s": 10.0}
@@ -53,32 +46,6 @@ def _highest_fd() -> int:
     return max((int(name) for name in os.listdir("/proc/self/fd")), default=-1)
 
 
-def _version_map(log_path, writes: dict[str, list[list[float]]]) -> tuple[dict[str, dict[str, float]], int]:
-    """match id → {version: device write time}, from the log and the devices' write stamps."""
-    by_key = {}
-    for device_id, rows in writes.items():
-        table = "T" + device_id.split("-")[1]
-        for g0, g1, p0, p1, t in rows:
-            by_key[(table, int(g0), int(g1), int(p0), int(p1))] = t
-    out: dict[str, dict[str, float]] = {}
-    unmatched = 0
-    with sqlite3.connect(log_path) as conn:
-        rows = conn.execute(
-            "SELECT match_id, \"offset\", body FROM events WHERE kind = 'device.report' AND match_id IS NOT NULL"
-        ).fetchall()
-    conn.close()
-    for match_id, offset, body in rows:
-        report = unpack(body)["report"]
-        table = match_id.split("-")[1]
-        key = (table, *report["games"], *report["points"])
-        t = by_key.get(key)
-        if t is None:
-            unmatched += 1
-            continue
-        out.setdefault(match_id, {})[str(offset)] = t
-    return out, unmatched
-
-
 async def run(smoke: bool) -> Result:
     sizes = pick_sizes(FULL, SMOKE, smoke)
     notes = [pin_server()]
@@ -88,38 +55,18 @@ async def run(smoke: bool) -> Result:
     tables, clients = sizes["tables"], sizes["clients"]
     ptys = [open_pty_pair() for _ in range(tables)]
     seconds = sizes["warmup_s"] + sizes["window_s"] + 0.5
+    devices = DeviceProcess()
     try:
         with scratch(NAME) as data:
             venue = tt_venue(tables, devices=[p.slave_path for p in ptys])
             device_ids = [t.device_id for t in venue.tables]
-            devices = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "benchmarks.ptydevices",
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                cwd=ROOT,
-                pass_fds=[p.master_fd for p in ptys],
-                limit=1 << 26,
-            )
-            # The device ends belong to the devices process (on a real venue they are across a cable); the
-            # hub process keeps only the slave ends. Holding the masters here as well pushed the hub's
-            # serial descriptors past 1023, where pyserial's select()-based read fails on every byte
-            # ("filedescriptor out of range in select()"): a third of the tables were never read.
-            for p in ptys:
-                p.close_master()
+            # the masters go to the devices process before the hub starts: holding them here as well pushed
+            # the hub's serial descriptors past 1023, where pyserial's select()-based read fails on every
+            # byte ("filedescriptor out of range in select()"): a third of the tables were never read.
+            await devices.start(ptys, device_ids, sizes["rate_per_table"], seconds)
             hub = ThreadedHub(venue, data)
             await hub.start()
             notes.append(f"hub's highest serial descriptor after start: {_highest_fd()}")
-            config = {
-                "fds": [p.master_fd for p in ptys],
-                "device_ids": device_ids,
-                "rate": sizes["rate_per_table"],
-                "seconds": seconds,
-                "cpu": client_cpu(),
-            }
-            devices.stdin.write(orjson.dumps(config) + b"\n")
-            await devices.stdin.drain()
             fleet = ClientFleet(
                 hub.port,
                 [[f"match:M1-T{i % tables + 1}"] for i in range(clients)],
@@ -128,39 +75,28 @@ async def run(smoke: bool) -> Result:
                 batch=True,  # as the spectator pages subscribe
             )
             try:
-                async with asyncio.timeout(20):
-                    await devices.stdout.readline()
                 say(f"{NAME}: connecting {clients} clients")
                 ready, failed = await fleet.start(within=30)
                 say(f"{NAME}: {ready} connected, {failed} failed")
-                devices.stdin.write(b'{"go": true}\n')
-                await devices.stdin.drain()
+                await devices.go()
                 t0 = time.time() + sizes["warmup_s"]
                 t1 = t0 + sizes["window_s"]
                 await fleet.window(t0, t1)
                 counts = await fleet.results(within=seconds + 30)
-                async with asyncio.timeout(seconds + 30):
-                    writes = orjson.loads(await devices.stdout.readline())["writes"]
+                writes = await devices.writes(within=seconds + 30)
                 assert hub.ctx is not None
                 closed_stuck = hub.ctx.closed_stuck
                 frames_ok = sum(s.stats.frames_ok for s in list(hub.runtime.sessions.values()))
                 if not await hub.stop():  # the log commits what it holds as the hub stops
                     notes.append("the hub did not stop within 20 s; versions read from what it had committed")
-                mapping, log_unmatched = _version_map(data / "events.sqlite3", writes)
+                mapping, log_unmatched = version_map(data / "events.sqlite3", writes)
                 await fleet.send_all({"map": mapping})
                 results = await fleet.results(within=60)
             finally:
                 await fleet.close()
-                if devices.returncode is None:
-                    devices.stdin.close()
-                    try:
-                        async with asyncio.timeout(5):
-                            await devices.wait()
-                    except TimeoutError:
-                        devices.kill()
-                        await devices.wait()
                 await hub.stop()
     finally:
+        await devices.close()
         for p in ptys:
             p.close()
     hist = merge_hist(results)

@@ -1,11 +1,13 @@
 """Many table-tennis scoreboards in one process, each writing Boardcast Wire to its own pty master.
 
-Run by the latency benchmark as ``python -m benchmarks.ptydevices`` with the master fds inherited; line-JSON
-on stdin/stdout. stdin: ``{"fds": [...], "device_ids": [...], "rate": 1.0, "seconds": s, "cpu": 1}``;
-it prints ``{"ready": true}``; stdin ``{"go": true}``: each board sends HELLO and its 0-0 display, then one
-display per rally at `rate` per table, spread over the second. Every STATE write is stamped with the
-wall clock just before ``os.write``. At the end it prints ``{"writes": {device_id: [[g0, g1, p0, p1, t]]}}``.
-Commands from the hub (resync) are read and dropped.
+Run by the latency and scaling benchmarks as ``python -m benchmarks.ptydevices`` with the master fds
+inherited (`benchmarks.ptyboards.DeviceProcess` starts it); line-JSON on stdin/stdout. stdin: ``{"fds": [...],
+"device_ids": [...], "hellos": [hex], "boards": [[[g0, g1, p0, p1, hex frame], ...], ...], "rate": 1.0,
+"seconds": s, "cpu": 1}``; it prints ``{"ready": true}``; stdin ``{"go": true}``: each board sends its HELLO,
+then one display per rally at `rate` per table, spread over the second. Every STATE write is stamped with
+the wall clock just before ``os.write``. At the end it prints ``{"writes": {device_id: [[g0, g1, p0, p1,
+t]]}}``. Commands from the hub (resync) are read and dropped. The frames come encoded from the benchmark,
+so this process imports nothing of the hub's and starts in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -17,10 +19,6 @@ import sys
 import time
 
 import orjson
-
-from benchmarks.common import tt_rallies
-from devices.observations import DeviceFamily, DeviceHello
-from devices.wire.messages import encode_report
 
 
 def _write(fd: int, data: bytes) -> None:
@@ -34,22 +32,21 @@ def _write(fd: int, data: bytes) -> None:
 
 async def main() -> None:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
+    reader = asyncio.StreamReader(limit=1 << 26)  # the config carries every board's frames
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    config = orjson.loads(await reader.readline())
+    line = await reader.readline()
+    if not line:  # spawned ahead and not needed
+        return
+    config = orjson.loads(line)
     if config.get("cpu") is not None:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {config["cpu"]})
     fds: list[int] = config["fds"]
     ids: list[str] = config["device_ids"]
     rate: float = config["rate"]
-    steps = int(rate * config["seconds"]) + 2
-    boards = [tt_rallies(config.get("seed", 11) + i)[:steps] for i in range(len(fds))]
-    frames = [[encode_report(s, seq + 1) for seq, s in enumerate(states)] for states in boards]
-    hellos = [
-        encode_report(DeviceHello(d, DeviceFamily.TT_SCOREBOARD.value, "bench", "bench-1", 1, 1, ("ack",)), 0)
-        for d in ids
-    ]
+    boards: list[list[list]] = config["boards"]  # per table: [g0, g1, p0, p1, frame as hex] per display
+    frames = [[bytes.fromhex(row[4]) for row in board] for board in boards]
+    hellos = [bytes.fromhex(h) for h in config["hellos"]]
     for fd in fds:
         os.set_blocking(fd, False)
         loop.add_reader(fd, _drop, fd)
@@ -66,8 +63,7 @@ async def main() -> None:
     while next_at < end:
         table, step = k % n, k // n
         if step < len(frames[table]):
-            state = boards[table][step]
-            writes[ids[table]].append([*state.games, *state.points, time.time()])
+            writes[ids[table]].append([*boards[table][step][:4], time.time()])
             _write(fds[table], frames[table][step])
         k += 1
         next_at += period
