@@ -83,3 +83,12 @@ ensure_redis() {
     apt_install redis-server
   fi
 }
+
+ensure_ss() {
+  # `ss`, which the scaling benchmark reads the hub's socket buffers with (Debian package 'iproute2'); the
+  # benchmark smoke test fails, never skips, without it.
+  if ! command -v ss >/dev/null && [ ! -x /bin/ss ]; then
+    echo "== installing iproute2 for the scaling benchmark's socket figures (Debian package 'iproute2')"
+    apt_install iproute2
+  fi
+}
