@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -356,7 +357,17 @@ class ChangeDriver:
     """Table-tennis scoreboards without a wire: legal rallies into each table's real `TableSink`.
 
     Every table reports at `rate` per second, spread evenly over the second; each observation is stamped
-    `received_at = time.time()` when it is handed to the hub, so a frame's `updated_at` is its change time.
+    `received_at = time.time()` when it is handed to the hub, and the hub keeps that stamp as the match's
+    `updated_at` (the event's time), so a frame's `updated_at` is the moment its change was handed over.
+
+    Two ways to run it. `job` runs inside the hub's own loop (a `HubRuntime.run()` job, as the demo's
+    simulators do): a turn of that loop that stalls delays the next report too, so the stall never shows in
+    receive time minus `updated_at`. `outside(hub)` runs in a thread of its own: it stamps each report when
+    its time comes and hands it over with `call_soon_threadsafe`, so a report that waits behind a stalled
+    loop carries the stamp of when it was handed over and the wait counts in every frame's latency. The
+    thread still needs the GIL to wake; how late it woke against its schedule is kept (`late_ms`), so a
+    stall that delays the stamp itself is seen, not hidden. `last_stamp` (table -> stamp of its last
+    report) lets a benchmark check the hub kept the stamps (`check_stamps`).
     """
 
     def __init__(self, tables: int, *, rate: float = 1.0, seconds: float = 60.0, seed: int = 7):
@@ -366,6 +377,10 @@ class ChangeDriver:
         self.states = [tt_rallies(seed + i)[:steps] for i in range(tables)]
         self.sent = 0
         self.window: tuple[float, float] | None = None  # wall-clock (start, end), set from any thread
+        self.late_ms: Counter[int] = Counter()  # outside: how late each report was handed over, whole ms
+        self.last_stamp: dict[int, float] = {}  # outside: table index -> received_at of its last report
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
 
     async def job(self, runtime: HubRuntime) -> None:
         """A `HubRuntime.run()` job: take each table's sink, wait for `window`, then report through it."""
@@ -402,6 +417,75 @@ class ChangeDriver:
                 await asyncio.sleep(delay)
             elif k % 50 == 0:
                 await asyncio.sleep(0)
+
+    def outside(self, hub: ThreadedHub) -> None:
+        """Start reporting into `hub` from a thread of this driver's own (see the class docstring); the
+        reports begin and end with `window`, or when `stop()` is called."""
+        self._thread = threading.Thread(target=self._outside, args=(hub,), name="driver", daemon=True)
+        self._thread.start()
+
+    def stop(self, within: float = 5.0) -> None:
+        """End the outside thread (if any) and wait for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(within)
+
+    def _outside(self, hub: ThreadedHub) -> None:
+        loop = hub.loop
+        assert loop is not None
+
+        async def take_sinks() -> None:  # made on the hub's loop, like every other touch of its state
+            assert hub.runtime.ingest is not None
+            self.sinks = [hub.runtime.ingest.sink_for(t) for t in hub.runtime.venue.tables]
+
+        asyncio.run_coroutine_threadsafe(take_sinks(), loop).result(10)
+        while self.window is None and not self._stop.is_set():
+            time.sleep(0.01)
+        if self.window is None:
+            return
+        start, end = self.window
+        self._stop.wait(max(0.0, start - time.time()))
+        with contextlib.suppress(RuntimeError):  # the hub's loop closed under us: the run is over
+            self._outside_reports(loop, time.monotonic() + (end - time.time()))
+
+    def _outside_reports(self, loop: asyncio.AbstractEventLoop, until: float) -> None:
+        for i, sink in enumerate(self.sinks):
+            loop.call_soon_threadsafe(
+                sink.observe, Observation(f"tt-{i + 1}", 1, 0, time.time(), _hello(f"tt-{i + 1}"))
+            )
+        n = len(self.sinks)
+        period = 1.0 / (n * self.rate)
+        next_at = time.monotonic()
+        k = 0
+        while next_at < until and not self._stop.is_set():
+            table, step = k % n, k // n
+            states = self.states[table]
+            if step < len(states):
+                late = time.monotonic() - next_at
+                at = time.time()  # the stamp: taken here, outside the hub's loop, as it is handed over
+                loop.call_soon_threadsafe(
+                    self.sinks[table].observe, Observation(f"tt-{table + 1}", 1, step + 1, at, states[step])
+                )
+                self.last_stamp[table] = at
+                self.late_ms[int(late * 1000)] += 1
+                self.sent += 1
+            k += 1
+            next_at += period
+            delay = next_at - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+    def check_stamps(self, hub: ThreadedHub) -> int:
+        """How many tables' matches (M1-T{i}) do not carry their last report's stamp as `updated_at` (0 when
+        the hub kept the stamps the latencies are timed from). Call once the reports have been taken in."""
+        loop = hub.loop
+        assert loop is not None
+
+        async def read() -> dict[int, float | None]:
+            return {i: hub.runtime.hall.match(f"M1-T{i + 1}").updated_at for i in self.last_stamp}
+
+        seen = asyncio.run_coroutine_threadsafe(read(), loop).result(10)
+        return sum(seen[i] != at for i, at in self.last_stamp.items())
 
 
 def _hello(device_id: str) -> DeviceHello:
@@ -487,3 +571,14 @@ def clients_snapshot(fanout_clients: set) -> list:
         except RuntimeError:
             continue
     return []
+
+
+def late_quantile_ms(late_ms: Counter[int], q: float) -> float:
+    """The q-quantile (0..1) of a whole-ms histogram (`ChangeDriver.late_ms`), in ms (bucket upper edge)."""
+    total = sum(late_ms.values())
+    seen = 0
+    for k in sorted(late_ms):
+        seen += late_ms[k]
+        if seen >= q * total:
+            return float(k + 1)
+    return float("nan")
