@@ -378,7 +378,7 @@ class ChangeDriver:
         self.sent = 0
         self.window: tuple[float, float] | None = None  # wall-clock (start, end), set from any thread
         self.late_ms: Counter[int] = Counter()  # outside: how late each report was handed over, whole ms
-        self.last_stamp: dict[int, float] = {}  # outside: table index -> received_at of its last report
+        self.last_stamp: dict[int, float] = {}  # table index -> received_at of its last report
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -406,9 +406,9 @@ class ChangeDriver:
             table, step = k % n, k // n
             states = self.states[table]
             if step < len(states):
-                self.sinks[table].observe(
-                    Observation(f"tt-{table + 1}", 1, step + 1, time.time(), states[step])
-                )
+                at = time.time()
+                self.sinks[table].observe(Observation(f"tt-{table + 1}", 1, step + 1, at, states[step]))
+                self.last_stamp[table] = at
                 self.sent += 1
             k += 1
             next_at += period
@@ -475,17 +475,25 @@ class ChangeDriver:
             if delay > 0:
                 time.sleep(delay)
 
-    def check_stamps(self, hub: ThreadedHub) -> int:
-        """How many tables' matches (M1-T{i}) do not carry their last report's stamp as `updated_at` (0 when
-        the hub kept the stamps the latencies are timed from). Call once the reports have been taken in."""
+    def check_stamps(self, hub: ThreadedHub, within: float = 5.0) -> int:
+        """How many tables' matches (M1-T{i}) do not carry their last report's stamp as `updated_at`: 0 when
+        the hub kept the stamps the latencies are timed from. Call once the reports have ended; the hub may
+        still be taking the last ones in (a commit to finish), so it looks again for up to `within` s."""
         loop = hub.loop
         assert loop is not None
 
-        async def read() -> dict[int, float | None]:
-            return {i: hub.runtime.hall.match(f"M1-T{i + 1}").updated_at for i in self.last_stamp}
+        async def read() -> (
+            int
+        ):  # on the hub's loop: its state, and (for `job`) the stamps, change only there
+            stamps = dict(self.last_stamp)
+            return sum(hub.runtime.hall.match(f"M1-T{i + 1}").updated_at != at for i, at in stamps.items())
 
-        seen = asyncio.run_coroutine_threadsafe(read(), loop).result(10)
-        return sum(seen[i] != at for i, at in self.last_stamp.items())
+        deadline = time.monotonic() + within
+        while True:
+            wrong = asyncio.run_coroutine_threadsafe(read(), loop).result(within + 5)
+            if wrong == 0 or time.monotonic() > deadline:
+                return wrong
+            time.sleep(0.1)
 
 
 def _hello(device_id: str) -> DeviceHello:

@@ -54,6 +54,7 @@ FULL = {
     "window_s": 10.0,
     "client_processes": 4,
     "timed_every": 10,
+    "timing": "outside",
 }
 SMOKE = {
     "clients": 40,
@@ -63,6 +64,7 @@ SMOKE = {
     "window_s": 1.5,
     "client_processes": 2,
     "timed_every": 1,
+    "timing": "outside",
 }
 
 
@@ -78,17 +80,22 @@ async def spectate(
     silent: int = 0,
     stuck_after_s: float | None = None,
     readers_watch_venue: bool = True,
+    timing: str = "outside",
     label: str,
 ) -> dict[str, Any]:
     """One run: a hub, `clients` readers (+ `silent` that never read), changes at 1 Hz per table.
 
     Readers watch the venue and one match (or only the match); silent clients the venue and one match.
     """
+    # "inside": the driver runs in the hub's loop, as before; only for comparing the two (BENCH_SIZES)
+    driver_inside = timing == "inside"
     with scratch(label) as data:
         driver = ChangeDriver(tables, rate=1.0, seconds=warmup_s + window_s + 60)
-        hub = ThreadedHub(tt_venue(tables), data, stuck_after_s=stuck_after_s)
+        jobs = (driver.job,) if driver_inside else ()
+        hub = ThreadedHub(tt_venue(tables), data, stuck_after_s=stuck_after_s, jobs=jobs)
         await hub.start()
-        driver.outside(hub)
+        if not driver_inside:
+            driver.outside(hub)
         rss_before = rss_kib()
         topics = [["venue", f"match:M1-T{i % tables + 1}"] for i in range(max(clients, silent))]
         reader_topics = topics[:clients] if readers_watch_venue else [t[1:] for t in topics[:clients]]
@@ -118,8 +125,8 @@ async def spectate(
                 results = await readers.results(within=warmup_s + window_s + 30)
                 elapsed = time.time() - started
             await asyncio.to_thread(driver.stop)
-            await asyncio.sleep(0.5)  # the last reports handed over are taken in
-            stamps_not_kept = driver.check_stamps(hub)
+            await asyncio.sleep(max(0.0, t1 + 0.3 - time.time()))  # the inside driver's reports end
+            stamps_not_kept = await asyncio.to_thread(driver.check_stamps, hub)
             assert hub.ctx is not None
             subscribers = clients_snapshot(hub.runtime.fanout.clients)
             closed_stuck = hub.ctx.closed_stuck
