@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -20,6 +21,7 @@ from unittest import mock
 import orjson
 
 import hub.app
+from benchmarks.changeclock import RECORD
 from benchmarks.wsclient import BUCKETS_PER_MS
 from devices.observations import DeviceFamily, DeviceHello, Observation, ScoreboardState
 from devices.simulators.tabletennis import TableTennisMatchSim
@@ -362,12 +364,15 @@ class ChangeDriver:
 
     Two ways to run it. `job` runs inside the hub's own loop (a `HubRuntime.run()` job, as the demo's
     simulators do): a turn of that loop that stalls delays the next report too, so the stall never shows in
-    receive time minus `updated_at`. `outside(hub)` runs in a thread of its own: it stamps each report when
-    its time comes and hands it over with `call_soon_threadsafe`, so a report that waits behind a stalled
-    loop carries the stamp of when it was handed over and the wait counts in every frame's latency. The
-    thread still needs the GIL to wake; how late it woke against its schedule is kept (`late_ms`), so a
-    stall that delays the stamp itself is seen, not hidden. `last_stamp` (table -> stamp of its last
-    report) lets a benchmark check the hub kept the stamps (`check_stamps`).
+    receive time minus `updated_at`. `outside(hub)` then `begin(start, end)` take the time from outside:
+    `benchmarks.changeclock`, a process of its own (on the client CPU), writes a record (table, step, stamp)
+    into a pipe as each report falls due, stamped with the wall clock as it writes; the hub's loop reads the
+    pipe as it would a device's link and hands each report to its table's sink with that stamp. A report that
+    waits behind a stalled turn of the loop keeps the stamp of when it was written, so the wait counts in its
+    latency; the stamps owe nothing to the hub's thread or its GIL (a thread in the hub's process, tried
+    first, woke 80-110 ms late at p99 behind a busy hub thread). How late the clock woke against its schedule
+    is kept (`late_ms`). `last_stamp` (table -> stamp of its last report) lets a benchmark check that the hub
+    kept the stamps (`check_stamps`).
     """
 
     def __init__(self, tables: int, *, rate: float = 1.0, seconds: float = 60.0, seed: int = 7):
@@ -377,10 +382,10 @@ class ChangeDriver:
         self.states = [tt_rallies(seed + i)[:steps] for i in range(tables)]
         self.sent = 0
         self.window: tuple[float, float] | None = None  # wall-clock (start, end), set from any thread
-        self.late_ms: Counter[int] = Counter()  # outside: how late each report was handed over, whole ms
+        self.late_ms: Counter[int] = Counter()  # outside: how late the clock woke for each report, whole ms
         self.last_stamp: dict[int, float] = {}  # table index -> received_at of its last report
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._clock: subprocess.Popen[bytes] | None = None
+        self._pending = b""  # a record the pipe has given part of
 
     async def job(self, runtime: HubRuntime) -> None:
         """A `HubRuntime.run()` job: take each table's sink, wait for `window`, then report through it."""
@@ -419,61 +424,72 @@ class ChangeDriver:
                 await asyncio.sleep(0)
 
     def outside(self, hub: ThreadedHub) -> None:
-        """Start reporting into `hub` from a thread of this driver's own (see the class docstring); the
-        reports begin and end with `window`, or when `stop()` is called."""
-        self._thread = threading.Thread(target=self._outside, args=(hub,), name="driver", daemon=True)
-        self._thread.start()
-
-    def stop(self, within: float = 5.0) -> None:
-        """End the outside thread (if any) and wait for it."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(within)
-
-    def _outside(self, hub: ThreadedHub) -> None:
+        """Start the clock process and have the hub's loop read its pipe (see the class docstring)."""
         loop = hub.loop
         assert loop is not None
+        self._clock = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.changeclock"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
+        assert self._clock.stdout is not None
+        fd = self._clock.stdout.fileno()
+        os.set_blocking(fd, False)
 
-        async def take_sinks() -> None:  # made on the hub's loop, like every other touch of its state
+        async def attach() -> None:  # on the hub's loop, like every other touch of its state
             assert hub.runtime.ingest is not None
             self.sinks = [hub.runtime.ingest.sink_for(t) for t in hub.runtime.venue.tables]
+            loop.add_reader(fd, self._readable, loop, fd)
 
-        asyncio.run_coroutine_threadsafe(take_sinks(), loop).result(10)
-        while self.window is None and not self._stop.is_set():
-            time.sleep(0.01)
-        if self.window is None:
+        asyncio.run_coroutine_threadsafe(attach(), loop).result(10)
+
+    def begin(self, start: float, end: float) -> None:
+        """Have the clock report from `start` to `end` (wall clock)."""
+        assert self._clock is not None and self._clock.stdin is not None
+        self.window = (start, end)
+        config = {"steps": [len(s) for s in self.states], "rate": self.rate, "start": start, "end": end}
+        self._clock.stdin.write(orjson.dumps({**config, "cpu": client_cpu()}) + b"\n")
+        self._clock.stdin.close()
+
+    def _readable(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        """On the hub's loop: what the clock wrote, each report into its table's sink with the clock's stamp."""
+        try:
+            data = self._pending + os.read(fd, 1 << 16)
+        except BlockingIOError:
             return
-        start, end = self.window
-        self._stop.wait(max(0.0, start - time.time()))
-        with contextlib.suppress(RuntimeError):  # the hub's loop closed under us: the run is over
-            self._outside_reports(loop, time.monotonic() + (end - time.time()))
+        if len(data) == len(self._pending):  # the clock has ended
+            loop.remove_reader(fd)
+            return
+        whole = len(data) - len(data) % RECORD.size
+        self._pending = data[whole:]
+        for table, step, at in RECORD.iter_unpack(data[:whole]):
+            device = f"tt-{table + 1}"
+            if step == 0:
+                self.sinks[table].observe(Observation(device, 1, 0, at, _hello(device)))
+                continue
+            self.sinks[table].observe(Observation(device, 1, step, at, self.states[table][step - 1]))
+            self.last_stamp[table] = at
+            self.sent += 1
 
-    def _outside_reports(self, loop: asyncio.AbstractEventLoop, until: float) -> None:
-        for i, sink in enumerate(self.sinks):
-            loop.call_soon_threadsafe(
-                sink.observe, Observation(f"tt-{i + 1}", 1, 0, time.time(), _hello(f"tt-{i + 1}"))
-            )
-        n = len(self.sinks)
-        period = 1.0 / (n * self.rate)
-        next_at = time.monotonic()
-        k = 0
-        while next_at < until and not self._stop.is_set():
-            table, step = k % n, k // n
-            states = self.states[table]
-            if step < len(states):
-                late = time.monotonic() - next_at
-                at = time.time()  # the stamp: taken here, outside the hub's loop, as it is handed over
-                loop.call_soon_threadsafe(
-                    self.sinks[table].observe, Observation(f"tt-{table + 1}", 1, step + 1, at, states[step])
-                )
-                self.last_stamp[table] = at
-                self.late_ms[int(late * 1000)] += 1
-                self.sent += 1
-            k += 1
-            next_at += period
-            delay = next_at - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
+    def stop(self, within: float = 5.0) -> None:
+        """Wait for the clock process to end (it ends with its window; killed if not within `within` s, or if
+        it never began) and keep how late it was."""
+        clock, self._clock = self._clock, None
+        if clock is None:
+            return
+        if self.window is None:
+            clock.kill()
+        try:
+            clock.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            clock.kill()
+            clock.wait()
+        assert clock.stderr is not None  # its stdout stays with the hub's loop, which reads it to the end
+        for line in clock.stderr.read().decode(errors="replace").splitlines():
+            if line.startswith("{"):
+                self.late_ms.update({int(k): v for k, v in orjson.loads(line)["late_ms"].items()})
 
     def check_stamps(self, hub: ThreadedHub, within: float = 5.0) -> int:
         """How many tables' matches (M1-T{i}) do not carry their last report's stamp as `updated_at`: 0 when

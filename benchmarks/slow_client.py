@@ -20,12 +20,13 @@ never waits for a flush, which the hall never has; on the disk a few commits a m
 moved a 4.5 s phase's p99 by half and made the ratio's noise larger than the 10 % it tests. Longer phases
 (15 s, ~15,000 timed frames each), eight pairs and an interval on the ratio make that noise visible instead.
 
-Timing from outside the hub's loop: `ChangeDriver.outside` hands each change to the hub from a thread of its
-own and stamps it with the wall clock as it does; the hub keeps the stamp as the match's `updated_at`, and a
-reader's latency is its receive time minus that stamp. A change that waits behind a stalled turn of the hub's
-loop (a burst of slow clients connecting, a commit's flush) keeps its stamp, so the stall is in its latency;
-when the driver ran inside the loop the stall delayed the stamps too and did not show. The run checks that the
-hub kept the stamps (`stamps_not_kept`) and says how late the driver's thread was against its schedule.
+Timing from outside the hub's loop: `ChangeDriver.outside` takes when each change is due from a process of its
+own (`benchmarks.changeclock`) that stamps each report with the wall clock as it writes it into a pipe; the
+hub's loop reads the pipe (as a device link) and keeps the stamp as the match's `updated_at`, and a reader's
+latency is its receive time minus that stamp. A change that waits behind a stalled turn of the hub's loop (a
+burst of slow clients connecting, closing them, a commit's flush) keeps its stamp, so the stall is in its
+latency; when the driver ran inside the loop the stall delayed the stamps too and did not show. The run checks
+that the hub kept the stamps (`stamps_not_kept`) and says how late the clock woke against its schedule.
 
 The figure: readers' p99 over all "with" phases pooled, against the "without" phases pooled (that ratio is
 the row's). Its 95 % interval (`ratio_ci_low`, `ratio_ci_high`) comes from resampling the pairs (bootstrap,
@@ -125,16 +126,8 @@ async def run(smoke: bool) -> Result:
     kinds = phases(sizes["pairs"])
     with _on_disk() as (data, filesystem):
         r = await _alternate(sizes, kinds, data)
-    pairs = [_pair(r["hists"], kinds, i) for i in range(sizes["pairs"])]
-    pooled = {
-        kind: merge_hist([{"hist": h} for h, k in zip(r["hists"], kinds, strict=True) if k == kind])
-        for kind in ("without", "with")
-    }
-    p99 = {kind: percentile_ms(hist, 0.99) for kind, hist in pooled.items()}
+    p99, figures = _figures(r, kinds, sizes["slices"])
     ratio = p99["with"] / p99["without"] if p99["without"] else float("inf")
-    low, high = _bootstrap(pairs)
-    each = [percentile_ms(w, 0.99) / percentile_ms(wo, 0.99) for w, wo in pairs]
-    geomean, t_low, t_high = _t_interval(each)
     memory = _memory(r["rss_growth_kib"], sizes["slow"])
     closed_in_phase = all(n == sizes["slow"] for n in r["slow_closed"]) and None not in r["closed_after_s"]
     passed = (
@@ -168,19 +161,7 @@ async def run(smoke: bool) -> Result:
             "slow_watch": "venue + one match",
         },
         details={
-            "ratio_ci_low": round(low, 3),
-            "ratio_ci_high": round(high, 3),
-            "ci_includes_1_10": low <= 1.10 <= high,
-            "ratio_each_pair": [round(x, 3) for x in each],
-            "pair_ratio_geomean": round(geomean, 3),
-            "pair_ratio_t_ci": [round(t_low, 3), round(t_high, 3)],
-            "p50_with_ms": percentile_ms(pooled["with"], 0.50),
-            "p50_without_ms": percentile_ms(pooled["without"], 0.50),
-            "p99_by_slice_with_ms": _by_slice(r["sliced"], kinds, "with", sizes["slices"]),
-            "p99_by_slice_without_ms": _by_slice(r["sliced"], kinds, "without", sizes["slices"]),
-            "p99_each_phase_ms": [
-                f"{kind} {percentile_ms(h, 0.99)}" for h, kind in zip(r["hists"], kinds, strict=True)
-            ],
+            **figures,
             "slow_connected": r["slow_connected"],
             "slow_closed_by_hub": r["slow_closed"],
             "slow_closed_after_s": r["closed_after_s"],
@@ -219,7 +200,7 @@ async def _alternate(sizes: dict[str, Any], kinds: list[str], data: Path) -> dic
             say(f"{NAME}: {ready} connected, {failed} failed; {len(kinds)} phases of {sizes['phase_s']} s")
             started = time.time()
             bounds = [started + sizes["warmup_s"] + k * sizes["phase_s"] for k in range(len(kinds) + 1)]
-            driver.window = (started, bounds[-1] + 0.3)
+            driver.begin(started, bounds[-1] + 0.3)
             # the readers keep a histogram per slice of each phase (`slices` a phase): pooled per phase for
             # the figure, per slice across phases of a kind to show when in its phase a cost falls
             cuts = [
@@ -266,7 +247,7 @@ async def _alternate(sizes: dict[str, Any], kinds: list[str], data: Path) -> dic
             "driver_late_max_ms": late_quantile_ms(driver.late_ms, 1.0),
         }
     finally:
-        driver.stop()
+        await asyncio.to_thread(driver.stop)
         await quiet.close()
         await readers.close()
         if not await hub.stop(within=8.0):
@@ -356,6 +337,34 @@ class SlowClients:
             raise RuntimeError(f"slow-client process exited (code {await self.proc.wait()})")
         reply: dict[str, Any] = orjson.loads(line)
         return reply
+
+
+def _figures(r: dict[str, Any], kinds: list[str], slices: int) -> tuple[dict[str, float], dict[str, Any]]:
+    """The readers' pooled p99 of each kind, and the details about the ratio: its interval, each pair's
+    ratio, the p50s, and the p99 by slice and by phase."""
+    pairs = [_pair(r["hists"], kinds, i) for i in range(len(kinds) // 2)]
+    pooled = {
+        kind: merge_hist([{"hist": h} for h, k in zip(r["hists"], kinds, strict=True) if k == kind])
+        for kind in ("without", "with")
+    }
+    low, high = _bootstrap(pairs)
+    each = [percentile_ms(w, 0.99) / percentile_ms(wo, 0.99) for w, wo in pairs]
+    geomean, t_low, t_high = _t_interval(each)
+    return {kind: percentile_ms(hist, 0.99) for kind, hist in pooled.items()}, {
+        "ratio_ci_low": round(low, 3),
+        "ratio_ci_high": round(high, 3),
+        "ci_includes_1_10": low <= 1.10 <= high,
+        "ratio_each_pair": [round(x, 3) for x in each],
+        "pair_ratio_geomean": round(geomean, 3),
+        "pair_ratio_t_ci": [round(t_low, 3), round(t_high, 3)],
+        "p50_with_ms": percentile_ms(pooled["with"], 0.50),
+        "p50_without_ms": percentile_ms(pooled["without"], 0.50),
+        "p99_by_slice_with_ms": _by_slice(r["sliced"], kinds, "with", slices),
+        "p99_by_slice_without_ms": _by_slice(r["sliced"], kinds, "without", slices),
+        "p99_each_phase_ms": [
+            f"{kind} {percentile_ms(h, 0.99)}" for h, kind in zip(r["hists"], kinds, strict=True)
+        ],
+    }
 
 
 def _by_slice(sliced: list[dict[int, int]], kinds: list[str], kind: str, n: int) -> list[float]:

@@ -4,15 +4,16 @@ Server: the real hub (`HubRuntime`: Hall, EventLog with synchronous=FULL, Fanout
 websockets-sansio app). Changes enter through each table's real `TableSink` (no wire, see ChangeDriver), so
 every change is logged and committed before it is published. Clients: `benchmarks.wsclient` processes.
 
-Timing, from outside the hub's loop: the changes are handed to the hub by `ChangeDriver.outside`, a thread of
-its own that stamps each report with the wall clock as it hands it over (`loop.call_soon_threadsafe`); the
-hub keeps that stamp as the match's `updated_at`, and a frame's latency is its receive time in the client
-process minus the `updated_at` it carries (the same machine clock). A report that waits behind a stalled
-turn of the hub's loop keeps the stamp of when it was handed over, so the stall is in every latency it
-delays; with the driver inside the loop (as before) a stall also delayed the reports, and the stamps with
-them, and did not show. The run checks the hub kept the stamps (`stamps_not_kept`, 0) and reports how late
-the driver's thread handed reports over against its schedule (`driver_late_p99_ms`: the GIL it needs to
-wake is the one delay before the stamp). Snapshots are not timed. Every client reads every frame; at full size every
+Timing, from outside the hub's loop: when each change is due is decided by `benchmarks.changeclock`, a
+process of its own (`ChangeDriver.outside`), which writes (table, step, wall-clock stamp) into a pipe as it
+falls due; the hub's loop reads the pipe as it would a device link and hands each report to the table's sink
+with that stamp, which the hub keeps as the match's `updated_at`. A frame's latency is its receive time in
+the client process minus the `updated_at` it carries (the same machine clock). A report that waits behind a
+stalled turn of the hub's loop keeps the stamp of when it was written, so the stall is in every latency it
+delays; with the driver inside the loop (as before, `BENCH_SIZES='{"timing": "inside"}'` to compare) a stall
+delayed the reports and their stamps too, and did not show. The run checks that the hub kept the stamps
+(`stamps_not_kept`, 0) and says how late the clock woke against its schedule (`driver_late_p99_ms`).
+Snapshots are not timed. Every client reads every frame; at full size every
 10th client of each client process also times every change it receives (500 of 5,000): 200 tables at 1 Hz
 are a million wall entries a second across 5,000 clients, more than one client core can parse, and a client
 that cannot keep up would be measuring itself.
@@ -118,7 +119,10 @@ async def spectate(
                 started = time.time()
                 t0 = started + warmup_s
                 t1 = t0 + window_s
-                driver.window = (started, t1 + 0.3)
+                if driver_inside:
+                    driver.window = (started, t1 + 0.3)
+                else:
+                    driver.begin(started, t1 + 0.3)
                 await readers.window(t0, t1)
                 if quiet:
                     await quiet.window(t0, t1)
@@ -156,7 +160,7 @@ async def spectate(
                 "driver_late_max_ms": late_quantile_ms(driver.late_ms, 1.0),
             }
         finally:
-            driver.stop()
+            await asyncio.to_thread(driver.stop)
             if quiet:
                 await quiet.close()
             await readers.close()
