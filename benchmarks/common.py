@@ -375,11 +375,14 @@ class ChangeDriver:
     kept the stamps (`check_stamps`).
     """
 
-    def __init__(self, tables: int, *, rate: float = 1.0, seconds: float = 60.0, seed: int = 7):
+    def __init__(
+        self, tables: int, *, rate: float = 1.0, seconds: float = 60.0, seed: int = 7, best_of: int = 7
+    ):
         self.sinks: list[Any] = []
         self.rate = rate
         steps = int(rate * seconds) + 2
-        self.states = [tt_rallies(seed + i)[:steps] for i in range(tables)]
+        # a table whose match is over falls silent: a best-of-7 match lasts 63-140 rallies
+        self.states = [tt_rallies(seed + i, best_of)[:steps] for i in range(tables)]
         self.sent = 0
         self.window: tuple[float, float] | None = None  # wall-clock (start, end), set from any thread
         self.late_ms: Counter[int] = Counter()  # outside: how late the clock woke for each report, whole ms

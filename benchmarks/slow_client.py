@@ -10,7 +10,8 @@ buffer); the hub's socket buffers fill in a few seconds, the hub notices they ar
 `stuck_after_s` later; then their sockets are dropped, all before the phase ends. Their client process is
 started once, before the first phase, and stays idle between sets, so no process start or exit falls in a
 phase. The phases are as long as that life needs (`phase_s`, 15 s: closed ~11.5-12 s after connecting); the
-"without" phases as long. A first set connects and falls behind in the warm-up, not compared: what the first
+"without" phases as long. The matches are of 31 games, so that none ends (and its table falls silent) before
+the run does (a best-of-7 match lasts 63-140 rallies, the run ~250 s at a rally a second). A first set connects and falls behind in the warm-up, not compared: what the first
 venue subscriber and the first client behind allocate once is not what a set costs. The readers keep a
 histogram per second of each phase: pooled per phase for the figure, and per second across the phases of a
 kind (`p99_by_slice_with_ms`, `..._without_ms`) to show where in its life a set's cost falls.
@@ -102,6 +103,7 @@ SMOKE = {
     "slices": 2,
 }
 SLOW_CLIENT_BUDGET_KIB = 256
+BEST_OF = 31
 DROP_MARGIN_S = 0.3  # the slow clients' sockets are dropped at the latest this long before their phase ends
 RESAMPLES = 2000
 T_975 = (12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13)
@@ -138,6 +140,7 @@ async def run(smoke: bool) -> Result:
         and r["readers_closed"] == 0
         and r["ready"] == sizes["readers"]
         and r["stamps_not_kept"] == 0
+        and r["tables_silent_before_end"] == 0
     )
     notes.append(
         "ratio: readers' p99 in the phases with the slow clients' whole life (connect, snapshot, stall, closed by "
@@ -171,6 +174,7 @@ async def run(smoke: bool) -> Result:
             "rss_peak_kib": r["rss_peak_kib"],
             "frames_per_s": round(r["frames_per_s"]),
             "stamps_not_kept": r["stamps_not_kept"],
+            "tables_silent_before_end": r["tables_silent_before_end"],
             "driver_late_p99_ms": r["driver_late_p99_ms"],
             "driver_late_max_ms": r["driver_late_max_ms"],
             "filesystem": filesystem,
@@ -183,10 +187,13 @@ async def _alternate(sizes: dict[str, Any], kinds: list[str], data: Path) -> dic
     """One hub, the readers throughout, a new set of slow clients in each "with" phase."""
     tables, slow = sizes["tables"], sizes["slow"]
     total_s = sizes["warmup_s"] + sizes["phase_s"] * len(kinds)
-    driver = ChangeDriver(tables, rate=1.0, seconds=total_s + 60)
+    # matches of 31 games (273+ rallies), so that no table falls silent before the run ends (best-of-7: 63+)
+    driver = ChangeDriver(tables, rate=1.0, seconds=total_s + 60, best_of=BEST_OF)
     quiet = SlowClients()
     await quiet.spawn()  # its interpreter starts while the hub does
-    hub = ThreadedHub(tt_venue(tables), data, stuck_after_s=sizes["stuck_after_s"])
+    venue = tt_venue(tables, best_of=BEST_OF)
+    short = sum(len(states) < total_s + 2 for states in driver.states)  # tables whose match would end early
+    hub = ThreadedHub(venue, data, stuck_after_s=sizes["stuck_after_s"])
     await hub.start()
     driver.outside(hub)
     topics = [[f"match:M1-T{i % tables + 1}"] for i in range(sizes["readers"])]
@@ -243,6 +250,7 @@ async def _alternate(sizes: dict[str, Any], kinds: list[str], data: Path) -> dic
             "rss_peak_kib": rss.peak,
             "rss_growth_kib": [(a[0], b[1] - a[1], b[2] - a[2]) for a, b in itertools.pairwise(rss_at)],
             "stamps_not_kept": await asyncio.to_thread(driver.check_stamps, hub),
+            "tables_silent_before_end": short,
             "driver_late_p99_ms": late_quantile_ms(driver.late_ms, 0.99),
             "driver_late_max_ms": late_quantile_ms(driver.late_ms, 1.0),
         }
