@@ -67,6 +67,7 @@ from benchmarks.common import (
     RssSampler,
     ThreadedHub,
     client_cpu,
+    clients_snapshot,
     late_quantile_ms,
     merge_hist,
     percentile_ms,
@@ -97,8 +98,8 @@ SMOKE = {
     "tables": 200,
     "stuck_after_s": 0.1,
     "connect_s": 10.0,
-    "warmup_s": 0.8,
-    "phase_s": 2.0,
+    "warmup_s": 0.6,
+    "phase_s": 1.8,
     "pairs": 2,
     "slices": 2,
 }
@@ -169,6 +170,7 @@ async def run(smoke: bool) -> Result:
             "slow_closed_by_hub": r["slow_closed"],
             "slow_closed_after_s": r["closed_after_s"],
             "slow_connecting_s": r["connecting_s"],
+            "hub_subscribers_after_each_set": r["subscribers_after"],
             "readers_closed": r["readers_closed"],
             **memory,
             "rss_peak_kib": r["rss_peak_kib"],
@@ -247,6 +249,7 @@ async def _alternate(sizes: dict[str, Any], kinds: list[str], data: Path) -> dic
             "slow_closed": [s["closed"] for s in sets],
             "closed_after_s": [s["closed_after_s"] for s in sets],
             "connecting_s": [s["connecting_s"] for s in sets],
+            "subscribers_after": [s["subscribers_after"] for s in sets],
             "rss_peak_kib": rss.peak,
             "rss_growth_kib": [(a[0], b[1] - a[1], b[2] - a[2]) for a, b in itertools.pairwise(rss_at)],
             "stamps_not_kept": await asyncio.to_thread(driver.check_stamps, hub),
@@ -282,6 +285,7 @@ async def _slow_set(
     closed = hub.ctx.closed_stuck - before
     await quiet.drop()
     return {
+        "subscribers_after": len(clients_snapshot(hub.runtime.fanout.clients)),  # the readers' alone
         "connected": connected,
         "closed": closed,
         "closed_after_s": closed_after,
