@@ -62,5 +62,16 @@ def main() -> None:
     sys.stderr.write("\n")
 
 
+def late_quantile_ms(late_ms: Counter[int], q: float) -> float:
+    """The q-quantile (0..1) of a whole-ms histogram (`ChangeDriver.late_ms`), in ms (bucket upper edge)."""
+    total = sum(late_ms.values())
+    seen = 0
+    for k in sorted(late_ms):
+        seen += late_ms[k]
+        if seen >= q * total:
+            return float(k + 1)
+    return float("nan")
+
+
 if __name__ == "__main__":
     main()

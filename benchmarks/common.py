@@ -359,8 +359,8 @@ class ChangeDriver:
     """Table-tennis scoreboards without a wire: legal rallies into each table's real `TableSink`.
 
     Every table reports at `rate` per second, spread evenly over the second; each observation is stamped
-    `received_at = time.time()` when it is handed to the hub, and the hub keeps that stamp as the match's
-    `updated_at` (the event's time), so a frame's `updated_at` is the moment its change was handed over.
+    `received_at` with the wall clock as it is handed over (see below), and the hub keeps that stamp as the
+    match's `updated_at` (the event's time), so a frame's `updated_at` is the moment its change was handed over.
 
     Two ways to run it. `job` runs inside the hub's own loop (a `HubRuntime.run()` job, as the demo's
     simulators do): a turn of that loop that stalls delays the next report too, so the stall never shows in
@@ -501,9 +501,8 @@ class ChangeDriver:
         loop = hub.loop
         assert loop is not None
 
-        async def read() -> (
-            int
-        ):  # on the hub's loop: its state, and (for `job`) the stamps, change only there
+        # on the hub's loop: its state, and (for `job`) the stamps, change only there
+        async def read() -> int:
             stamps = dict(self.last_stamp)
             return sum(hub.runtime.hall.match(f"M1-T{i + 1}").updated_at != at for i, at in stamps.items())
 
@@ -598,14 +597,3 @@ def clients_snapshot(fanout_clients: set) -> list:
         except RuntimeError:
             continue
     return []
-
-
-def late_quantile_ms(late_ms: Counter[int], q: float) -> float:
-    """The q-quantile (0..1) of a whole-ms histogram (`ChangeDriver.late_ms`), in ms (bucket upper edge)."""
-    total = sum(late_ms.values())
-    seen = 0
-    for k in sorted(late_ms):
-        seen += late_ms[k]
-        if seen >= q * total:
-            return float(k + 1)
-    return float("nan")

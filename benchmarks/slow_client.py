@@ -58,6 +58,7 @@ from typing import Any
 
 import orjson
 
+from benchmarks.changeclock import late_quantile_ms
 from benchmarks.common import (
     HOST,
     ROOT,
@@ -68,7 +69,6 @@ from benchmarks.common import (
     ThreadedHub,
     client_cpu,
     clients_snapshot,
-    late_quantile_ms,
     merge_hist,
     percentile_ms,
     pin_server,

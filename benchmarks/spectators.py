@@ -25,6 +25,7 @@ import asyncio
 import time
 from typing import Any
 
+from benchmarks.changeclock import late_quantile_ms
 from benchmarks.common import (
     ChangeDriver,
     ClientFleet,
@@ -32,7 +33,6 @@ from benchmarks.common import (
     RssSampler,
     ThreadedHub,
     clients_snapshot,
-    late_quantile_ms,
     merge_hist,
     percentile_ms,
     pin_server,
