@@ -194,7 +194,8 @@ async def run(smoke: bool) -> Result:
         and r["stamps_not_kept"] == 0
     )
     notes.append(
-        "latency: client receive time minus the stamp taken when the change was written by a clock process outside the hub (benchmarks.changeclock)"
+        "latency: client receive time minus the stamp taken as the change was written by a clock process "
+        "outside the hub (benchmarks.changeclock)"
     )
     return Result(
         name=NAME,
