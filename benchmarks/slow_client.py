@@ -42,7 +42,7 @@ grew in the "with" phases by no more than 256 KiB per slow client (the transport
 kernel's send buffer, with room) beyond what it grew in as long a time without them, across all the sets
 (memory a set left behind would add up); and, for the run to be what it says, every table still changing at
 the end (`tables_silent_before_end`) and the hub keeping the clock's stamps (`stamps_not_kept`). Smoke sizes
-use a 0.1 s `stuck_after_s` to fit in seconds.
+use a 0.1 s `stuck_after_s` and three changes per table a second, to fit in seconds.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ FULL = {
     "readers": 1000,
     "slow": 100,
     "tables": 200,
+    "rate": 1.0,  # changes per table per second
     "stuck_after_s": None,  # the product's (hub.web.STUCK_AFTER_S, 10 s)
     "connect_s": 30.0,
     "warmup_s": 4.0,
@@ -99,10 +100,11 @@ SMOKE = {
     "readers": 20,
     "slow": 4,
     "tables": 200,
+    "rate": 3.0,  # the slow clients' buffers fill three times as fast, so the phases can be short
     "stuck_after_s": 0.1,
     "connect_s": 10.0,
     "warmup_s": 0.6,
-    "phase_s": 1.8,
+    "phase_s": 1.2,
     "pairs": 2,
     "slices": 2,
 }
@@ -193,11 +195,14 @@ async def _alternate(sizes: dict[str, Any], kinds: list[str], data: Path) -> dic
     tables, slow = sizes["tables"], sizes["slow"]
     total_s = sizes["warmup_s"] + sizes["phase_s"] * len(kinds)
     # matches of 31 games (273+ rallies), so that no table falls silent before the run ends (best-of-7: 63+)
-    driver = ChangeDriver(tables, rate=1.0, seconds=total_s + 60, best_of=BEST_OF)
+    rate = sizes["rate"]
+    driver = ChangeDriver(tables, rate=rate, seconds=total_s + 60, best_of=BEST_OF)
     quiet = SlowClients()
     await quiet.spawn()  # its interpreter starts while the hub does
     venue = tt_venue(tables, best_of=BEST_OF)
-    short = sum(len(states) < total_s + 2 for states in driver.states)  # tables whose match would end early
+    short = sum(
+        len(states) < rate * total_s + 2 for states in driver.states
+    )  # tables whose match would end early
     hub = ThreadedHub(venue, data, stuck_after_s=sizes["stuck_after_s"])
     await hub.start()
     driver.outside(hub)
