@@ -6,10 +6,12 @@ import asyncio
 import contextlib
 import functools
 import os
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,6 +21,7 @@ from unittest import mock
 import orjson
 
 import hub.app
+from benchmarks.changeclock import RECORD
 from benchmarks.wsclient import BUCKETS_PER_MS
 from devices.observations import DeviceFamily, DeviceHello, Observation, ScoreboardState
 from devices.simulators.tabletennis import TableTennisMatchSim
@@ -356,16 +359,36 @@ class ChangeDriver:
     """Table-tennis scoreboards without a wire: legal rallies into each table's real `TableSink`.
 
     Every table reports at `rate` per second, spread evenly over the second; each observation is stamped
-    `received_at = time.time()` when it is handed to the hub, so a frame's `updated_at` is its change time.
+    `received_at` with the wall clock as it is handed over (see below), and the hub keeps that stamp as the
+    match's `updated_at` (the event's time), so a frame's `updated_at` is the moment its change was handed over.
+
+    Two ways to run it. `job` runs inside the hub's own loop (a `HubRuntime.run()` job, as the demo's
+    simulators do): a turn of that loop that stalls delays the next report too, so the stall never shows in
+    receive time minus `updated_at`. `outside(hub)` then `begin(start, end)` take the time from outside:
+    `benchmarks.changeclock`, a process of its own (on the client CPU), writes a record (table, step, stamp)
+    into a pipe as each report falls due, stamped with the wall clock as it writes; the hub's loop reads the
+    pipe as it would a device's link and hands each report to its table's sink with that stamp. A report that
+    waits behind a stalled turn of the loop keeps the stamp of when it was written, so the wait counts in its
+    latency; the stamps owe nothing to the hub's thread or its GIL (a thread in the hub's process, tried
+    first, woke 80-110 ms late at p99 behind a busy hub thread). How late the clock woke against its schedule
+    is kept (`late_ms`). `last_stamp` (table -> stamp of its last report) lets a benchmark check that the hub
+    kept the stamps (`check_stamps`).
     """
 
-    def __init__(self, tables: int, *, rate: float = 1.0, seconds: float = 60.0, seed: int = 7):
+    def __init__(
+        self, tables: int, *, rate: float = 1.0, seconds: float = 60.0, seed: int = 7, best_of: int = 7
+    ):
         self.sinks: list[Any] = []
         self.rate = rate
         steps = int(rate * seconds) + 2
-        self.states = [tt_rallies(seed + i)[:steps] for i in range(tables)]
+        # a table whose match is over falls silent: a best-of-7 match lasts 63-140 rallies
+        self.states = [tt_rallies(seed + i, best_of)[:steps] for i in range(tables)]
         self.sent = 0
         self.window: tuple[float, float] | None = None  # wall-clock (start, end), set from any thread
+        self.late_ms: Counter[int] = Counter()  # outside: how late the clock woke for each report, whole ms
+        self.last_stamp: dict[int, float] = {}  # table index -> received_at of its last report
+        self._clock: subprocess.Popen[bytes] | None = None
+        self._pending = b""  # a record the pipe has given part of
 
     async def job(self, runtime: HubRuntime) -> None:
         """A `HubRuntime.run()` job: take each table's sink, wait for `window`, then report through it."""
@@ -391,9 +414,9 @@ class ChangeDriver:
             table, step = k % n, k // n
             states = self.states[table]
             if step < len(states):
-                self.sinks[table].observe(
-                    Observation(f"tt-{table + 1}", 1, step + 1, time.time(), states[step])
-                )
+                at = time.time()
+                self.sinks[table].observe(Observation(f"tt-{table + 1}", 1, step + 1, at, states[step]))
+                self.last_stamp[table] = at
                 self.sent += 1
             k += 1
             next_at += period
@@ -402,6 +425,93 @@ class ChangeDriver:
                 await asyncio.sleep(delay)
             elif k % 50 == 0:
                 await asyncio.sleep(0)
+
+    def outside(self, hub: ThreadedHub) -> None:
+        """Start the clock process and have the hub's loop read its pipe (see the class docstring)."""
+        loop = hub.loop
+        assert loop is not None
+        self._clock = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.changeclock"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
+        assert self._clock.stdout is not None
+        fd = self._clock.stdout.fileno()
+        os.set_blocking(fd, False)
+
+        async def attach() -> None:  # on the hub's loop, like every other touch of its state
+            assert hub.runtime.ingest is not None
+            self.sinks = [hub.runtime.ingest.sink_for(t) for t in hub.runtime.venue.tables]
+            loop.add_reader(fd, self._readable, loop, fd)
+
+        asyncio.run_coroutine_threadsafe(attach(), loop).result(10)
+
+    def begin(self, start: float, end: float) -> None:
+        """Have the clock report from `start` to `end` (wall clock)."""
+        assert self._clock is not None and self._clock.stdin is not None
+        self.window = (start, end)
+        config = {"steps": [len(s) for s in self.states], "rate": self.rate, "start": start, "end": end}
+        self._clock.stdin.write(orjson.dumps({**config, "cpu": client_cpu()}) + b"\n")
+        self._clock.stdin.close()
+
+    def _readable(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        """On the hub's loop: what the clock wrote, each report into its table's sink with the clock's stamp."""
+        try:
+            data = self._pending + os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if len(data) == len(self._pending):  # the clock has ended
+            loop.remove_reader(fd)
+            return
+        whole = len(data) - len(data) % RECORD.size
+        self._pending = data[whole:]
+        for table, step, at in RECORD.iter_unpack(data[:whole]):
+            device = f"tt-{table + 1}"
+            if step == 0:
+                self.sinks[table].observe(Observation(device, 1, 0, at, _hello(device)))
+                continue
+            self.sinks[table].observe(Observation(device, 1, step, at, self.states[table][step - 1]))
+            self.last_stamp[table] = at
+            self.sent += 1
+
+    def stop(self, within: float = 5.0) -> None:
+        """Wait for the clock process to end (it ends with its window; killed if not within `within` s, or if
+        it never began) and keep how late it was."""
+        clock, self._clock = self._clock, None
+        if clock is None:
+            return
+        if self.window is None:
+            clock.kill()
+        try:
+            clock.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            clock.kill()
+            clock.wait()
+        assert clock.stderr is not None  # its stdout stays with the hub's loop, which reads it to the end
+        for line in clock.stderr.read().decode(errors="replace").splitlines():
+            if line.startswith("{"):
+                self.late_ms.update({int(k): v for k, v in orjson.loads(line)["late_ms"].items()})
+
+    def check_stamps(self, hub: ThreadedHub, within: float = 5.0) -> int:
+        """How many tables' matches (M1-T{i}) do not carry their last report's stamp as `updated_at`: 0 when
+        the hub kept the stamps the latencies are timed from. Call once the reports have ended; the hub may
+        still be taking the last ones in (a commit to finish), so it looks again for up to `within` s."""
+        loop = hub.loop
+        assert loop is not None
+
+        # on the hub's loop: its state, and (for `job`) the stamps, change only there
+        async def read() -> int:
+            stamps = dict(self.last_stamp)
+            return sum(hub.runtime.hall.match(f"M1-T{i + 1}").updated_at != at for i, at in stamps.items())
+
+        deadline = time.monotonic() + within
+        while True:
+            wrong = asyncio.run_coroutine_threadsafe(read(), loop).result(within + 5)
+            if wrong == 0 or time.monotonic() > deadline:
+                return wrong
+            time.sleep(0.1)
 
 
 def _hello(device_id: str) -> DeviceHello:
