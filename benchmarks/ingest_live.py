@@ -46,6 +46,7 @@ from typing import Any
 import orjson
 
 from benchmarks.common import ROOT, tt_rallies, tt_venue
+from benchmarks.ptydevices import write_all
 from devices.observations import DeviceFamily, DeviceHello, LinkState, Observation
 from devices.session import Backoff, DeviceSession, serial_opener
 from devices.simulators.pty import PtyPair, open_pty_pair
@@ -270,7 +271,7 @@ class _Feed:
         if k < len(self.frames[table]):
             self.next[table] = k + 1
             self.written += 1
-            _write(self.fds[table], self.frames[table][k])
+            write_all(self.fds[table], self.frames[table][k])
 
 
 async def _device_main() -> None:
@@ -316,15 +317,6 @@ def _proc_cpu_s(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _write(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(fd, view) :]
-        except BlockingIOError:
-            time.sleep(0.0005)
 
 
 def _drop(fd: int) -> None:

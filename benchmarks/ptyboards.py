@@ -136,13 +136,7 @@ def version_map(
             by_key[(table, int(g0), int(g1), int(p0), int(p1))] = t
     out: dict[str, dict[str, float]] = {}
     unmatched = 0
-    conn = sqlite3.connect(log_path)
-    try:
-        rows = conn.execute(
-            "SELECT match_id, \"offset\", body FROM events WHERE kind = 'device.report' AND match_id IS NOT NULL"
-        ).fetchall()
-    finally:
-        conn.close()
+    rows = device_reports(log_path, "body")
     for match_id, offset, body in rows:
         report = unpack(body)["report"]
         table = match_id.split("-")[1]
@@ -152,3 +146,16 @@ def version_map(
             continue
         out.setdefault(match_id, {})[str(offset)] = t
     return out, unmatched
+
+
+def device_reports(log_path: Path | str, column: str) -> list[tuple[str, int, Any]]:
+    """(match, offset, `column`) of every device report the hub logged for a match: `body` or `at`."""
+    assert column in ("body", "at"), column
+    conn = sqlite3.connect(log_path)
+    try:
+        return conn.execute(
+            f'SELECT match_id, "offset", {column} FROM events'
+            " WHERE kind = 'device.report' AND match_id IS NOT NULL"
+        ).fetchall()
+    finally:
+        conn.close()

@@ -21,7 +21,8 @@ import time
 import orjson
 
 
-def _write(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to a non-blocking descriptor, waiting while the pty's buffer is full."""
     view = memoryview(data)
     while view:
         try:
@@ -55,7 +56,7 @@ async def main() -> None:
     await reader.readline()
     n = len(fds)
     for i, fd in enumerate(fds):
-        _write(fd, b"\x00" + hellos[i])
+        write_all(fd, b"\x00" + hellos[i])
     period = 1.0 / (n * rate)
     end = loop.time() + config["seconds"]
     next_at = loop.time()
@@ -64,7 +65,7 @@ async def main() -> None:
         table, step = k % n, k // n
         if step < len(frames[table]):
             writes[ids[table]].append([*boards[table][step][:4], time.time()])
-            _write(fds[table], frames[table][step])
+            write_all(fds[table], frames[table][step])
         k += 1
         next_at += period
         delay = next_at - loop.time()

@@ -48,7 +48,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -74,7 +73,7 @@ from benchmarks.hubprocess import (
     socket_buffers,
     socket_struct_bytes,
 )
-from benchmarks.ptyboards import DeviceProcess, version_map
+from benchmarks.ptyboards import DeviceProcess, device_reports, version_map
 from devices.simulators.pty import PtyPair, open_pty_pair
 
 NAME = "scaling"
@@ -267,13 +266,7 @@ def _read_delays(log: Path, mapping: dict[str, dict[str, float]], t0: float, t1:
     """Seconds from each device write in the window to the hub reading it (the report's `at` in the log,
     the session's clock when it decoded the frame), sorted: the part of the latency before the hub's rules,
     log and fan-out."""
-    conn = sqlite3.connect(log)
-    try:
-        rows = conn.execute(
-            "SELECT match_id, \"offset\", at FROM events WHERE kind = 'device.report' AND match_id IS NOT NULL"
-        ).fetchall()
-    finally:
-        conn.close()
+    rows = device_reports(log, "at")
     delays = []
     for match_id, offset, at in rows:
         written = mapping.get(match_id, {}).get(str(offset))
