@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -71,10 +73,13 @@ def _one(name: str, smoke: bool) -> int:
     os._exit(0)  # a replay stopped at its time bound leaves a thread folding; nothing else is left to do
 
 
+TIMED = {"soak"}  # the benchmarks that run for `--minutes`
+
+
 def _limit(name: str, smoke: bool, minutes: float | None) -> float:
     if smoke:
         return LIMIT_S["smoke"]
-    if minutes is not None:  # a benchmark run for a given time (soak) gets it, and room to start and stop
+    if minutes is not None and name in TIMED:  # run for a given time: that, and room to start and stop
         return minutes * 60 + LIMIT_S["full"]
     return LONGER_S.get(name, LIMIT_S["full"])
 
@@ -83,21 +88,36 @@ def _spawn(name: str, smoke: bool, minutes: float | None = None) -> dict[str, An
     args = [sys.executable, "-m", "benchmarks", "--one", name] + (["--smoke"] if smoke else [])
     limit = _limit(name, smoke, minutes)
     started = time.monotonic()
+    env = returning_environment(os.environ)  # the allocator `boardcast serve` runs on (hub/allocator.py)
+    if minutes is not None:  # read by the benchmark as one of its sizes (see `common.sizes`)
+        overrides = json.loads(env.get("BENCH_SIZES", "{}"))
+        env["BENCH_SIZES"] = json.dumps({**overrides, "minutes": minutes})
+    # its own session: at the hard stop everything it started (hubs, clients, Redis) goes with it
+    proc = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     try:
-        env = returning_environment(os.environ)  # the allocator `boardcast serve` runs on (hub/allocator.py)
-        if minutes is not None:  # read by the benchmark as one of its sizes (see `common.sizes`)
-            overrides = json.loads(env.get("BENCH_SIZES", "{}"))
-            env["BENCH_SIZES"] = json.dumps({**overrides, "minutes": minutes})
-        proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=limit, env=env)
-    except subprocess.TimeoutExpired as exc:
-        return {"name": name, "crashed": f"did not finish within {limit:.0f} s", "log": str(exc.stderr or "")}
+        stdout, stderr = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stderr = proc.communicate()[1]
+        return {"name": name, "crashed": f"did not finish within {limit:.0f} s", "log": stderr[-4000:]}
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # what it left behind when it ended
+            os.killpg(proc.pid, signal.SIGKILL)
     elapsed = time.monotonic() - started
-    for line in reversed(proc.stdout.splitlines()):
+    for line in reversed(stdout.splitlines()):
         if line.startswith(RESULT):
             result = json.loads(line[len(RESULT) :])
             result["seconds"] = round(elapsed, 1)
             return result
-    return {"name": name, "crashed": f"exit code {proc.returncode}", "log": proc.stderr[-4000:]}
+    return {"name": name, "crashed": f"exit code {proc.returncode}", "log": stderr[-4000:]}
 
 
 def _fmt(value: Any, unit: str = "") -> str:

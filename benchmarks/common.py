@@ -32,8 +32,6 @@ from hub.web import WebContext
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"  # loopback only
-SERVER_CPU = 0
-CLIENT_CPU = 1
 
 
 @dataclass
@@ -77,17 +75,33 @@ def say(message: str) -> None:
 # -- processes and machine --------------------------------------------------------------------------------
 
 
+def _allowed_cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+def server_cpu() -> int:
+    """The CPU the server under test is pinned to: the first this process may use."""
+    return _allowed_cpus()[0]
+
+
+def client_cpus() -> list[int]:
+    """The CPUs client processes are spread over (every allowed one but the server's), or [] with one CPU."""
+    return _allowed_cpus()[1:]
+
+
+def client_cpu(index: int = 0) -> int | None:
+    """The CPU the `index`-th client process is pinned to (round robin), or None when there is only one."""
+    spread = client_cpus()
+    return spread[index % len(spread)] if spread else None
+
+
 def pin_server() -> str:
-    """Pin this (server) process to CPU 0 when the machine has a second CPU for the clients."""
-    if len(os.sched_getaffinity(0)) >= 2:
-        os.sched_setaffinity(0, {SERVER_CPU})
-        return f"server pinned to CPU {SERVER_CPU}, client processes to CPU {CLIENT_CPU}"
+    """Pin this (server) process to its CPU when the machine has another for the clients."""
+    spread = client_cpus()
+    if spread:
+        os.sched_setaffinity(0, {server_cpu()})
+        return f"server pinned to CPU {server_cpu()}, client processes to CPU {', '.join(map(str, spread))}"
     return "one CPU: server and clients share it"
-
-
-def client_cpu() -> int | None:
-    """The CPU client processes are pinned to, or None when there is only one."""
-    return CLIENT_CPU if (os.cpu_count() or 1) >= 2 else None
 
 
 def rss_kib() -> int:
@@ -123,13 +137,37 @@ class RssSampler:
             await asyncio.sleep(self.every)
 
 
+MEMORY_FILESYSTEMS = {"tmpfs", "ramfs"}
+
+
+def filesystem(path: Path) -> dict[str, str]:
+    """The mount holding `path`, from /proc/mounts: its type, device and mount point."""
+    real = os.path.realpath(path)
+    best = {"type": "unknown", "device": "unknown", "mount": "/"}
+    with contextlib.suppress(OSError), open("/proc/mounts") as mounts:
+        for line in mounts:
+            device, mount, kind = line.split()[:3]
+            mount = mount.replace("\\040", " ")
+            inside = real == mount or real.startswith(mount.rstrip("/") + "/")
+            if inside and len(mount) >= len(best["mount"]):  # the deepest, the last mounted
+                best = {"type": kind, "device": device, "mount": mount}
+    return best
+
+
+def describe(fs: dict[str, str]) -> str:
+    """A filesystem as one phrase, e.g. "ext4 on /dev/vda (mounted at /)"."""
+    return f"{fs['type']} on {fs['device']} (mounted at {fs['mount']})"
+
+
 @contextlib.contextmanager
-def scratch(prefix: str, *, in_memory: bool = False) -> Iterator[Path]:
-    """A temporary directory on the same disk as the project's default data directory; with `in_memory`, on
-    tmpfs (`/dev/shm`, where there is one), where a commit's flush never waits for a disk."""
-    memory = Path("/dev/shm")
-    where = str(memory) if in_memory and memory.is_dir() else None
-    with tempfile.TemporaryDirectory(prefix=f"boardcast-bench-{prefix}-", dir=where) as d:
+def scratch(prefix: str) -> Iterator[Path]:
+    """A temporary directory on a disk, so a commit's flush waits for it as in service: the temporary
+    directory, or the project's or the home folder when that is in memory (tmpfs)."""
+    where: str | None = None
+    for where in (None, str(ROOT), str(Path.home())):
+        if filesystem(Path(where or tempfile.gettempdir()))["type"] not in MEMORY_FILESYSTEMS:
+            break
+    with tempfile.TemporaryDirectory(prefix=f".boardcast-bench-{prefix}-", dir=where) as d:
         yield Path(d)
 
 
@@ -177,7 +215,7 @@ class ClientFleet:
         A client not connected and subscribed (snapshot received) `within` seconds counts as failed.
         """
         deadline = time.time() + within
-        for share in self.shares:
+        for index, share in enumerate(self.shares):
             proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
@@ -196,7 +234,7 @@ class ClientFleet:
                 "mode": self.mode,
                 "batch": self.batch,
                 "timed_every": self.timed_every,
-                "cpu": client_cpu(),
+                "cpu": client_cpu(index),
                 "connect_deadline": deadline,
             }
             await self._send(proc, config)

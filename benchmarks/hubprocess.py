@@ -21,6 +21,7 @@ import functools
 import gc
 import os
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -28,9 +29,8 @@ from typing import Any
 
 import orjson
 
-from benchmarks.common import ROOT, RunningHub, client_cpu, tt_venue
+from benchmarks.common import ROOT, RunningHub, client_cpu, server_cpu, tt_venue
 
-HUB_CPU = 0
 SLABS = ("TCP", "sock_inode_cache", "filp", "dentry", "eventpoll_epi")  # what one accepted socket holds
 SOCKET = re.compile(  # one `ss -tmnH` entry: Recv-Q, Send-Q, local port and the skmem buffers
     r"(\d+)\s+(\d+)\s+\S+:(\d+)\s+\S+\s+skmem:\(r(\d+),rb\d+,t\d+,tb\d+,f(\d+),w(\d+),o(\d+)"
@@ -194,7 +194,7 @@ class HubProcess:
 
 def hub_cpu() -> int | None:
     """The CPU the hub runs on when the machine has a second one for the clients and devices."""
-    return HUB_CPU if client_cpu() is not None else None
+    return server_cpu() if client_cpu() is not None else None
 
 
 # -- reading the hub from outside: /proc and ss -------------------------------------------------------------
@@ -249,16 +249,25 @@ def rss_kib_of(pid: int) -> int:
 
 
 def socket_struct_bytes() -> tuple[int, str]:
-    """The kernel objects one accepted TCP socket holds (bytes), and where the figure came from."""
-    try:
-        sizes = {}
-        with open("/proc/slabinfo") as f:
-            for line in f:
-                parts = line.split()
-                if parts and parts[0] in SLABS:
-                    sizes[parts[0]] = int(parts[3])
-    except OSError as exc:
-        return 0, f"slab sizes not counted (/proc/slabinfo: {exc.strerror})"
+    """The kernel objects one accepted TCP socket holds (bytes), and where the figure came from: /proc/slabinfo
+    (root only), else each cache's `slab_size` under /sys/kernel/slab (anyone); neither is an error, since a
+    figure without them would understate the kernel's share."""
+    sizes: dict[str, int] = {}
+    with contextlib.suppress(OSError), open("/proc/slabinfo") as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] in SLABS:
+                sizes[parts[0]] = int(parts[3])
+    for name in SLABS:
+        if name not in sizes:
+            with contextlib.suppress(OSError, ValueError):
+                sizes[name] = int(Path(f"/sys/kernel/slab/{name}/slab_size").read_text())
+    missing = [name for name in SLABS if name not in sizes]
+    if missing:
+        raise RuntimeError(
+            f"kernel object sizes unreadable ({', '.join(missing)}): neither /proc/slabinfo nor "
+            "/sys/kernel/slab/NAME/slab_size; the kernel's share per connection cannot be counted"
+        )
     return sum(sizes.values()), "slab objects " + ", ".join(f"{k} {v} B" for k, v in sizes.items())
 
 
@@ -266,6 +275,10 @@ async def socket_buffers(port: int) -> dict[str, int]:
     """The loopback connections to `port`, from `ss -tmn`: the hub's side (local port = `port`: sockets and
     bytes of buffers) and, to tell a hub that is late from clients that are, the bytes the clients' sockets
     hold unread."""
+    if shutil.which("ss") is None:
+        raise RuntimeError(
+            "`ss` not found: install iproute2 (Debian package `iproute2`) to count socket buffers"
+        )
     proc = await asyncio.create_subprocess_exec(
         "ss",
         "-tmnH",

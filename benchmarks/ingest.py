@@ -27,16 +27,13 @@ machine the rates follow the scheduler, the CPU per frame much less.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sqlite3
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import ROOT, Result
+from benchmarks.common import Result, describe, filesystem, scratch
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.ingest_live import Counter, CountingSink, HubRig, Usage, device_frames, live_shape
 from devices.session import Backoff, DeviceSession
@@ -45,7 +42,6 @@ from hub.log.store import _INSERT_EVENT, _SCHEMA
 NAME = "ingest"
 FULL = {"tables": 200, "rounds": 4, "live_rounds": 2, "best_of": 5, "fsyncs": 200}
 SMOKE = {"tables": 4, "rounds": 1, "live_rounds": 1, "best_of": 5, "fsyncs": 20}
-MEMORY_FILESYSTEMS = {"tmpfs", "ramfs"}
 
 
 class _Writer:
@@ -157,32 +153,6 @@ def _baseline(source: Path, target: Path, commit_sizes: list[int]) -> dict[str, 
     }
 
 
-def _filesystem(path: Path) -> dict[str, str]:
-    """The mount holding `path`, from /proc/mounts: its type, device and mount point."""
-    real = os.path.realpath(path)
-    best = {"type": "unknown", "device": "unknown", "mount": "/"}
-    with contextlib.suppress(OSError), open("/proc/mounts") as mounts:
-        for line in mounts:
-            device, mount, kind = line.split()[:3]
-            mount = mount.replace("\\040", " ")
-            inside = real == mount or real.startswith(mount.rstrip("/") + "/")
-            if inside and len(mount) >= len(best["mount"]):  # the deepest, the last mounted
-                best = {"type": kind, "device": device, "mount": mount}
-    return best
-
-
-@contextlib.contextmanager
-def _disk_scratch() -> Iterator[tuple[Path, dict[str, str]]]:
-    """A scratch folder on a disk: the temporary directory, or the repository's folder if that is in memory
-    (tmpfs), or the home folder's; with the filesystem it is on."""
-    for where in (None, str(ROOT), str(Path.home())):
-        fs = _filesystem(Path(where or tempfile.gettempdir()))
-        if fs["type"] not in MEMORY_FILESYSTEMS:
-            break
-    with tempfile.TemporaryDirectory(prefix=f"boardcast-bench-{NAME}-", dir=where) as d:
-        yield Path(d), {**fs, "folder": "temporary directory" if where is None else where}
-
-
 def _fsync_ms(folder: Path, count: int) -> dict[str, float]:
     """p50/p99 ms of `count` fsyncs, each after appending 100 bytes to a small file (as a WAL commit does)."""
     times = []
@@ -203,7 +173,8 @@ async def run(smoke: bool) -> Result:
     sizes = pick_sizes(FULL, SMOKE, smoke)
     streams = [device_frames(i, sizes["rounds"], sizes["best_of"]) for i in range(sizes["tables"])]
     total = sum(len(frames) for frames in streams)
-    with _disk_scratch() as (data, fs):
+    with scratch(NAME) as data:
+        fs = filesystem(data)
         fsync = _fsync_ms(data, sizes["fsyncs"])
         (data / "burst").mkdir()
         ours = await _ours(sizes, data / "burst", streams)
@@ -233,7 +204,7 @@ async def run(smoke: bool) -> Result:
             "live_shape_obs_per_s": round(live["per_s"]),
             "live_shape_ratio": round(live_ratio, 3),
             "equal_commit_ratio": round(burst_ratio, 3),
-            "filesystem": f"{fs['type']} on {fs['device']} (mounted at {fs['mount']}; {fs['folder']})",
+            "filesystem": describe(fs),
             "fsync_p50_ms": round(fsync["p50"], 2),
             "fsync_p99_ms": round(fsync["p99"], 2),
             **_live_details(live, bare, per_read),

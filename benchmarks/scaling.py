@@ -56,16 +56,16 @@ from typing import Any
 from benchmarks.common import (
     ClientFleet,
     Result,
-    client_cpu,
+    client_cpus,
     merge_hist,
     percentile_ms,
     raise_nofile,
     say,
     scratch,
+    server_cpu,
 )
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.hubprocess import (
-    HUB_CPU,
     HubProcess,
     cpu_seconds,
     loop_wait_s,
@@ -408,9 +408,13 @@ def points_of(sizes: dict[str, Any]) -> list[tuple[int, int]]:
 async def run(smoke: bool) -> Result:
     sizes = pick_sizes(FULL, SMOKE, smoke)
     notes = []
-    if client_cpu() is not None:  # this process works beside the clients, not on the hub's CPU
-        os.sched_setaffinity(0, {client_cpu()})
-        notes.append(f"hub process pinned to CPU {HUB_CPU}; clients, devices and this process to CPU 1")
+    spread = client_cpus()
+    if spread:  # this process works beside the clients, not on the hub's CPU
+        os.sched_setaffinity(0, set(spread))
+        others = ", ".join(map(str, spread))
+        notes.append(
+            f"hub process pinned to CPU {server_cpu()}; clients, devices and this process to CPU {others}"
+        )
     points = points_of(sizes)
     most = max(s for s, _ in points)
     raised = raise_nofile(most + 3 * max(t for _, t in points) + 1024)  # inherited by client processes

@@ -53,9 +53,7 @@ import itertools
 import math
 import random
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,12 +70,15 @@ from benchmarks.common import (
     ThreadedHub,
     client_cpu,
     clients_snapshot,
+    describe,
+    filesystem,
     merge_hist,
     percentile_ms,
     pin_server,
     raise_nofile,
     rss_kib,
     say,
+    scratch,
     tt_venue,
 )
 from benchmarks.common import sizes as pick_sizes
@@ -132,7 +133,8 @@ async def run(smoke: bool) -> Result:
     if raised:
         notes.append(raised)
     kinds = phases(sizes["pairs"])
-    with _on_disk() as (data, filesystem):
+    with scratch(NAME) as data:
+        on = describe(filesystem(data))
         r = await _alternate(sizes, kinds, data)
     p99, figures = _figures(r, kinds, sizes["slices"])
     ratio = p99["with"] / p99["without"] if p99["without"] else float("inf")
@@ -152,9 +154,7 @@ async def run(smoke: bool) -> Result:
         "ratio: readers' p99 in the phases with the slow clients' whole life (connect, snapshot, stall, closed by "
         "the hub, dropped) over the phases without them, same hub, same readers, pooled per kind"
     )
-    notes.append(
-        f"event log on {filesystem}; latency timed from the change's hand-over outside the hub's loop"
-    )
+    notes.append(f"event log on {on}; latency timed from the change's hand-over outside the hub's loop")
     return Result(
         name=NAME,
         unit="ms p99",
@@ -184,7 +184,7 @@ async def run(smoke: bool) -> Result:
             "tables_silent_before_end": r["tables_silent_before_end"],
             "driver_late_p99_ms": r["driver_late_p99_ms"],
             "driver_late_max_ms": r["driver_late_max_ms"],
-            "filesystem": filesystem,
+            "filesystem": on,
         },
         notes=notes,
     )
@@ -477,32 +477,3 @@ def _memory(rss_growth: list[tuple[str, int, float]], slow: int) -> dict[str, An
         "rss_growth_each_kib": [f"{side} {grew}" for side, grew, _ in rss_growth],
         "memory_bounded": beyond <= SLOW_CLIENT_BUDGET_KIB * slow,
     }
-
-
-# -- where the log lives -----------------------------------------------------------------------------------
-
-
-def filesystem(path: Path) -> str:
-    """The type and device of the filesystem holding `path` (from /proc/self/mounts), e.g. "ext4 (/dev/vda)"."""
-    best, found = "", "unknown"
-    try:
-        mounts = Path("/proc/self/mounts").read_text().splitlines()
-    except OSError:
-        return found
-    where = str(path.resolve())
-    for line in mounts:
-        device, mount, kind = line.split()[:3]
-        if (where == mount or where.startswith(mount.rstrip("/") + "/")) and len(mount) >= len(best):
-            best, found = mount, f"{kind} ({device}, {mount})"
-    return found
-
-
-@contextlib.contextmanager
-def _on_disk() -> Iterator[tuple[Path, str]]:
-    """A scratch directory for the event log on a disk: the temp directory, or (when that is tmpfs or ramfs,
-    where a commit's flush never waits) one beside the project."""
-    where: str | None = None
-    if filesystem(Path(tempfile.gettempdir())).split()[0] in ("tmpfs", "ramfs"):
-        where = str(ROOT)
-    with tempfile.TemporaryDirectory(prefix=f".boardcast-bench-{NAME}-", dir=where) as d:
-        yield Path(d), filesystem(Path(d))

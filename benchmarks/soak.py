@@ -125,15 +125,25 @@ async def _get_json(port: int, path: str) -> Any:
 # -- the figures --------------------------------------------------------------------------------------------
 
 
-def growth_pct(points: list[tuple[float, float]]) -> float:
-    """The least-squares line's rise over the points' span, in % of the line's value at the first point."""
-    if len(points) < 2:
-        return float("nan")
+def _line(points: list[tuple[float, float]]) -> tuple[float, float, float]:
+    """The least-squares line through `points`: its slope, and the means of t and of the values."""
     n = len(points)
     mt = sum(t for t, _ in points) / n
     mv = sum(v for _, v in points) / n
     var = sum((t - mt) ** 2 for t, _ in points)
-    slope = sum((t - mt) * (v - mv) for t, v in points) / var if var else 0.0
+    return (sum((t - mt) * (v - mv) for t, v in points) / var if var else 0.0), mt, mv
+
+
+def slope_per_hour(points: list[tuple[float, float]]) -> float:
+    """The least-squares line's slope, per hour (`t` in seconds): a short soak's growth at an hour's rate."""
+    return 3600.0 * _line(points)[0] if len(points) >= 2 else float("nan")
+
+
+def growth_pct(points: list[tuple[float, float]]) -> float:
+    """The least-squares line's rise over the points' span, in % of the line's value at the first point."""
+    if len(points) < 2:
+        return float("nan")
+    slope, mt, mv = _line(points)
     first, last = points[0][0], points[-1][0]
     at_first = mv + slope * (first - mt)
     return 100.0 * slope * (last - first) / at_first if at_first else float("nan")
@@ -228,6 +238,8 @@ async def run(smoke: bool) -> Result:
         details={
             "rss_growth_pct": round(rss_growth, 2),
             "fds_growth_pct": round(fds_growth, 2),
+            # what "flat" over a few minutes cannot show: the same slope over an hour of play
+            "rss_mib_per_hour": round(slope_per_hour([(s["t_s"], s["rss_mib"]) for s in after]), 1),
             "p99_growth_pct": round(p99_growth, 1),
             "p99_ms_median_sample": sorted(p99s)[len(p99s) // 2] if p99s else math.nan,
             "p99_ms_worst_sample": max(p99s) if p99s else math.nan,
