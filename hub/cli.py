@@ -393,7 +393,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     ]
     boards_running = [lambda b=b, p=p: _simulated(p.slave_path, b.run_on_fd(p.master_fd)) for b, p in boards]
     # the games that end by resignation or agreement get their result from the demo's arbiter
-    arbiter = _demo_arbiter(runtime, demo.venue) if args.chess_boards else []
+    arbiter = _demo_arbiter(runtime, demo.venue, args.speed) if args.chess_boards else []
     try:
         return _run(runtime, banner, *boards_running, *arbiter)
     finally:
@@ -401,14 +401,16 @@ def _run_demo(args: argparse.Namespace) -> int:
             pty.close()
 
 
-def _demo_arbiter(runtime: HubRuntime, venue: Venue) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+def _demo_arbiter(
+    runtime: HubRuntime, venue: Venue, speed: float
+) -> list[Callable[[], Coroutine[Any, Any, None]]]:
     """The demo's arbiter (`hub.demo_arbiter`) as a job beside the simulated boards."""
     from devices.simulators.dgt_board import games_from_pgn
     from hub import demo_arbiter
     from hub.demo import CHESS_GAMES
 
     ends = demo_arbiter.endings(venue, games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8")))
-    return [lambda: demo_arbiter.run(runtime.hall, ends)]
+    return [lambda: demo_arbiter.run(runtime.hall, ends, speed=speed)]
 
 
 async def _simulated(port: str, board: Awaitable[None]) -> None:

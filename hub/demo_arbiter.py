@@ -24,7 +24,8 @@ from hub.venue import Venue
 log = logging.getLogger(__name__)
 
 DEMO_ARBITER = "Demo hakemi (otomatik) / Demo arbiter (automatic)"
-QUIET_S = 2.0  # how long a finished board stays quiet before the arbiter records its result
+QUIET_S = 2.0  # how long (in the game's time at speed 1) a finished board stays quiet before the result
+LEAST_QUIET_S = 0.5  # however fast the demo runs: the board's last reading has settled by then
 EVERY_S = 0.5
 
 
@@ -52,8 +53,13 @@ def _how(result: str) -> str:
     return "agreement" if result == "1/2-1/2" else "resignation"
 
 
-async def run(hall: Hall, games: dict[str, Ending]) -> None:
-    """Watch the games; record each one's result once its board has played it out and gone quiet."""
+async def run(hall: Hall, games: dict[str, Ending], speed: float = 1.0) -> None:
+    """Watch the games; record each one's result once its board has played it out and gone quiet.
+
+    The quiet moment is in the game's time, as the demo's clocks run: at speed 60, two seconds of real time
+    are two minutes on a clock, and a player who resigned with less than that would lose on time first."""
+    quiet_s = max(LEAST_QUIET_S, QUIET_S / max(speed, 1e-9))
+    every_s = min(EVERY_S, quiet_s / 2)
     done_since: dict[str, float] = {}
     while True:
         now = time.time()
@@ -70,7 +76,7 @@ async def run(hall: Hall, games: dict[str, Ending]) -> None:
                 done_since.pop(match_id, None)
                 continue
             since = done_since.setdefault(match_id, now)
-            if now - since < QUIET_S:
+            if now - since < quiet_s:
                 continue
             how = _how(ending.result)
             request = {
@@ -87,4 +93,4 @@ async def run(hall: Hall, games: dict[str, Ending]) -> None:
                 continue
             await hall.record(match_id, event.kind, event.body, now, actor=DEMO_ARBITER)
             log.info("demo arbiter: %s %s recorded for %s", ending.result, how, match_id)
-        await asyncio.sleep(EVERY_S)
+        await asyncio.sleep(every_s)
