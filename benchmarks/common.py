@@ -348,8 +348,15 @@ def tt_rallies(seed: int, best_of: int = 7) -> list[ScoreboardState]:
 class RunningHub:
     """A real `HubRuntime` serving on a free loopback port, in this event loop."""
 
-    def __init__(self, venue: Venue, data_dir: Path, *, stuck_after_s: float | None = None) -> None:
-        self.runtime = HubRuntime(venue, data_dir, host=HOST, port=0)
+    def __init__(
+        self,
+        venue: Venue,
+        data_dir: Path,
+        *,
+        stuck_after_s: float | None = None,
+        bus_url: str | None = None,
+    ) -> None:
+        self.runtime = HubRuntime(venue, data_dir, host=HOST, port=0, bus_url=bus_url)
         self.stuck_after_s = stuck_after_s
         self.ctx: WebContext | None = None
         self._task: asyncio.Task[None] | None = None

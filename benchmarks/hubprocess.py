@@ -52,7 +52,8 @@ async def _hub_main() -> None:
     if config.get("cpu") is not None:  # before the log's writer process starts: it inherits the CPU
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {config["cpu"]})
-    hub = RunningHub(tt_venue(config["tables"], devices=config["devices"]), Path(config["data"]))
+    venue = tt_venue(config["tables"], devices=config["devices"])
+    hub = RunningHub(venue, Path(config["data"]), bus_url=config.get("bus"))  # `serve --bus` with a URL
     await hub.start()
     highest_fd = max(int(name) for name in os.listdir("/proc/self/fd"))
     stamped: list[tuple[float, float, float]] = []  # (wall time, lateness, own lateness)
@@ -144,11 +145,13 @@ class HubProcess:
                 cwd=ROOT,
             )
 
-    async def start(self, tables: int, devices: list[str], data: Path) -> None:
-        """Serve `tables` tables on the pty slave paths `devices`, the log in `data`; return once it serves."""
+    async def start(self, tables: int, devices: list[str], data: Path, *, bus: str | None = None) -> None:
+        """Serve `tables` tables on the pty slave paths `devices`, the log in `data`, publishing to the Redis
+        at `bus` when given (as `boardcast serve --bus`); return once it serves."""
         await self.spawn()
         self.serving = True
-        await self._send({"tables": tables, "devices": devices, "data": str(data), "cpu": hub_cpu()})
+        config = {"tables": tables, "devices": devices, "data": str(data), "cpu": hub_cpu(), "bus": bus}
+        await self._send(config)
         started = await self._reply(30)
         self.port, self.highest_fd = started["port"], started["highest_fd"]
 
