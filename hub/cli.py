@@ -1,9 +1,12 @@
 """The `boardcast` command: `demo`, `serve --venue FILE`, `token add NAME`, `--version`.
 
 Messages are in English and Turkish, one line each. Exit codes: 0 done; 1 could not run (a damaged log, a
-port another program holds, the web server's or a device gateway's); 2 bad input (the venue file, arguments:
-a port number out of 0-65535, a `--host` that is not an address of this machine, a `--data` that is a file or
-a directory this user cannot make or write in). `hub.startup` makes the start-up refusals.
+port another program holds, the web server's or a device gateway's; an edge's Redis that does not answer, or
+no hub of its venue within `--wait-for-hub`); 2 bad input (the venue file, arguments: a port number out of
+0-65535, a `--host` that is not an address of this machine, a `--data` that is a file or a directory this
+user cannot make or write in; an edge's `--bus` whose name does not resolve, that wants another password or
+is not Redis, or that carries other halls but not the venue's). `hub.startup` and `hub.buscheck` make the
+start-up refusals.
 """
 
 from __future__ import annotations
@@ -383,9 +386,10 @@ def _run_edge(args: argparse.Namespace) -> int:
     venue = load_venue(args.venue)
     if not _bus_url_ok(args.bus):
         return EXIT_BAD_INPUT
-    _check_edge_bus(args.bus, venue, args.wait_for_hub)  # before the port: nothing to serve without it
     runtime = EdgeRuntime(venue, args.bus, host=args.host, port=args.port)
-    runtime.open()
+    runtime.open()  # --host and --port first: they are refused the same way whatever the bus does
+    # connections wait in the listen queue meanwhile, as they do while the edge loads its first snapshot
+    _check_edge_bus(args.bus, venue, args.wait_for_hub)
     url = _url(args.host, runtime.port)
 
     async def announce() -> None:

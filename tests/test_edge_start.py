@@ -4,7 +4,8 @@ An edge started with a Redis URL that does not work (nothing listening, a name t
 Redis that wants a password or refuses the one given, a server that is not Redis) or with a venue name no
 hub publishes says so in one line and exits non-zero within seconds. An edge started before its hub waits
 for it. A match the hub publishes but the edge's venue file lacks is a warning, once. A client that forges
-`X-Forwarded-For` without a trusted proxy is still held to its own address's request limit on an edge.
+`X-Forwarded-For` without a trusted proxy is still held to its own address's request limit on an edge. A hub
+(`serve --bus`) whose Redis does not answer keeps serving its hall and warns, the URL's password hidden.
 """
 
 from __future__ import annotations
@@ -191,3 +192,18 @@ def test_a_forged_x_forwarded_for_gains_nothing_on_an_edge(tmp_path: Path, redis
     assert served <= 200 + 50 * took + 1, (served, took)  # one address's budget, whatever the header said
     assert all("from 127.0.0.2" in r for r in refusals), refusals[:3]  # counted as the peer it is
     assert behind == [200] * 320  # from a trusted proxy each forwarded client has its own budget
+
+
+async def test_a_hub_whose_redis_does_not_answer_serves_its_hall_and_says_so(tmp_path: Path) -> None:
+    """A hub keeps its hall going whatever Redis does: it warns, with the password hidden, and retries."""
+    bus = f"redis://:{SECRET}@127.0.0.1:{free_port()}/0"
+    hub = hub_node(tmp_path, venue_file(tmp_path / "a.toml", "Salon A", "A"), bus).start()
+    try:
+        await points(hub, "A1", 2)  # the hall goes on
+        health = await poll(lambda: (h := get_json(hub.url + "api/health"))["bus"]["link"] == "down" and h)
+        assert health["bus"]["url"].startswith("redis://:***@127.0.0.1:") and health["bus"]["backlog"] >= 1
+        await poll(lambda: "WARNING bus redis://:***@127.0.0.1:" in hub.log.read_text(), what="a warning")
+    finally:
+        hub.stop()
+    text = hub.log.read_text()
+    assert "Bus / Veri yolu: redis://:***@127.0.0.1:" in text and SECRET not in text, text[-2000:]
