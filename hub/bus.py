@@ -59,9 +59,15 @@ def check_bus_url(url: str) -> str:
     """Refuse anything but redis://HOST[:PORT][/N]; the message says what is expected."""
     parts = urlsplit(url)
     if parts.scheme not in ("redis", "rediss") or not parts.hostname:
-        raise BusUrlError(f"{url!r}: expected redis://HOST:PORT/N / beklenen biçim redis://SUNUCU:PORT/N")
+        raise BusUrlError(
+            f"{redact(url)!r}: expected redis://HOST:PORT/N / beklenen biçim redis://SUNUCU:PORT/N"
+        )
+    try:
+        parts.port  # noqa: B018 (urlsplit checks the port only when asked)
+    except ValueError:
+        raise BusUrlError(f"{redact(url)!r}: the port must be 0-65535 / port 0-65535 olmalı") from None
     if parts.path not in ("", "/") and not parts.path[1:].isdigit():
-        raise BusUrlError(f"{url!r}: the database must be a number / veritabanı numarası sayı olmalı")
+        raise BusUrlError(f"{redact(url)!r}: the database must be a number / veritabanı numarası sayı olmalı")
     return url
 
 
@@ -139,7 +145,7 @@ class LinkHealth:
     def to_dict(self) -> dict[str, Any]:
         """Plain data."""
         return {
-            "url": _redact(self.url),
+            "url": redact(self.url),
             "link": self.state,
             "since": self.since,
             "reconnects": self.reconnects,
@@ -147,7 +153,8 @@ class LinkHealth:
         }
 
 
-def _redact(url: str) -> str:
+def redact(url: str) -> str:
+    """The URL with its password as `***`, for anything printed or logged."""
     parts = urlsplit(url)
     if parts.password:
         return url.replace(f":{parts.password}@", ":***@")
@@ -216,7 +223,9 @@ class BusPublisher:
         self._backlog = deque(latest.values())
         self.compactions += 1
         log.warning(
-            "bus %s unreachable: backlog compacted to the latest change of %d matches", self.url, len(latest)
+            "bus %s unreachable: backlog compacted to the latest change of %d matches",
+            redact(self.url),
+            len(latest),
         )
 
     @property
@@ -257,7 +266,7 @@ class BusPublisher:
                 _reraise_cancel(exc)
                 self.health.down(exc)
                 failures += 1
-                log.warning("bus %s: %s; retrying", self.url, exc)
+                log.warning("bus %s: %s; retrying", redact(self.url), exc)
             finally:
                 with contextlib.suppress(Exception):
                     await client.aclose()
@@ -359,7 +368,7 @@ class BusReader:
                 _reraise_cancel(exc)
                 self.health.down(exc)
                 failures += 1
-                log.warning("bus %s: %s; retrying", self.url, exc)
+                log.warning("bus %s: %s; retrying", redact(self.url), exc)
             finally:
                 with contextlib.suppress(Exception):
                     await client.aclose()
@@ -420,7 +429,7 @@ class BusReader:
             change = PublicChange.decode(payload)
         except (KeyError, ValueError, TypeError) as exc:
             self.damaged += 1
-            log.error("bus %s: a damaged entry was skipped: %s", self.url, exc)
+            log.error("bus %s: a damaged entry was skipped: %s", redact(self.url), exc)
             return
         if self.apply(change):
             self.applied += 1

@@ -1,9 +1,12 @@
 """The `boardcast` command: `demo`, `serve --venue FILE`, `token add NAME`, `--version`.
 
 Messages are in English and Turkish, one line each. Exit codes: 0 done; 1 could not run (a damaged log, a
-port another program holds, the web server's or a device gateway's); 2 bad input (the venue file, arguments:
-a port number out of 0-65535, a `--host` that is not an address of this machine, a `--data` that is a file or
-a directory this user cannot make or write in). `hub.startup` makes the start-up refusals.
+port another program holds, the web server's or a device gateway's; an edge's Redis that does not answer, or
+no hub of its venue within `--wait-for-hub`); 2 bad input (the venue file, arguments: a port number out of
+0-65535, a `--host` that is not an address of this machine, a `--data` that is a file or a directory this
+user cannot make or write in; an edge's `--bus` whose name does not resolve, that wants another password or
+is not Redis, or that carries other halls but not the venue's). `hub.startup` and `hub.buscheck` make the
+start-up refusals.
 """
 
 from __future__ import annotations
@@ -78,6 +81,15 @@ def _parser() -> argparse.ArgumentParser:
     edge.add_argument("--venue", required=True, type=Path, help="the hall's venue file / salon dosyası")
     edge.add_argument("--host", default="127.0.0.1", help="address to listen on / dinlenecek adres")
     edge.add_argument("--port", default="8000", help=port_help)
+    edge.add_argument(
+        "--wait-for-hub",
+        metavar="SECONDS",
+        type=float,
+        default=30.0,
+        help="on a Redis that carries no hall yet, wait this long for the hub to publish the venue, then exit "
+        "1; a Redis that carries other halls but not this one exits 2 at once (a typo in [venue] name) "
+        "/ hiç salon taşımayan Redis'te merkezi bu kadar bekle",
+    )
     devices = commands.add_parser(
         "devices",
         help="list serial ports and nearby BLE devices / seri portları ve yakındaki BLE cihazlarını listele",
@@ -197,6 +209,8 @@ def _option_problem(args: argparse.Namespace) -> str | None:
             return "--bg-tables must be 0 or more / en az 0 tavla masası"
         if not 0 <= args.chess_boards <= 8:
             return "--chess-boards must be 0 to 8 / 0-8 satranç masası"
+    if args.command == "edge" and not 0 <= args.wait_for_hub <= 86_400:
+        return "--wait-for-hub must be 0 to 86400 seconds / 0-86400 saniye olmalı"
     if args.command in ("demo", "serve", "edge"):
         try:
             args.port = parse_port(args.port)
@@ -325,7 +339,9 @@ def _run_serve(args: argparse.Namespace) -> int:
         f"  Data / Veri: {where}",
     ]
     if runtime.bus is not None:
-        banner.append(f"  Bus / Veri yolu: {args.bus} (stream {runtime.bus.keys.stream})")
+        from hub.bus import redact
+
+        banner.append(f"  Bus / Veri yolu: {redact(args.bus)} (stream {runtime.bus.keys.stream})")
     return _run(runtime, banner)
 
 
@@ -341,15 +357,39 @@ def _bus_url_ok(url: str) -> bool:
     return True
 
 
+def _check_edge_bus(url: str, venue: Venue, wait_for_hub_s: float) -> None:
+    """The edge's start check (`hub.buscheck`): StartupError, the line to print, when Redis or the venue is
+    not there; Ctrl-C while it waits for the hub stops the start."""
+    from hub.bus import redact
+    from hub.buscheck import check_edge_start
+
+    def waiting() -> None:
+        print(
+            f"Waiting up to {wait_for_hub_s:g} s for the hub of {venue.name!r} to publish on {redact(url)} "
+            f"/ merkezin yayın yapması bekleniyor",
+            flush=True,
+        )
+
+    try:
+        asyncio.run(check_edge_start(url, venue, wait_for_hub_s=wait_for_hub_s, waiting=waiting))
+    except KeyboardInterrupt:
+        raise StartupError(
+            "stopped while waiting for the hub / merkez beklenirken durduruldu", EXIT_FAILED
+        ) from None
+
+
 def _run_edge(args: argparse.Namespace) -> int:
     """A spectator edge: no devices, no data directory; the hall's public state comes from the bus."""
+    from hub.bus import redact
     from hub.edge import EdgeRuntime
 
     venue = load_venue(args.venue)
     if not _bus_url_ok(args.bus):
         return EXIT_BAD_INPUT
     runtime = EdgeRuntime(venue, args.bus, host=args.host, port=args.port)
-    runtime.open()
+    runtime.open()  # --host and --port first: they are refused the same way whatever the bus does
+    # connections wait in the listen queue meanwhile, as they do while the edge loads its first snapshot
+    _check_edge_bus(args.bus, venue, args.wait_for_hub)
     url = _url(args.host, runtime.port)
 
     async def announce() -> None:
@@ -357,7 +397,7 @@ def _run_edge(args: argparse.Namespace) -> int:
         for line in [
             f"Boardcast {__version__} spectator edge / seyirci sunucusu: {venue.name}",
             f"  Spectators / Seyirciler: {url}",
-            f"  Bus / Veri yolu: {args.bus} (stream {runtime.reader.keys.stream})",
+            f"  Bus / Veri yolu: {redact(args.bus)} (stream {runtime.reader.keys.stream})",
             "  Stop with Ctrl-C / Durdurmak için Ctrl-C",
         ]:
             print(line, flush=True)

@@ -57,16 +57,21 @@ class EdgeHall(PublicHall):
     def __init__(self, venue: Venue, fanout: Fanout) -> None:
         super().__init__(venue, fanout)
         self.public.update({m.id: new_match(m) for m in venue.matches})
-        self.unknown_matches = 0
+        self.unknown_matches = 0  # changes of matches this edge's venue file does not list
+        self._unknown_named: set[str] = set()
 
     def apply(self, change: PublicChange) -> bool:
         """Show a published state if it is newer than the one held; False when it was dropped."""
         info = self.infos.get(change.match_id)
         if info is None:  # the hub's venue file lists a match this edge's does not: say so, show nothing
             self.unknown_matches += 1
-            log.warning(
-                "the bus carries match %s, which this edge's venue file does not list", change.match_id
-            )
+            if change.match_id not in self._unknown_named:  # once a match: its every change would flood
+                self._unknown_named.add(change.match_id)
+                log.warning(
+                    "the bus carries match %s, which this edge's venue file does not list: not shown "
+                    "(use the hub's venue file) / bu maç salon dosyasında yok, gösterilmiyor",
+                    change.match_id,
+                )
             return False
         if change.version <= self.public[info.id].version:
             return False
