@@ -3,7 +3,9 @@
 A real redis-server, a hall hub (`boardcast serve --bus`), two `boardcast edge` processes and nginx (Debian's
 package, run as this user on a free loopback port) serve spectators who connect only to nginx. One edge is
 killed with SIGKILL: its spectators reconnect through nginx to the other and resume, no version goes back and
-every one ends on the hub's latest state. The shipped file is used as it is, its three ports replaced.
+every one ends on the hub's latest state. The pages and reads come through under the hall's name, and a
+client's forged X-Forwarded-For does not pass. The shipped file is used as it is, its three ports replaced,
+inside the few lines Debian's nginx.conf puts around a site (with this user's log and temporary paths).
 """
 
 from __future__ import annotations
