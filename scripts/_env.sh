@@ -92,3 +92,12 @@ ensure_ss() {
     apt_install iproute2
   fi
 }
+
+ensure_nginx() {
+  # nginx in front of two spectator edges (deploy/nginx/boardcast.conf); the test runs it as the current user
+  # on a free loopback port and fails, never skips, without it. Debian puts it in /usr/sbin.
+  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    echo "== installing nginx for the load-balancer test (Debian package 'nginx')"
+    apt_install nginx
+  fi
+}

@@ -12,6 +12,7 @@ ensure_venv
 ensure_chromium
 ensure_gnubg
 ensure_redis
+ensure_nginx
 ensure_ss
 
 echo "== ruff"
