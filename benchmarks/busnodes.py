@@ -128,13 +128,32 @@ class EdgeProcess:
             await asyncio.sleep(0.1)
         raise RuntimeError(f"an edge did not serve within {within} s: {self.log.read_text()[-2000:]}")
 
+    def pause(self) -> None:
+        """Stop the process where it stands (SIGSTOP): it reads nothing until `resume`."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused edge go on (SIGCONT); it catches up from the last entry it read."""
+        self.proc.send_signal(signal.SIGCONT)
+
+    def pin(self, cpus: set[int]) -> None:
+        """Let the edge run on `cpus` from now on."""
+        os.sched_setaffinity(self.proc.pid, cpus)
+
     def cpu_s(self) -> float:
         """The edge's CPU time so far, every thread."""
         return sum(ran for ran, _ in cpu_seconds(self.proc.pid).values())
 
+    def user_system_s(self) -> tuple[float, float]:
+        """The edge's user and system CPU time so far (/proc/PID/stat, 10 ms ticks)."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        tick = os.sysconf("SC_CLK_TCK")
+        return int(fields[11]) / tick, int(fields[12]) / tick
+
     def stop(self) -> None:
         """Stop the edge as systemd does (SIGTERM); kill it if it does not stop."""
         if self.proc.poll() is None:
+            self.resume()  # a paused process would hold the signal until continued
             self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout=10)

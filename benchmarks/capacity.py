@@ -1,4 +1,4 @@
-"""The capacity model of a hall served by spectator edges: measured costs in, cores and Redis load out.
+"""The capacity model of a hall served by spectator edges: measured costs in, edges and Redis load out.
 
 Pure arithmetic over the edges benchmark's measurements (`benchmarks.edges`):
 
@@ -6,10 +6,13 @@ Pure arithmetic over the edges benchmark's measurements (`benchmarks.edges`):
 - Redis pays `redis_us_per_change` to take a change in and `redis_us_per_change_per_edge` for each edge
   that reads it;
 - each edge pays `edge_us_per_change` for every change of the hall (reading, decoding, its read model), with
-  or without spectators, and `edge_us_per_message` for each message it sends a spectator.
+  or without spectators, and `edge_us_per_message` for each WebSocket message it sends a spectator.
 
-A hall's demand is its changes a second (tables × changes per table) and its messages a second (changes ×
-spectators × the share of the hall's changes each spectator follows: 1 for the wall, 1/tables for one match).
+Messages follow the fan-out's own rule (`hub.feed.fanout.window_s`): a topic watched by many on one edge
+gathers its changes for a window that grows with its watchers there, and each watcher gets one message per
+window (the pages subscribe in batches). Changes are taken as arriving at random (Poisson): after a message,
+the next goes when the window has passed and a change has come, so a watcher gets 1 / (w + e^(-c·w) / c)
+messages a second from a topic changing c times a second with window w (c when w = 0).
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from hub.feed.fanout import window_s
+
 BUSY = 0.7  # the share of a core an edge is planned to use, leaving room for bursts
+MOST_EDGES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,22 +39,33 @@ class Costs:
 
 @dataclass(frozen=True, slots=True)
 class Hall:
-    """What a hall asks of its edges."""
+    """What a hall asks of its edges: its changes, and spectators on the wall or following one match."""
 
     tables: int
     changes_per_table_s: float
-    spectators: int
-    share: float = 1.0  # of the hall's changes each spectator receives
+    wall: int = 0  # spectators following the whole hall (the wall page)
+    one_match: int = 0  # spectators following one match each, spread evenly over the tables
 
     @property
     def changes_per_s(self) -> float:
         """Public changes a second, the whole hall."""
         return self.tables * self.changes_per_table_s
 
-    @property
-    def messages_per_s(self) -> float:
-        """Messages a second to all spectators."""
-        return self.changes_per_s * self.spectators * self.share
+    def messages_per_s(self, edges: int) -> float:
+        """Messages a second to all spectators when `edges` edges share them evenly."""
+        wall = self.wall * messages_per_watcher(self.changes_per_s, self.wall / edges)
+        per_match = self.one_match / self.tables / edges  # watchers of one match on one edge
+        return wall + self.one_match * messages_per_watcher(self.changes_per_table_s, per_match)
+
+
+def messages_per_watcher(changes_per_s: float, watchers: float) -> float:
+    """Messages a second each watcher of a topic gets on an edge where `watchers` watch it."""
+    if changes_per_s <= 0:
+        return 0.0
+    window = window_s(math.ceil(watchers))
+    if not window:
+        return changes_per_s
+    return 1 / (window + math.exp(-changes_per_s * window) / changes_per_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +73,7 @@ class Plan:
     """What a hall needs: edges (one core each), and the cores the edges, Redis and the hub use."""
 
     edges: int | None  # None: one edge cannot keep up with the hall's changes alone
+    messages_per_s: float
     edge_cores: float
     redis_cores: float
     hub_cores: float
@@ -67,31 +85,27 @@ def edge_cpu_s(costs: Costs, edges: int, changes: float, messages: float) -> flo
 
 
 def plan(costs: Costs, hall: Hall, busy: float = BUSY) -> Plan:
-    """The edges a hall needs so that none is busier than `busy` of its core, and what they all use."""
-    changes, messages = hall.changes_per_s, hall.messages_per_s
-    spare = busy - changes * costs.edge_us_per_change / 1e6  # what an edge has left for messages
-    if spare <= 0:
-        return Plan(None, math.inf, math.inf, changes * costs.hub_us_per_change / 1e6)
-    edges = max(1, math.ceil(messages * costs.edge_us_per_message / 1e6 / spare))
-    redis = changes * (costs.redis_us_per_change + edges * costs.redis_us_per_change_per_edge) / 1e6
-    return Plan(
-        edges=edges,
-        edge_cores=edge_cpu_s(costs, edges, changes, messages),
-        redis_cores=redis,
-        hub_cores=changes * costs.hub_us_per_change / 1e6,
-    )
+    """The fewest edges a hall needs so that none is busier than `busy` of its core, and what all use."""
+    changes = hall.changes_per_s
+    hub = changes * costs.hub_us_per_change / 1e6
+    for edges in range(1, MOST_EDGES + 1):
+        messages = hall.messages_per_s(edges)
+        cores = edge_cpu_s(costs, edges, changes, messages)
+        if cores / edges <= busy:
+            redis = changes * (costs.redis_us_per_change + edges * costs.redis_us_per_change_per_edge) / 1e6
+            return Plan(edges, messages, cores, redis, hub)
+    return Plan(None, hall.messages_per_s(MOST_EDGES), math.inf, math.inf, hub)
 
 
 def describe(hall: Hall, result: Plan) -> str:
     """One line: the hall and what it needs."""
-    watching = "the whole hall" if hall.share >= 1 else f"{hall.share:.0%} of the hall"
-    demand = (
-        f"{hall.tables} tables × {hall.changes_per_table_s:g} changes/s, {hall.spectators:,} spectators "
-        f"following {watching} ({hall.messages_per_s:,.0f} messages/s)"
-    )
+    watching = [f"{hall.wall:,} on the wall"] if hall.wall else []
+    watching += [f"{hall.one_match:,} following one match"] if hall.one_match else []
+    demand = f"{hall.tables} tables × {hall.changes_per_table_s:g} changes/s, {' and '.join(watching)}"
     if result.edges is None:
-        return f"{demand}: beyond one edge's change rate"
+        return f"{demand}: more than {MOST_EDGES} edges"
     return (
-        f"{demand}: {result.edges} edge core(s) ({result.edge_cores:.2f} cores busy), Redis "
-        f"{result.redis_cores:.1%} of a core, hub {result.hub_cores:.1%} of a core"
+        f"{demand}: {result.edges} edge(s) ({result.messages_per_s:,.0f} messages/s, "
+        f"{result.edge_cores:.2f} cores busy), Redis {result.redis_cores:.1%} of a core, hub "
+        f"{result.hub_cores:.1%} of a core"
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import statistics
 import time
@@ -45,31 +46,35 @@ from hub.bus import Keys
 NAME = "edges"
 FULL = {
     "tables": 200,
-    "rate": 0.5,  # changes a second per table: 100 a second in all
-    "edge_points": [0, 1, 2, 4, 8, 0],
+    "rate": 0.1,  # changes a second per table (a rally every ten seconds): 20 a second in all
+    "edge_points": [0, 8, 1, 0, 8, 2, 0, 8, 4, 0, 8, 0, 8],  # five pairs of 0 and 8, and 1, 2, 4 once
+    "warm_s": 10.0,
     "point_s": 5.0,
     "settle_s": 1.0,
-    "clients": 1000,
+    "clients": 4000,
     "client_processes": 2,
     "warmup_s": 2.0,
-    "window_s": 8.0,
+    "window_s": 6.0,
+    "rounds": 3,
 }
 SMOKE = {
     "tables": 10,
     "rate": 1.0,
-    "edge_points": [0, 1, 2, 0],
+    "edge_points": [0, 2, 1, 0, 2],
+    "warm_s": 1.0,
     "point_s": 1.0,
     "settle_s": 0.5,
     "clients": 20,
     "client_processes": 2,
     "warmup_s": 0.5,
-    "window_s": 1.5,
+    "window_s": 1.0,
+    "rounds": 1,
 }
 HUB_WITHIN = 0.10  # the hub's CPU per change with 8 edges, against none
 EFFICIENCY = 0.9
-REFERENCE_HALLS = (  # printed with the result: what a hall of this size needs
-    capacity.Hall(tables=200, changes_per_table_s=0.5, spectators=10_000),
-    capacity.Hall(tables=200, changes_per_table_s=0.5, spectators=50_000, share=1 / 200),
+REFERENCE_HALLS = (  # printed with the result: what halls of this size need
+    capacity.Hall(tables=200, changes_per_table_s=0.1, wall=10_000),
+    capacity.Hall(tables=200, changes_per_table_s=0.1, wall=20_000, one_match=80_000),
 )
 
 
@@ -84,6 +89,7 @@ class RunningHall:
     stream: str
     venue_file: Path
     others: set[int] | None  # the CPUs of everything but the hub, when the hub has one of its own
+    started: int = 0  # edges started so far (each its own log)
 
     def edge(self, n: int) -> EdgeProcess:
         """Start one more edge."""
@@ -107,7 +113,7 @@ async def running_hall(sizes: dict[str, Any], seconds: float) -> AsyncIterator[R
             device_ids = [f"tt-{i + 1}" for i in range(tables)]
             await asyncio.gather(
                 devices.configure(device_ids, sizes["rate"], seconds),
-                hub.start(tables, [p.slave_path for p in ptys], data / "hub", bus=redis.url),
+                hub.start(tables, [p.slave_path for p in ptys], data / "hub", bus=redis.url, probe=False),
             )
             await devices.go()
             yield RunningHall(data, redis, hub, devices, Keys.of(venue).stream, venue_file, others)
@@ -146,7 +152,8 @@ def read(hall: RunningHall, edges: list[EdgeProcess]) -> Reading:
 
 
 async def _add_edges(hall: RunningHall, edges: list[EdgeProcess], wanted: int) -> None:
-    new = [hall.edge(len(edges) + i) for i in range(wanted - len(edges))]
+    new = [hall.edge(hall.started + i) for i in range(wanted - len(edges))]
+    hall.started += len(new)
     edges += new
     await asyncio.gather(*(e.serving() for e in new))
 
@@ -158,86 +165,109 @@ def _stop(edges: list[EdgeProcess]) -> None:
 
 
 async def readers(hall: RunningHall, sizes: dict[str, Any]) -> list[dict[str, Any]]:
-    """Part 1: one window per number of edges reading; the hub's, Redis's and the edges' CPU per change."""
+    """Part 1: one window per number of edges reading; the hub's, Redis's and the edges' CPU per change.
+
+    Every edge is started first; an edge not in a window is paused (SIGSTOP): it holds its connection and
+    reads nothing, so Redis serves only the edges that read. Zero and eight alternate through the run, so a
+    drift in the hub's cost falls on both."""
     points = []
     edges: list[EdgeProcess] = []
     try:
+        await _add_edges(hall, edges, max(sizes["edge_points"]))
+        for edge in edges:
+            edge.pause()
+        await asyncio.sleep(sizes["warm_s"])  # the hub's first seconds aside: its cost per change settles
         for wanted in sizes["edge_points"]:
-            if wanted < len(edges):
-                _stop(edges)
-            await _add_edges(hall, edges, wanted)
-            await asyncio.sleep(sizes["settle_s"])
-            r0 = read(hall, edges)
+            reading = edges[:wanted]
+            for edge in reading:
+                edge.resume()
+            for edge in edges[wanted:]:
+                edge.pause()
+            await asyncio.sleep(sizes["settle_s"])  # a resumed edge catches up first
+            r0 = read(hall, reading)
             await asyncio.sleep(sizes["point_s"])
-            r1 = read(hall, edges)
-            changes = r1.entries - r0.entries
-            if changes <= 0:
-                raise RuntimeError(f"no change reached the stream with {wanted} edges")
-            applied = [e.health()["bus"]["applied"] for e in edges]
-            point = {
-                "edges": wanted,
-                "changes": changes,
-                "hub_us_per_change": (r1.hub_s - r0.hub_s) / changes * 1e6,
-                "writer_us_per_change": (r1.writer_s - r0.writer_s) / changes * 1e6,
-                "redis_us_per_change": (r1.redis_s - r0.redis_s) / changes * 1e6,
-                "edge_us_per_change": (
-                    statistics.mean(b - a for a, b in zip(r0.edges_s, r1.edges_s, strict=True)) / changes * 1e6
-                    if edges
-                    else None
-                ),
-                "edges_applied_min": min(applied) if applied else None,
-            }
-            say(f"{NAME}: {wanted} edges: {_short(point)}")
-            points.append(point)
+            r1 = read(hall, reading)
+            points.append(_point(wanted, r0, r1))
+            say(f"{NAME}: {wanted} edges: {_short(points[-1])}")
     finally:
         _stop(edges)
     return points
+
+
+def _point(edges: int, r0: Reading, r1: Reading) -> dict[str, Any]:
+    changes = r1.entries - r0.entries
+    if changes <= 0:
+        raise RuntimeError(f"no change reached the stream with {edges} edges")
+    per_edge = [b - a for a, b in zip(r0.edges_s, r1.edges_s, strict=True)]
+    return {
+        "edges": edges,
+        "changes": changes,
+        "hub_us_per_change": (r1.hub_s - r0.hub_s) / changes * 1e6,
+        "writer_us_per_change": (r1.writer_s - r0.writer_s) / changes * 1e6,
+        "redis_us_per_change": (r1.redis_s - r0.redis_s) / changes * 1e6,
+        "edge_us_per_change": statistics.mean(per_edge) / changes * 1e6 if per_edge else None,
+    }
 
 
 def _short(point: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in point.items())
 
 
-async def spectators(hall: RunningHall, edges: list[EdgeProcess], sizes: dict[str, Any]) -> dict[str, Any]:
-    """Part 2, one side: the clients split evenly over `edges`; edge CPU per message they counted."""
-    share = sizes["clients"] // len(edges)
-    processes = max(1, sizes["client_processes"] // len(edges))
-    fleets = [ClientFleet(e.port, [["venue"]] * share, "check", processes=processes) for e in edges]
+async def serve(hall: RunningHall, edge: EdgeProcess, clients: int, sizes: dict[str, Any]) -> dict[str, Any]:
+    """`clients` wall spectators on one edge over one window: its CPU and what they counted."""
+    fleet = ClientFleet(
+        edge.port, [["venue"]] * clients, "check", processes=sizes["client_processes"], batch=True
+    )
     try:
-        ready = failed = 0
-        for fleet in fleets:
-            r, f = await fleet.start(within=60)
-            ready, failed = ready + r, failed + f
-        say(f"{NAME}: {ready} clients on {len(edges)} edge(s), {failed} failed")
+        ready, failed = await fleet.start(within=60)
+        say(f"{NAME}: {ready} clients on edge :{edge.port}, {failed} failed")
         t0 = time.time() + sizes["warmup_s"]
         t1 = t0 + sizes["window_s"]
-        for fleet in fleets:
-            await fleet.window(t0, t1)
+        await fleet.window(t0, t1)
         await asyncio.sleep(max(0.0, t0 - time.time()))
-        r0 = read(hall, edges)
+        r0, us0 = read(hall, [edge]), edge.user_system_s()
         await asyncio.sleep(max(0.0, t1 - time.time()))
-        r1 = read(hall, edges)
-        results = [r for fleet in fleets for r in await fleet.results(within=60)]
+        r1, us1 = read(hall, [edge]), edge.user_system_s()
+        results = await fleet.results(within=60)
     finally:
-        for fleet in fleets:
-            await fleet.close()
-    edge_s = sum(r1.edges_s) - sum(r0.edges_s)
-    messages = sum(r["frames"] for r in results)
-    changes = r1.entries - r0.entries
+        await fleet.close()
+    counted = {k: sum(r[k] for r in results) for k in ("frames", "checked", "gaps", "unparsed", "backwards")}
     return {
-        "edges": len(edges),
         "clients": ready,
         "failed": failed,
-        "changes": changes,
-        "messages": messages,
-        "edge_cpu_s": edge_s,
-        "edge_us_per_message": edge_s / messages * 1e6 if messages else float("inf"),
-        "delivered_share": sum(r["checked"] for r in results) / max(1, changes * ready),
-        "gaps": sum(r["gaps"] for r in results),
-        "backwards": sum(r["backwards"] for r in results),
+        "changes": r1.entries - r0.entries,
+        "seconds": sizes["window_s"],
+        "edge_cpu_s": r1.edges_s[0] - r0.edges_s[0],
+        "edge_user_s": us1[0] - us0[0],
+        "edge_system_s": us1[1] - us0[1],
+        "messages": counted.pop("frames"),
+        **counted,
         "closed": sum(r["closed"] for r in results),
-        "client_cpu_s": sum(r["cpu_s"] for r in results),
     }
+
+
+async def spectators(
+    hall: RunningHall, edges: list[EdgeProcess], sizes: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Part 2, one side: the clients split evenly over `edges`, each edge timed serving its share.
+
+    The edges share one core here, so each is timed in a window of its own while the others only read the
+    stream (as each would run on a core of its own)."""
+    share = sizes["clients"] // len(edges)
+    return [await serve(hall, edge, share, sizes) for edge in edges]
+
+
+def side(parts: list[dict[str, Any]], edges: int) -> dict[str, Any]:
+    """One side's windows summed: its CPU per message over every window it was timed in."""
+    total: dict[str, Any] = {k: sum(p[k] for p in parts) for k in parts[0]}
+    total["clients"] = sum(p["clients"] for p in parts) * edges // len(parts)
+    total["edges"] = edges
+    total["edge_us_per_message"] = (
+        total["edge_cpu_s"] / total["messages"] * 1e6 if total["messages"] else math.inf
+    )
+    total["changes_per_message"] = total["checked"] / max(1, total["messages"])
+    total["parts"] = parts
+    return total
 
 
 def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
@@ -248,7 +278,9 @@ def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
     return my - b * mx, b
 
 
-def model(points: list[dict[str, Any]], one: dict[str, Any], two: dict[str, Any]) -> dict[str, Any]:
+def model(
+    points: list[dict[str, Any]], one: dict[str, Any], two: dict[str, Any], tables: int
+) -> dict[str, Any]:
     """The model's costs from the measurements, and its prediction of the two-edge point against it."""
     base = [p["hub_us_per_change"] for p in points if p["edges"] == 0]
     hub = statistics.mean(base)
@@ -260,11 +292,19 @@ def model(points: list[dict[str, Any]], one: dict[str, Any], two: dict[str, Any]
     # the one-edge point's CPU less its share for changes is what its messages cost
     message = (one["edge_cpu_s"] * 1e6 - one["changes"] * edge_change) / max(1, one["messages"])
     costs = capacity.Costs(hub, redis_a, redis_b, edge_change, message)
-    predicted = capacity.edge_cpu_s(costs, 2, two["changes"], two["messages"])
+    # the two-edge side as the model sees it: each edge's messages from the fan-out's windows, then its CPU
+    messages = predicted = 0.0
+    for part in two["parts"]:
+        rate = part["changes"] / part["seconds"] / tables
+        part_messages = capacity.Hall(tables, rate, wall=part["clients"]).messages_per_s(1) * part["seconds"]
+        messages += part_messages
+        predicted += capacity.edge_cpu_s(costs, 1, part["changes"], part_messages)
     return {
         "costs": costs,
-        "predicted_two_edges_cpu_s": predicted,
-        "model_error": predicted / two["edge_cpu_s"] - 1 if two["edge_cpu_s"] else float("inf"),
+        "two_edges_messages_predicted": messages,
+        "two_edges_cpu_s_predicted": predicted,
+        "cpu_error": predicted / two["edge_cpu_s"] - 1 if two["edge_cpu_s"] else float("inf"),
+        "messages_error": messages / two["messages"] - 1 if two["messages"] else float("inf"),
     }
 
 
@@ -273,18 +313,28 @@ async def run(smoke: bool) -> Result:
     notes = [raise_nofile(sizes["clients"] + 2048) or "open files enough"]
     if hub_cpu() is not None:
         notes.append(f"hub on CPU {hub_cpu()}; devices, Redis, edges and clients on CPU(s) {client_cpus()}")
-    seconds = 150.0 if not smoke else 40.0  # boards write that long at most (a match ends sooner or later)
+    seconds = 300.0 if not smoke else 40.0  # boards write that long at most (a match ends sooner or later)
     async with running_hall(sizes, seconds) as hall:
         say(f"{NAME}: hub {hall.hub.pid} publishing to {hall.redis.url}")
         points = await readers(hall, sizes)
-        edges = [hall.edge(100), hall.edge(101)]
+        edges: list[EdgeProcess] = []
+        await _add_edges(hall, edges, 2)
         try:
-            await asyncio.gather(*(e.serving() for e in edges))
-            one = await spectators(hall, edges[:1], sizes)
-            two = await spectators(hall, edges, sizes)
+            server = hub_cpu()
+            for edge in edges:  # part 2 times the edges: on the CPU the clients are not on, as a server
+                if server is not None:  # would be, beside a hub busy a few per cent of it
+                    edge.pin({server})
+            ones, twos, rounds = [], [], []
+            for n in range(sizes["rounds"]):  # the edges take turns at serving alone
+                first, second = edges if n % 2 == 0 else edges[::-1]
+                one = await spectators(hall, [first], sizes)
+                two = await spectators(hall, [first, second], sizes)
+                rounds.append(side(one, 1)["edge_us_per_message"] / side(two, 2)["edge_us_per_message"])
+                ones += one
+                twos += two
         finally:
             _stop(edges)
-    return _result(sizes, points, one, two, notes)
+    return _result(sizes, points, side(ones, 1), side(twos, 2), rounds, notes)
 
 
 def _result(
@@ -292,15 +342,17 @@ def _result(
     points: list[dict[str, Any]],
     one: dict[str, Any],
     two: dict[str, Any],
+    rounds: list[float],
     notes: list[str],
 ) -> Result:
-    fitted = model(points, one, two)
+    fitted = model(points, one, two, sizes["tables"])
     costs: capacity.Costs = fitted["costs"]
     most = max(p["edges"] for p in points)
     hub_most = statistics.mean(p["hub_us_per_change"] for p in points if p["edges"] == most)
     hub_ratio = hub_most / costs.hub_us_per_change
     efficiency = one["edge_us_per_message"] / two["edge_us_per_message"]
-    sound = all(side[k] == 0 for side in (one, two) for k in ("gaps", "backwards", "closed", "failed"))
+    wrong = ("backwards", "closed", "failed", "unparsed")
+    sound = all(side[k] == 0 for side in (one, two) for k in wrong)
     notes += [capacity.describe(h, capacity.plan(costs, h)) for h in REFERENCE_HALLS]
     return Result(
         name=NAME,
@@ -322,13 +374,17 @@ def _result(
                 "model_marginal": round(costs.edge_us_per_message, 3),
             },
             "scale_out_efficiency": round(efficiency, 3),
+            "scale_out_efficiency_by_round": [round(r, 3) for r in rounds],
             "model_check": {
-                "two_edges_cpu_s_measured": round(two["edge_cpu_s"], 3),
-                "two_edges_cpu_s_predicted": round(fitted["predicted_two_edges_cpu_s"], 3),
-                "error": round(fitted["model_error"], 3),
+                "two_edges_messages": two["messages"],
+                "two_edges_messages_predicted": round(fitted["two_edges_messages_predicted"]),
+                "messages_error": round(fitted["messages_error"], 3),
+                "two_edges_cpu_s": round(two["edge_cpu_s"], 3),
+                "two_edges_cpu_s_predicted": round(fitted["two_edges_cpu_s_predicted"], 3),
+                "cpu_error": round(fitted["cpu_error"], 3),
             },
-            "readers": [{k: _rounded(v) for k, v in p.items()} for p in points],
-            "spectators": [{k: _rounded(v) for k, v in side.items()} for side in (one, two)],
+            "readers": [_rounded(p) for p in points],
+            "spectators": [_rounded(side) for side in (one, two)],
             "cpus": len(os.sched_getaffinity(0)),
         },
         notes=notes,
@@ -336,4 +392,8 @@ def _result(
 
 
 def _rounded(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
     return round(value, 3) if isinstance(value, float) else value

@@ -5,7 +5,7 @@ given (a real `HubRuntime`: sessions, codec, ingest, rules, the log and its writ
 default asyncio loop as `boardcast serve` runs it, pinned to the CPU it is given, until told to stop; so its
 CPU time and RSS are its own. Line-JSON on stdin: the config, then any number of ``{"window": [t0, t1]}``,
 then ``{"stop": true}``; replies on stdout start with `MARK`. Inside it the benchmark keeps two small
-probes: a 10 ms timer whose lateness is the loop's stalls, and a `gc.callbacks` entry timing collections
+probes: a 10 ms timer whose lateness is the loop's stalls (``"probe": false`` in the config goes without), and a `gc.callbacks` entry timing collections
 (CPU time); both are reported for the last window when it stops. `BENCH_HUB_PROFILE=FILE` writes a
 cProfile of the hub process.
 
@@ -57,7 +57,8 @@ async def _hub_main() -> None:
     await hub.start()
     highest_fd = max(int(name) for name in os.listdir("/proc/self/fd"))
     stamped: list[tuple[float, float, float]] = []  # (wall time, lateness, own lateness)
-    watching = asyncio.create_task(_loop_lag(stamped))
+    # the probe wakes the loop 100 times a second: a benchmark timing the hub's own CPU goes without it
+    watching = asyncio.create_task(_loop_lag(stamped) if config.get("probe", True) else asyncio.sleep(0))
     collections: list[tuple[float, float, int]] = []  # (wall time, CPU seconds, generation)
     gc.callbacks.append(functools.partial(_timed_collection, collections, [0.0]))
     _reply({"port": hub.port, "highest_fd": highest_fd})
@@ -145,12 +146,16 @@ class HubProcess:
                 cwd=ROOT,
             )
 
-    async def start(self, tables: int, devices: list[str], data: Path, *, bus: str | None = None) -> None:
+    async def start(
+        self, tables: int, devices: list[str], data: Path, *, bus: str | None = None, probe: bool = True
+    ) -> None:
         """Serve `tables` tables on the pty slave paths `devices`, the log in `data`, publishing to the Redis
-        at `bus` when given (as `boardcast serve --bus`); return once it serves."""
+        at `bus` when given (as `boardcast serve --bus`), with or without the loop-lag `probe`; return once it
+        serves."""
         await self.spawn()
         self.serving = True
         config = {"tables": tables, "devices": devices, "data": str(data), "cpu": hub_cpu(), "bus": bus}
+        config["probe"] = probe
         await self._send(config)
         started = await self._reply(30)
         self.port, self.highest_fd = started["port"], started["highest_fd"]

@@ -150,7 +150,7 @@ class Client(asyncio.Protocol):
                 if not self.first.done():
                     self.first.set_result(None)
                 elif fleet.mode == "check":
-                    self._check(buf, start, end, inside)
+                    self._check(buf, start, end, inside, compressed=bool(b0 & 0x40))
                 elif inside:
                     fleet.frames += 1
                     if self.timed and fleet.mode != "count":
@@ -171,24 +171,29 @@ class Client(asyncio.Protocol):
         if pos:
             del buf[:pos]
 
-    def _check(self, buf: bytearray, start: int, end: int, inside: bool) -> None:
+    def _check(self, buf: bytearray | bytes, start: int, end: int, inside: bool, compressed: bool) -> None:
         """Check one frame's changes (see `_change`); count the frame inside the window."""
         fleet = self.fleet
         if inside:
             fleet.frames += 1
             fleet.payload_bytes += end - start
+        if compressed:  # on its own (permessage-deflate, no context takeover)
+            buf = zlib.decompressobj(-15).decompress(bytes(buf[start:end]) + b"\x00\x00\xff\xff")
+            start, end = 0, len(buf)
         found = CHANGE.match(buf, start, end)
         if found is not None:
             if buf.endswith(SNAPSHOT_END, start, end):  # a snapshot holds everything so far: count afresh
                 self.last.pop(found[1], None)
             else:
                 self._change(found[1], int(found[2]), inside)
-        elif buf[start] == 0x5B:  # '[': a batch; check each change in it, in order
-            for item in orjson.loads(bytes(buf[start:end])):
+        elif buf[start] == 0x5B:  # '[': a batch, the latest of each key: checked in version order
+            items = orjson.loads(bytes(buf[start:end]))
+            for item in items:
                 if item.get("snapshot"):
                     self.last.pop(str(item.get("topic")).encode(), None)
-                else:
-                    self._change(str(item.get("topic")).encode(), int(item.get("version", 0)), inside)
+            changes = [item for item in items if not item.get("snapshot")]
+            for item in sorted(changes, key=lambda i: int(i.get("version", 0))):
+                self._change(str(item.get("topic")).encode(), int(item.get("version", 0)), inside)
         else:
             fleet.unparsed += 1
 

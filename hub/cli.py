@@ -20,7 +20,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.transports.tcp import token_digest
 from hub import __version__
@@ -32,6 +32,8 @@ from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import Venue, VenueError, load_venue
 
 if TYPE_CHECKING:  # imported where a hub is run: after `prefer_returning_allocator` (see `_hub_runtime`)
+    import uvicorn
+
     from hub.app import HubRuntime
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "main"]
@@ -402,8 +404,12 @@ def _run_edge(args: argparse.Namespace) -> int:
         ]:
             print(line, flush=True)
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(runtime.run(announce))
+    stopping = _stop_cleanly_on_sigterm(runtime)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(runtime.run(announce))
+    finally:
+        signal.signal(signal.SIGTERM, stopping)
     with contextlib.suppress(OSError):
         print("Stopped. / Durduruldu.", flush=True)
     return 0
@@ -490,8 +496,14 @@ def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Coroutine[A
     return 0
 
 
-def _stop_cleanly_on_sigterm(runtime: HubRuntime) -> Any:
-    """Make SIGTERM (systemd's stop) stop the hub as Ctrl-C does; return the handler it replaces.
+class _Serving(Protocol):
+    """A hub or an edge: what `_stop_cleanly_on_sigterm` looks at."""
+
+    server: uvicorn.Server | None
+
+
+def _stop_cleanly_on_sigterm(runtime: _Serving) -> Any:
+    """Make SIGTERM (systemd's stop) stop a hub or an edge as Ctrl-C does; return the handler it replaces.
 
     While serving, the web server takes SIGTERM, shuts down, then raises the signal again for whoever
     handled it before. With the default handler that second SIGTERM killed the process before the log was

@@ -44,3 +44,16 @@ async def test_a_snapshot_restarts_its_topic_and_split_frames_are_read_whole() -
     client.data_received(data[30:])
     assert (fleet.checked, fleet.gaps, fleet.backwards, fleet.unparsed) == (3, 1, 0, 0)
     assert fleet.payload_bytes > 0
+
+
+async def test_a_compressed_batch_is_checked_in_version_order() -> None:
+    """The fan-out's batch holds the latest of each key in the order the keys first changed, compressed
+    when large: checked whole, by version, it is neither a version going back nor unreadable."""
+    client, fleet = _client()
+    client.data_received(_frames(("venue", 1)))
+    # match A changed (2), then B (3), then A again (4): the batch is [A 4, B 3], 2 coalesced away
+    batch = b"[" + _encode("venue", 4, {"x": "A" * 600}) + b"," + _encode("venue", 3, {"x": "B"}) + b"]"
+    frame = text_frame(batch, deflate=True)
+    assert frame[0] & 0x40, "large enough to be compressed"
+    client.data_received(frame)
+    assert (fleet.checked, fleet.gaps, fleet.backwards, fleet.unparsed) == (3, 1, 0, 0)

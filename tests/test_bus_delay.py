@@ -20,8 +20,8 @@ from hub.feed.fanout import Fanout
 from hub.hall import Hall
 from hub.log.eventlog import EventLog
 from hub.matches import MatchStatus
+from tests.bussupport import RedisServer, running_redis
 from tests.hub.test_chess_hall import MOVES, START, chess_venue, feed_game
-from tests.test_bus import RedisServer, running_redis
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import contextlib
 import http.client
 import http.server
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -25,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.bussupport import RedisServer, edge_node, hub_node, points, poll, running_redis, venue_file
 from tests.conftest import ROOT, free_port, get_json
-from tests.test_bus import RedisServer, edge_node, hub_node, points, poll, running_redis, venue_file
 
 SECRET = "edge-check-secret"
 
@@ -207,3 +208,18 @@ async def test_a_hub_whose_redis_does_not_answer_serves_its_hall_and_says_so(tmp
         hub.stop()
     text = hub.log.read_text()
     assert "Bus / Veri yolu: redis://:***@127.0.0.1:" in text and SECRET not in text, text[-2000:]
+
+
+async def test_an_edge_stopped_by_sigterm_stops_cleanly(tmp_path: Path, redis_server: RedisServer) -> None:
+    """systemd stops a service with SIGTERM: the edge closes its clients and says so, exit 0."""
+    hall = venue_file(tmp_path / "a.toml", "Salon A", "A")
+    hub = hub_node(tmp_path, hall, redis_server.url).start()
+    edge = edge_node(tmp_path, hall, redis_server.url, 1).start()
+    try:
+        assert edge.proc is not None
+        edge.proc.send_signal(signal.SIGTERM)
+        assert edge.proc.wait(timeout=15) == 0, edge.log.read_text()[-2000:]
+        assert "Stopped. / Durduruldu." in edge.log.read_text()
+    finally:
+        edge.stop()
+        hub.stop()

@@ -49,6 +49,12 @@ DEFLATE_BITS = 12  # the LZ77 window compressed messages use; a client allowing 
 DEFLATE_MIN = 512  # smaller messages go plain: compressing them costs more than it saves
 
 
+def window_s(watchers: int, writes_per_s: float = WRITES_PER_S) -> float:
+    """How long a topic with `watchers` gathers changes before it writes them; 0.0: it writes each at once."""
+    window = watchers / writes_per_s
+    return 0.0 if window < DIRECT_BELOW_S else min(window, MAX_WINDOW_S)
+
+
 class Link(Protocol):
     """A client's socket as the fan-out sees it (`hub.feed.protocol.FeedProtocol` is the hub's)."""
 
@@ -398,8 +404,8 @@ class Fanout:
         )
         t.latest[key] = item
         t.count += 1
-        window = len(t.subs) / self.writes_per_s
-        if window < DIRECT_BELOW_S and not t.outbox:
+        window = window_s(len(t.subs), self.writes_per_s)
+        if not window and not t.outbox:
             self._deliver(topic, t, [(key, item)])
             return
         t.outbox.append((key, item))
@@ -408,7 +414,7 @@ class Fanout:
             if loop is None:  # no loop (a plain function using the fan-out): nothing to wait for
                 self._flush(t)
                 return
-            due = t.last_flush + min(window, MAX_WINDOW_S)
+            due = t.last_flush + window
             if due <= loop.time():  # the first change after a quiet spell: now, with this turn's others
                 t.timer = loop.call_soon(self._flush, t)
             else:
