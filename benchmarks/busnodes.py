@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -46,8 +47,9 @@ def venue_toml(venue: Venue) -> str:
     return "\n".join(lines)
 
 
-def _pinned(cpus: set[int] | None) -> dict[str, object]:
-    return {"preexec_fn": (lambda: os.sched_setaffinity(0, cpus))} if cpus else {}
+def _pinned(cpus: set[int] | None) -> Callable[[], None] | None:
+    """A child's `preexec_fn` pinning it to `cpus` (None: wherever it runs)."""
+    return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
 
 
 class RedisProcess:
@@ -61,7 +63,7 @@ class RedisProcess:
         args = [binary, "--port", str(self.port), "--bind", HOST, "--dir", str(data), "--save", ""]
         args += ["--appendonly", "yes", "--appendfsync", "everysec"]
         log = (data / "redis.log").open("w")
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, **_pinned(cpus))  # type: ignore[call-overload]
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_pinned(cpus))
         self.client = redis.Redis(host=HOST, port=self.port, socket_timeout=5)
         deadline = time.monotonic() + 10
         while True:
@@ -109,12 +111,14 @@ class EdgeProcess:
         args = [sys.executable, "-m", "hub", "edge", "--venue", str(venue_file), "--bus", bus]
         args += ["--host", HOST, "--port", str(self.port)]
         out = log.open("w")
-        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, **_pinned(cpus))  # type: ignore[call-overload]
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_pinned(cpus)
+        )
 
     def health(self) -> dict:
         """The edge's /api/health."""
         with urllib.request.urlopen(f"http://{HOST}:{self.port}/api/health", timeout=2) as reply:
-            return orjson.loads(reply.read())  # type: ignore[no-any-return]
+            return orjson.loads(reply.read())
 
     async def serving(self, within: float = 40.0) -> None:
         """Return once the edge serves and its bus link is up; fail with its output if it does not."""

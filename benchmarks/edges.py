@@ -6,19 +6,22 @@ processes reading the venue's stream. Every figure is CPU time read from outside
 from /proc, Redis's from its `INFO cpu`) divided by the work done in the same window (changes the hub added
 to the stream, messages the spectators counted), so it does not depend on how many cores the machine has.
 
-1. Readers. With 0, 1, 2, 4 and 8 edges reading the stream (and 0 again at the end, to see drift), each
-   over its own window: the hub's CPU per change (the hub publishes once; Redis serves the readers), Redis's
-   CPU per change (fitted as a + b × edges: b is the cost of one more reader) and each edge's CPU per
-   change with no spectators.
-2. Spectators. The same clients (`benchmarks.wsclient`, every one following the whole hall on the wall's
-   `venue` topic, one message per change, each checked: versions only go up, none skipped) first all on one
-   edge, then split between two. Edge CPU per delivered message at 1 and at 2; the scale-out efficiency is
-   the first over the second (1.0: two edges cost no more per message than one).
-3. The capacity model (`benchmarks.capacity`) from these costs, checked against a measured point: the two
-   edges' CPU predicted from the readers' cost per change and the one-edge point's cost per message.
+1. Readers. Eight edges started, then paused (SIGSTOP) and resumed so that 0, 1, 2, 4 or 8 read the stream
+   in each window, 0 and 8 alternating through the run so that a drift falls on both: the hub's CPU per
+   change (it publishes once; Redis serves the readers), Redis's (fitted as a + b × edges: b is one more
+   reader) and each edge's with no spectators.
+2. Spectators. The same clients (`benchmarks.wsclient`, each following the whole hall on the wall's `venue`
+   topic as the pages subscribe, one array per delivery, every change checked: versions only go up) all on
+   one edge, then split between two. The edges share one core here, so each edge of the pair is timed alone
+   in a window of its own while the other only reads. Edge CPU per delivered message at 1 and at 2; the
+   scale-out efficiency is the first over the second (1.0: two edges cost no more per message than one).
+   Three rounds, the edges taking turns.
+3. The capacity model (`benchmarks.capacity`) from these costs, checked against the two-edge side, which it
+   was not fitted on: its messages from the fan-out's window rule, and its edges' CPU.
 
-The hub runs on its own CPU when there is a second for everything else (devices, Redis, edges, clients), so
-the edges' work does not land on the hub's core and colour its figure.
+The hub runs on a CPU of its own when there is a second for everything else (devices, Redis, edges, clients),
+so the edges' work does not land on the hub's core; in part 2 the edges run on that CPU, the clients on the
+other.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ hub's change time, same machine clock); ``version`` records ``(match id, match v
 to be matched with the device write times the server learns after the run; ``silent`` connects,
 subscribes and then never reads again (a tiny receive buffer so it blocks at once); ``check`` counts
 frames and checks each change (see `Client._check`): per client and topic the versions must only go up,
-a version that does not is counted in ``backwards``, the versions skipped between two it got in ``gaps``.
+a version that does not is counted in ``backwards``, the versions skipped between two it got in ``gaps``
+(a batch, the latest of each key, is checked in version order; a compressed frame is inflated first).
 
 Every result also says what the process cost inside the window: ``cpu_s`` (its CPU time) and ``ready_s``
 (CPU time plus time spent runnable but waiting for a CPU, from /proc/self/task/*/schedstat), over ``wall_s``.

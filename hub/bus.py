@@ -6,7 +6,8 @@ delay) as one stream entry: the match id, its version, the hub's venue version a
 per match), so a reader that loads the hash and the stream's last id in one MULTI holds exactly what the
 stream held up to that id. Streams are trimmed with `XADD ... MAXLEN ~ N`.
 
-The hub never waits on Redis: changes go into a bounded local backlog that a writer task drains. While
+The hub never waits on Redis: changes go into a bounded local backlog that a writer task drains, a burst
+in one MULTI (changes within `GATHER_S` of the last write wait for it; an edge reads the same way). While
 Redis is away the backlog fills; past its bound it is compacted to the latest change of each match (never
 losing a match's newest state), and on every (re)connect the hub writes every match's current state again,
 so edges catch up even when Redis came back empty.
