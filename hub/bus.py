@@ -62,7 +62,10 @@ class BusUrlError(ValueError):
 
 def check_bus_url(url: str) -> str:
     """Refuse anything but redis://HOST[:PORT][/N]; the message says what is expected."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # "Invalid IPv6 URL" and the like
+        raise BusUrlError(f"{redact(url)!r}: {exc} / adres okunamadı") from None
     if parts.scheme not in ("redis", "rediss") or not parts.hostname:
         raise BusUrlError(
             f"{redact(url)!r}: expected redis://HOST:PORT/N / beklenen biçim redis://SUNUCU:PORT/N"
@@ -160,7 +163,10 @@ class LinkHealth:
 
 def redact(url: str) -> str:
     """The URL with its password as `***`, for anything printed or logged."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # unreadable: hide whatever stands before an @
+        return re.sub(r"//[^/@]*@", "//***@", url)
     if parts.password:
         return url.replace(f":{parts.password}@", ":***@")
     return url

@@ -6,10 +6,12 @@ resolve, nothing listening, a Redis that wants a password or refuses the one giv
 speak Redis, a venue name no hub publishes. Exit 2 when the URL or the venue file must be fixed; exit 1 when
 a retry may work (nothing answers yet, or no hub has published within `--wait-for-hub`).
 
-A hub publishes its venue's owner record (`Keys.hub`) whenever it connects, and Redis keeps it. If Redis
-carries other venues but not this one, the venue file's name is most likely a typo: the edge stops at once
-and names what Redis carries. If Redis carries no venue at all, the hubs may simply not have started yet: the
-edge waits for its own. Once the edge has started, a Redis outage is the reader's to ride out (`hub.bus`).
+A hub publishes its venue's owner record (`Keys.hub`) whenever it connects, and Redis keeps it. Until its
+own hub has, the edge waits (`--wait-for-hub`): at a hall's first start its hub may come up after another
+hall's. If Redis carries other venues but still not this one when the wait is over, the venue file's name is
+most likely a typo: exit 2, naming what Redis carries (the waiting line names them at once). If it carries
+none, exit 1: start the hub. Once the edge has started, a Redis outage is the reader's to ride out
+(`hub.bus`).
 """
 
 from __future__ import annotations
@@ -41,11 +43,11 @@ async def check_edge_start(
     venue: Venue,
     *,
     wait_for_hub_s: float = WAIT_FOR_HUB_S,
-    waiting: Callable[[], None] = lambda: None,
+    waiting: Callable[[list[str]], None] = lambda others: None,
 ) -> None:
     """Return once Redis at `url` answers and carries `venue`; else StartupError with the line to print.
 
-    `waiting` is called once if the edge has to wait for its hub (an empty Redis)."""
+    `waiting` is called once, with the venues Redis carries, if the edge has to wait for its hub."""
     client = aioredis.Redis.from_url(url, socket_connect_timeout=ANSWER_S, socket_timeout=ANSWER_S)
     try:
         deadline = time.monotonic() + wait_for_hub_s
@@ -54,12 +56,11 @@ async def check_edge_start(
             ours, others = await _look(client, url, venue)
             if ours:
                 return
-            if others and first:  # a hall's Redis that never saw this name: the venue file is wrong
-                raise _no_hub(url, venue, others, EXIT_BAD_INPUT)
-            if time.monotonic() >= deadline:
-                raise _no_hub(url, venue, others, EXIT_FAILED, waited=wait_for_hub_s)
+            if time.monotonic() >= deadline:  # others but not ours: most likely a typo in [venue] name
+                code = EXIT_BAD_INPUT if others else EXIT_FAILED
+                raise _no_hub(url, venue, others, code, waited=wait_for_hub_s)
             if first:
-                waiting()
+                waiting(others)
             first = False
             await asyncio.sleep(POLL_S)
     finally:
@@ -113,7 +114,8 @@ def _no_hub(url: str, venue: Venue, others: list[str], code: int, waited: float 
 def _unusable(url: str, exc: BaseException) -> StartupError:
     """The one line for a Redis URL that does not work, and whether fixing the URL is what it takes."""
     parts = urlsplit(url)
-    where = f"{parts.hostname}:{parts.port or 6379}"
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+    where = f"{host}:{parts.port or 6379}"
     cause = exc.__cause__ or exc.__context__
     code = EXIT_BAD_INPUT
     if isinstance(exc, AuthenticationError):
@@ -121,6 +123,9 @@ def _unusable(url: str, exc: BaseException) -> StartupError:
             why = f"Redis at {where} refused the user/password in the URL / Redis parolayı reddetti"
         else:
             why = f"Redis at {where} needs a password: redis://:PASSWORD@{where}/N / Redis parola istiyor"
+    elif isinstance(cause, socket.gaierror) and cause.errno == socket.EAI_AGAIN:  # at boot, say
+        why = f"no name server answered for {parts.hostname!r} / ad sunucusu yanıt vermedi"
+        code = EXIT_FAILED
     elif isinstance(cause, socket.gaierror):
         why = f"the host name {parts.hostname!r} does not resolve / sunucu adı çözülemiyor"
     elif isinstance(cause, ConnectionRefusedError):

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
@@ -73,13 +74,19 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run a venue / bir salonu çalıştır")
     serve.add_argument("--venue", required=True, type=Path, help="venue file (TOML) / salon dosyası")
     common(serve, None)
-    bus_help = "Redis for several halls: redis://HOST:PORT/N / birden çok salon için Redis"
-    serve.add_argument("--bus", metavar="URL", help=bus_help)
+    bus_help = (
+        "Redis for several halls: redis://HOST:PORT/N; by default $BOARDCAST_BUS, which keeps a password "
+        "out of the process list / birden çok salon için Redis; verilmezse $BOARDCAST_BUS"
+    )
+    bus_default = os.environ.get("BOARDCAST_BUS") or None
+    serve.add_argument("--bus", metavar="URL", default=bus_default, help=bus_help)
     edge = commands.add_parser(
         "edge",
         help="serve spectators of a hall from the bus / bir salonun seyircilerine veri yolundan hizmet",
     )
-    edge.add_argument("--bus", metavar="URL", required=True, help=bus_help)
+    edge.add_argument(
+        "--bus", metavar="URL", default=bus_default, required=bus_default is None, help=bus_help
+    )
     edge.add_argument("--venue", required=True, type=Path, help="the hall's venue file / salon dosyası")
     edge.add_argument("--host", default="127.0.0.1", help="address to listen on / dinlenecek adres")
     edge.add_argument("--port", default="8000", help=port_help)
@@ -88,9 +95,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         type=float,
         default=30.0,
-        help="on a Redis that carries no hall yet, wait this long for the hub to publish the venue, then exit "
-        "1; a Redis that carries other halls but not this one exits 2 at once (a typo in [venue] name) "
-        "/ hiç salon taşımayan Redis'te merkezi bu kadar bekle",
+        help="wait this long for the hall's hub to publish the venue, then exit: 2 if Redis carries other "
+        "halls but not this one (a typo in [venue] name), else 1 / merkezin salonu yayınlamasını bu kadar "
+        "bekle, sonra çık: Redis başka salonları taşıyıp bunu taşımıyorsa 2 ([venue] name yanlış), yoksa 1",
     )
     devices = commands.add_parser(
         "devices",
@@ -365,10 +372,11 @@ def _check_edge_bus(url: str, venue: Venue, wait_for_hub_s: float) -> None:
     from hub.bus import redact
     from hub.buscheck import check_edge_start
 
-    def waiting() -> None:
+    def waiting(others: list[str]) -> None:
+        carries = f" (it carries {', '.join(map(repr, others))})" if others else ""
         print(
-            f"Waiting up to {wait_for_hub_s:g} s for the hub of {venue.name!r} to publish on {redact(url)} "
-            f"/ merkezin yayın yapması bekleniyor",
+            f"Waiting up to {wait_for_hub_s:g} s for the hub of {venue.name!r} to publish on {redact(url)}"
+            f"{carries} / merkezin yayın yapması bekleniyor",
             flush=True,
         )
 
@@ -384,14 +392,17 @@ def _run_edge(args: argparse.Namespace) -> int:
     """A spectator edge: no devices, no data directory; the hall's public state comes from the bus."""
     from hub.bus import redact
     from hub.edge import EdgeRuntime
+    from hub.startup import listen
 
     venue = load_venue(args.venue)
     if not _bus_url_ok(args.bus):
         return EXIT_BAD_INPUT
     runtime = EdgeRuntime(venue, args.bus, host=args.host, port=args.port)
-    runtime.open()  # --host and --port first: they are refused the same way whatever the bus does
-    # connections wait in the listen queue meanwhile, as they do while the edge loads its first snapshot
+    # --host and --port first, refused the same way whatever the bus does; but the port is taken only once
+    # the bus is there, so a load balancer never sends spectators to an edge still waiting for its hub
+    listen(args.host, args.port).close()
     _check_edge_bus(args.bus, venue, args.wait_for_hub)
+    runtime.open()
     url = _url(args.host, runtime.port)
 
     async def announce() -> None:

@@ -99,5 +99,9 @@ ensure_nginx() {
   if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
     echo "== installing nginx for the load-balancer test (Debian package 'nginx')"
     apt_install nginx
+    # Debian starts the installed nginx on port 80 where systemd runs; the tests start their own
+    if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/null; then
+      as_root systemctl disable --now nginx || true
+    fi
   fi
 }
