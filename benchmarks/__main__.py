@@ -48,7 +48,7 @@ LIMIT_S = {"full": 150.0, "smoke": 60.0}  # the runner's hard stop; each benchma
 # full-size hard stops of the benchmarks that sweep sizes or run for minutes
 LONGER_S: dict[str, float] = {
     "fanout": 240.0,
-    "edges": 540.0,  # thirteen windows of readers, then three rounds of 8,000 clients on one edge and on two
+    "edges": 540.0,  # thirteen windows of readers, then three rounds of 4,000 clients on one edge and on two
     "restart": 300.0,  # ~40 s, but the first run builds and caches its logs: replay's, then the hub's snapshots
     "soak": 3 * 60 + LIMIT_S["full"],  # its default 3 minutes (--minutes N gives N minutes and the same room)
     "scaling": 420.0,
