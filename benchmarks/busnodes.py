@@ -19,6 +19,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import redis
@@ -115,7 +116,7 @@ class EdgeProcess:
             args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_pinned(cpus)
         )
 
-    def health(self) -> dict:
+    def health(self) -> dict[str, Any]:
         """The edge's /api/health."""
         with urllib.request.urlopen(f"http://{HOST}:{self.port}/api/health", timeout=2) as reply:
             return orjson.loads(reply.read())

@@ -277,6 +277,7 @@ async def spectators(
 def side(parts: list[dict[str, Any]], edges: int) -> dict[str, Any]:
     """One side's windows summed: its CPU per message over every window it was timed in."""
     total: dict[str, Any] = {k: sum(p[k] for p in parts) for k in parts[0]}
+    # the clients of one round (each window holds 1/edges of them; rounds repeat the same clients)
     total["clients"] = sum(p["clients"] for p in parts) * edges // len(parts)
     total["edges"] = edges
     total["edge_us_per_message"] = (
@@ -326,6 +327,33 @@ def model(
     }
 
 
+async def scale_out(
+    hall: RunningHall, sizes: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[float]]:
+    """Part 2: rounds of the clients on one edge, then split over two; each side's windows, and each round's
+    efficiency."""
+    edges: list[EdgeProcess] = []
+    await _add_edges(hall, edges, 2)
+    try:
+        server = hub_cpu()
+        for edge in edges:  # timed on the CPU the clients are not on, as a server would be, beside a hub
+            if server is not None:  # busy a few per cent of it
+                edge.pin({server})
+        ones: list[dict[str, Any]] = []
+        twos: list[dict[str, Any]] = []
+        rounds = []
+        for n in range(sizes["rounds"]):  # the edges take turns at serving alone
+            first, second = edges if n % 2 == 0 else edges[::-1]
+            one = await spectators(hall, [first], sizes)
+            two = await spectators(hall, [first, second], sizes)
+            rounds.append(side(one, 1)["edge_us_per_message"] / side(two, 2)["edge_us_per_message"])
+            ones += one
+            twos += two
+        return ones, twos, rounds
+    finally:
+        _stop(edges)
+
+
 async def run(smoke: bool) -> Result:
     sizes = pick_sizes(FULL, SMOKE, smoke)
     notes = [raise_nofile(sizes["clients"] + 2048) or "open files enough"]
@@ -335,23 +363,7 @@ async def run(smoke: bool) -> Result:
     async with running_hall(sizes, seconds) as hall:
         say(f"{NAME}: hub {hall.hub.pid} publishing to {hall.redis.url}")
         points = await readers(hall, sizes)
-        edges: list[EdgeProcess] = []
-        await _add_edges(hall, edges, 2)
-        try:
-            server = hub_cpu()
-            for edge in edges:  # part 2 times the edges: on the CPU the clients are not on, as a server
-                if server is not None:  # would be, beside a hub busy a few per cent of it
-                    edge.pin({server})
-            ones, twos, rounds = [], [], []
-            for n in range(sizes["rounds"]):  # the edges take turns at serving alone
-                first, second = edges if n % 2 == 0 else edges[::-1]
-                one = await spectators(hall, [first], sizes)
-                two = await spectators(hall, [first, second], sizes)
-                rounds.append(side(one, 1)["edge_us_per_message"] / side(two, 2)["edge_us_per_message"])
-                ones += one
-                twos += two
-        finally:
-            _stop(edges)
+        ones, twos, rounds = await scale_out(hall, sizes)
     return _result(sizes, points, side(ones, 1), side(twos, 2), rounds, notes)
 
 
