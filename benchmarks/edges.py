@@ -93,7 +93,6 @@ class RunningHall:
     data: Path
     redis: RedisProcess
     hub: HubProcess
-    devices: DeviceProcess
     stream: str
     venue_file: Path
     others: set[int] | None  # the CPUs of everything but the hub, when the hub has one of its own
@@ -124,7 +123,7 @@ async def running_hall(sizes: dict[str, Any], seconds: float) -> AsyncIterator[R
                 hub.start(tables, [p.slave_path for p in ptys], data / "hub", bus=redis.url, probe=False),
             )
             await devices.go()
-            yield RunningHall(data, redis, hub, devices, Keys.of(venue).stream, venue_file, others)
+            yield RunningHall(data, redis, hub, Keys.of(venue).stream, venue_file, others)
         finally:
             await devices.close()
             await hub.stop()
@@ -137,7 +136,6 @@ async def running_hall(sizes: dict[str, Any], seconds: float) -> AsyncIterator[R
 class Reading:
     """CPU seconds so far and the stream's entries, at one moment."""
 
-    at: float
     hub_s: float
     writer_s: float
     redis_s: float
@@ -150,7 +148,6 @@ def read(hall: RunningHall, edges: list[EdgeProcess]) -> Reading:
     tree = cpu_seconds(hall.hub.pid)
     hub_s = tree.pop(hall.hub.pid)[0]
     return Reading(
-        at=time.monotonic(),
         hub_s=hub_s,
         writer_s=sum(ran for ran, _ in tree.values()),
         redis_s=hall.redis.cpu_s(),

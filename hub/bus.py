@@ -30,13 +30,13 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from devices.session import Backoff
+from hub.busurl import check_bus_url, redact
 from hub.matches import MatchState, to_snapshot
 from hub.venue import Venue
 
@@ -54,29 +54,6 @@ GATHER_S = 0.025
 OWNER_EVERY_S = 2.0  # how often an edge re-reads which hub owns the venue
 TIMEOUT_S = 5.0  # a Redis command that takes longer means the link is down
 BACKOFF = Backoff(initial=0.2, maximum=5.0)
-
-
-class BusUrlError(ValueError):
-    """A --bus URL that is not redis://HOST:PORT/N."""
-
-
-def check_bus_url(url: str) -> str:
-    """Refuse anything but redis://HOST[:PORT][/N]; the message says what is expected."""
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:  # "Invalid IPv6 URL" and the like
-        raise BusUrlError(f"{redact(url)!r}: {exc} / adres okunamadı") from None
-    if parts.scheme not in ("redis", "rediss") or not parts.hostname:
-        raise BusUrlError(
-            f"{redact(url)!r}: expected redis://HOST:PORT/N / beklenen biçim redis://SUNUCU:PORT/N"
-        )
-    try:
-        parts.port  # noqa: B018 (urlsplit checks the port only when asked)
-    except ValueError:
-        raise BusUrlError(f"{redact(url)!r}: the port must be 0-65535 / port 0-65535 olmalı") from None
-    if parts.path not in ("", "/") and not parts.path[1:].isdigit():
-        raise BusUrlError(f"{redact(url)!r}: the database must be a number / veritabanı numarası sayı olmalı")
-    return url
 
 
 def venue_key(venue: Venue) -> str:
@@ -159,17 +136,6 @@ class LinkHealth:
             "reconnects": self.reconnects,
             "last_error": self.last_error,
         }
-
-
-def redact(url: str) -> str:
-    """The URL with its password as `***`, for anything printed or logged."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # unreadable: hide whatever stands before an @
-        return re.sub(r"//[^/@]*@", "//***@", url)
-    if parts.password:
-        return url.replace(f":{parts.password}@", ":***@")
-    return url
 
 
 def _client(url: str) -> aioredis.Redis:

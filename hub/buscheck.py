@@ -28,21 +28,21 @@ import redis.asyncio as aioredis
 from redis.exceptions import AuthenticationError, InvalidResponse, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeout
 
-from hub.bus import Keys, redact, venue_key
+from hub.bus import Keys, venue_key
+from hub.busurl import redact
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError
 from hub.venue import Venue
 
 ANSWER_S = 3.0  # connect and first answer: a Redis on a working network answers in milliseconds
 POLL_S = 0.5  # how often an edge waiting for its hub looks again
 NAMES_SHOWN = 8  # venues a refusal lists before "…"
-WAIT_FOR_HUB_S = 30.0  # the default of `boardcast edge --wait-for-hub`
 
 
 async def check_edge_start(
     url: str,
     venue: Venue,
     *,
-    wait_for_hub_s: float = WAIT_FOR_HUB_S,
+    wait_for_hub_s: float,
     waiting: Callable[[list[str]], None] = lambda others: None,
 ) -> None:
     """Return once Redis at `url` answers and carries `venue`; else StartupError with the line to print.

@@ -27,6 +27,7 @@ from devices.transports.tcp import token_digest
 from hub import __version__
 from hub.allocator import prefer_returning_allocator
 from hub.auth import hash_token, new_token
+from hub.busurl import BusUrlError, check_bus_url, redact
 from hub.log.eventlog import EventLogError
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port
 from hub.venue import ID_PATTERN as _DEVICE_ID
@@ -348,16 +349,12 @@ def _run_serve(args: argparse.Namespace) -> int:
         f"  Data / Veri: {where}",
     ]
     if runtime.bus is not None:
-        from hub.bus import redact
-
         banner.append(f"  Bus / Veri yolu: {redact(args.bus)} (stream {runtime.bus.keys.stream})")
     return _run(runtime, banner)
 
 
 def _bus_url_ok(url: str) -> bool:
     """Check a --bus URL before anything starts; print why it is refused."""
-    from hub.bus import BusUrlError, check_bus_url
-
     try:
         check_bus_url(url)
     except BusUrlError as exc:
@@ -369,7 +366,6 @@ def _bus_url_ok(url: str) -> bool:
 def _check_edge_bus(url: str, venue: Venue, wait_for_hub_s: float) -> None:
     """The edge's start check (`hub.buscheck`): StartupError, the line to print, when Redis or the venue is
     not there; Ctrl-C while it waits for the hub stops the start."""
-    from hub.bus import redact
     from hub.buscheck import check_edge_start
 
     def waiting(others: list[str]) -> None:
@@ -390,7 +386,6 @@ def _check_edge_bus(url: str, venue: Venue, wait_for_hub_s: float) -> None:
 
 def _run_edge(args: argparse.Namespace) -> int:
     """A spectator edge: no devices, no data directory; the hall's public state comes from the bus."""
-    from hub.bus import redact
     from hub.edge import EdgeRuntime
     from hub.startup import listen
 
@@ -405,25 +400,12 @@ def _run_edge(args: argparse.Namespace) -> int:
     runtime.open()
     url = _url(args.host, runtime.port)
 
-    async def announce() -> None:
-        await runtime.ready.wait()
-        for line in [
-            f"Boardcast {__version__} spectator edge / seyirci sunucusu: {venue.name}",
-            f"  Spectators / Seyirciler: {url}",
-            f"  Bus / Veri yolu: {redact(args.bus)} (stream {runtime.reader.keys.stream})",
-            "  Stop with Ctrl-C / Durdurmak için Ctrl-C",
-        ]:
-            print(line, flush=True)
-
-    stopping = _stop_cleanly_on_sigterm(runtime)
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(runtime.run(announce))
-    finally:
-        signal.signal(signal.SIGTERM, stopping)
-    with contextlib.suppress(OSError):
-        print("Stopped. / Durduruldu.", flush=True)
-    return 0
+    banner = [
+        f"Boardcast {__version__} spectator edge / seyirci sunucusu: {venue.name}",
+        f"  Spectators / Seyirciler: {url}",
+        f"  Bus / Veri yolu: {redact(args.bus)} (stream {runtime.reader.keys.stream})",
+    ]
+    return _run(runtime, banner, stopped="Stopped. / Durduruldu.")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -485,8 +467,16 @@ async def _simulated(port: str, board: Awaitable[None]) -> None:
             )
 
 
-def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Coroutine[Any, Any, None]]) -> int:
-    """Serve until Ctrl-C or SIGTERM; print the banner once the server listens."""
+HUB_STOPPED = "Stopped; every accepted event is on disk. / Durduruldu; kabul edilen her olay diskte."
+
+
+def _run(
+    runtime: _Serving,
+    banner: list[str],
+    *jobs: Callable[[], Coroutine[Any, Any, None]],
+    stopped: str = HUB_STOPPED,
+) -> int:
+    """Serve a hub or an edge until Ctrl-C or SIGTERM; print the banner once the server listens."""
 
     async def announce() -> None:
         await runtime.ready.wait()
@@ -500,17 +490,18 @@ def _run(runtime: HubRuntime, banner: list[str], *jobs: Callable[[], Coroutine[A
     finally:
         signal.signal(signal.SIGTERM, stopping)
     with contextlib.suppress(OSError):  # stdout may be gone when the terminal closed
-        print(
-            "Stopped; every accepted event is on disk. / Durduruldu; kabul edilen her olay diskte.",
-            flush=True,
-        )
+        print(stopped, flush=True)
     return 0
 
 
 class _Serving(Protocol):
-    """A hub or an edge: what `_stop_cleanly_on_sigterm` looks at."""
+    """A hub or an edge (`HubRuntime`, `EdgeRuntime`): what `_run` serves."""
 
     server: uvicorn.Server | None
+    ready: asyncio.Event
+
+    async def run(self, *jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Serve until the web server is told to stop."""
 
 
 def _stop_cleanly_on_sigterm(runtime: _Serving) -> Any:

@@ -19,7 +19,8 @@ from typing import Any
 import orjson
 import pytest
 
-from hub.bus import BusPublisher, BusReader, BusUrlError, Keys, PublicChange, check_bus_url
+from hub.bus import BusPublisher, BusReader, Keys, PublicChange
+from hub.busurl import BusUrlError, check_bus_url
 from hub.edge import EdgeHall
 from hub.feed.fanout import Fanout
 from hub.matches import MatchInfo, new_match, to_snapshot
