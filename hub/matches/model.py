@@ -86,6 +86,8 @@ class MatchInfo:
     # chess: a game whose board and stopped clock are unchanged this long waits for a result (None: 180 s)
     awaiting_result_s: float | None = None
     start_score: tuple[int, int] = (0, 0)  # backgammon: a match resumed at a score
+    pairing: tuple[int, int] | None = None  # chess: White's and Black's starting ranks in the tournament file
+    ratings: tuple[int, int] | None = None  # chess: White's and Black's ratings (0: unrated)
 
     @property
     def rules(self) -> SportRules[Any, Any]:

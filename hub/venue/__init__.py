@@ -22,6 +22,7 @@ from hub.venue.keys import (
     TABLE_KEYS,
     TEAM_MATCH_KEYS,
     TOP_KEYS,
+    TOURNAMENT_KEYS,
     VENUE_KEYS,
 )
 from hub.venue.matches import RULESETS
@@ -32,6 +33,7 @@ from hub.venue.model import (
     RefereeConfig,
     TableConfig,
     TeamMatchConfig,
+    TournamentConfig,
     Venue,
     VenueError,
 )
@@ -51,12 +53,14 @@ __all__ = [
     "TABLE_KEYS",
     "TEAM_MATCH_KEYS",
     "TOP_KEYS",
+    "TOURNAMENT_KEYS",
     "VENUE_KEYS",
     "MatchInfo",
     "PlayerConfig",
     "RefereeConfig",
     "TableConfig",
     "TeamMatchConfig",
+    "TournamentConfig",
     "Venue",
     "VenueError",
     "device_kind",

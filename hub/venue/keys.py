@@ -77,7 +77,7 @@ def _key_pattern(name: str) -> str:
 
 
 # Every key the file may hold, by where it is. Any other is refused, naming the nearest of these.
-TOP_KEYS = ("venue", "tables", "matches", "referees", "team_matches", "players", "rules")
+TOP_KEYS = ("venue", "tournament", "tables", "matches", "referees", "team_matches", "players", "rules")
 VENUE_KEYS = (
     "name",
     "broadcast_delay_s",
@@ -95,9 +95,19 @@ MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the 
 SPORT_MATCH_KEYS = {
     "tabletennis": ("best_of", "ruleset", "first_server", "first_receiver"),
     "backgammon": ("length", "clock", "start_score"),
-    "chess": ("time_control", "clock_white", "board", "team_match", "awaiting_result_s"),
+    "chess": (
+        "time_control",
+        "clock_white",
+        "board",
+        "team_match",
+        "awaiting_result_s",
+        "pairing",
+        "ratings",
+    ),
 }
-TEAM_MATCH_KEYS = ("id", "round", "teams")
+TEAM_MATCH_KEYS = ("id", "round", "teams", "pairing")
+# the event the hall's chess rounds belong to: its report file (rounds in, results out) and its standings
+TOURNAMENT_KEYS = ("trf", "tiebreaks", "board_prize_min_games")
 REFEREE_KEYS = ("name", "role", "token_sha256")
 PLAYER_KEYS = ("name", "club", "city", "phone", "email")
 BACKGAMMON_CLOCK_KEYS = ("mode", "reserve_s", "delay_s")

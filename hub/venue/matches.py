@@ -95,6 +95,7 @@ def _match(
     best_of, ruleset, first_server, first_receiver = _tabletennis_fields(m, doubles, fail)
     length, clock, start_score = 0, None, (0, 0)
     clock_white, board, team_match = None, None, None
+    pairing = ratings = None
     if table.sport == "backgammon":
         length, clock = _backgammon_fields(m, fail)
         start_score = _start_score(m, length, fail)
@@ -103,6 +104,8 @@ def _match(
         if team_match is not None and any(x.team_match == team_match and x.board == board for x in matches):
             raise fail("board", f"board {board} of {team_match} is defined twice / masa iki kez tanımlı")
         rnd = next(t.round for t in team_matches if t.id == team_match) if team_match else rnd
+        pairing = number_pair(m, "pairing", fail, least=1, what="starting ranks")
+        ratings = number_pair(m, "ratings", fail, least=0, what="ratings")
     return MatchInfo(
         mid,
         table.sport,
@@ -121,6 +124,8 @@ def _match(
         team_match,
         orientation=table.orientation,
         start_score=start_score,
+        pairing=pairing,
+        ratings=ratings,
     )
 
 
@@ -182,6 +187,22 @@ def _chess_fields(
     if not isinstance(board, int) or isinstance(board, bool) or board not in CHESS_BOARD_CATEGORIES:
         raise fail("board", f"must be a board number 1-8, got {board!r} / 1-8 arası masa numarası olmalı")
     return control, clock_white, board, team_match
+
+
+def number_pair(m: dict[str, Any], key: str, fail, *, least: int, what: str) -> tuple[int, int] | None:
+    """Two whole numbers from `least` (White's first, or the first-named team's), or None when absent."""
+    value = m.get(key)
+    if value is None:
+        return None
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= least for v in value)
+    ):
+        raise fail(
+            key, f"must be two {what} from {least}, such as [12, 7] / {least} veya büyük iki sayı olmalı"
+        )
+    return value[0], value[1]
 
 
 def awaiting_result_s(value: Any, fail) -> float:

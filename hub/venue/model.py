@@ -80,6 +80,16 @@ class TeamMatchConfig:
     id: str
     round: int
     teams: tuple[str, str]  # the first-named team has White on the odd boards unless a game says otherwise
+    pairing: tuple[int, int] | None = None  # the two teams' numbers in the tournament file
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """The event a venue's chess rounds belong to: the pairing program's report file and the standings."""
+
+    trf: Path  # the report file, as a path from the venue file's folder resolved
+    tiebreaks: tuple[str, ...] = ()  # as the venue names them ("BH-1", "BH/C1"); empty: the event's usual
+    board_prize_min_games: int = 0  # games a player needs for a board prize; 0: no board prizes
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +111,7 @@ class Venue:
     allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
     rules: dict[str, RuleOverride] = field(default_factory=dict, hash=False)  # the venue's wording, by code
+    tournament: TournamentConfig | None = None  # the event of the chess rounds, when it has a report file
 
     def table(self, table_id: str) -> TableConfig:
         """The table with this id."""

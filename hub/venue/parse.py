@@ -24,6 +24,7 @@ from hub.venue.keys import (
     TABLE_KEYS,
     TEAM_MATCH_KEYS,
     TOP_KEYS,
+    TOURNAMENT_KEYS,
     VENUE_KEYS,
     Locator,
     entries,
@@ -31,8 +32,16 @@ from hub.venue.keys import (
     refuse_unknown,
     unknown_key,
 )
-from hub.venue.matches import parse_matches
-from hub.venue.model import PlayerConfig, RefereeConfig, TableConfig, TeamMatchConfig, Venue, VenueError
+from hub.venue.matches import number_pair, parse_matches
+from hub.venue.model import (
+    PlayerConfig,
+    RefereeConfig,
+    TableConfig,
+    TeamMatchConfig,
+    TournamentConfig,
+    Venue,
+    VenueError,
+)
 from hub.venue.rules import parse_rules
 
 _ROLES = ("referee", "chief")
@@ -105,6 +114,7 @@ def parse_venue(text: str, path: Path) -> Venue:
     referees = _referees(data, fail)
     players = _players(data, fail)
     rules = parse_rules(data, loc, path)
+    tournament = _tournament(data, path, partial(fail, "tournament", None))
     return Venue(
         name,
         tables,
@@ -119,6 +129,7 @@ def parse_venue(text: str, path: Path) -> Venue:
         allowed_hosts=allowed_hosts,
         trusted_proxies=trusted_proxies,
         rules=rules,
+        tournament=tournament,
     )
 
 
@@ -209,7 +220,8 @@ def _team_matches(data: dict[str, Any], fail) -> tuple[TeamMatchConfig, ...]:
         rnd = tm.get("round", 1)
         if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
             raise at("round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı")
-        team_matches.append(TeamMatchConfig(tmid, rnd, (teams[0], teams[1])))
+        pairing = number_pair(tm, "pairing", at, least=1, what="team numbers")
+        team_matches.append(TeamMatchConfig(tmid, rnd, (teams[0], teams[1]), pairing))
     return tuple(team_matches)
 
 
@@ -252,3 +264,23 @@ def _players(data: dict[str, Any], fail) -> tuple[PlayerConfig, ...]:
             raise at("phone", f"{phone!r} is not a phone number / geçersiz telefon")
         players.append(PlayerConfig(pname, p.get("club", ""), p.get("city", ""), phone, email))
     return tuple(players)
+
+
+def _tournament(data: dict[str, Any], path: Path, fail) -> TournamentConfig | None:
+    """`[tournament]`: the report file of the event (a path from the venue file's folder) and its standings."""
+    section = data.get("tournament")
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise fail(None, "must be a table ([tournament]) / [tournament] bir tablo olmalı")
+    refuse_unknown(section, TOURNAMENT_KEYS, fail)
+    trf = section.get("trf")
+    if not isinstance(trf, str) or not trf.strip():
+        raise fail("trf", 'must name the report file, such as "event.trf" / rapor dosyasının adı olmalı')
+    names = section.get("tiebreaks", [])
+    if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        raise fail("tiebreaks", 'must be a list such as ["MP", "BH-1", "GP", "DE"] / liste olmalı')
+    min_games = section.get("board_prize_min_games", 0)
+    if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 0:
+        raise fail("board_prize_min_games", "must be a whole number from 0 / 0 veya büyük tam sayı olmalı")
+    return TournamentConfig((path.parent / trf).resolve(), tuple(names), min_games)

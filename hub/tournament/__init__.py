@@ -1,0 +1,6 @@
+"""Tournaments beyond one hall's day: the pairing program's rounds in, results and standings out.
+
+- `model`: players, teams, rounds and results, as frozen values;
+- `trf`: the FIDE Tournament Report File, read strictly and written back;
+- `results`: a team event's team matches, worked out from its board games.
+"""

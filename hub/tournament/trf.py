@@ -1,0 +1,338 @@
+"""The FIDE Tournament Report File (TRF-16, with TRF-2025's team records): read strictly, written back.
+
+Reading checks every field it uses at its columns and names the line and column of the first that is
+wrong. The records read are the header (012 name, 142/XXR rounds, and the other 0x2 lines kept as text),
+players (001), and teams, either TRF-16's 013 (name, then the players' starting ranks) or TRF-2025's 310
+(number, name, strength, match points, game points, rank, players). Any other record is kept as it is.
+
+Writing (`write_round`) changes only what a round's results change: the result columns of that round and the
+players' (and 310 teams') totals; every other byte of the file is the one read.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+from hub.tournament.model import Colour, Entry, Outcome, Player, Team, Tournament
+
+_CODE = re.compile(r"^(?:[0-9]{3}|[A-Z]{3}|###)(?: |$)")
+_ROUND_START = 91  # 0-based column of round 1's opponent field on a 001 line; each round takes 10
+_OUTCOMES = {o.value: o for o in Outcome}
+
+
+class TrfError(ValueError):
+    """A report file that cannot be read; str() names the file, line and column."""
+
+    def __init__(self, source: str, line: int, column: int, message: str) -> None:
+        self.source, self.line, self.column = source, line, column
+        super().__init__(f"{source}:{line}:{column}: {message}")
+
+
+def load_trf(path: Path | str) -> Tournament:
+    """Read a report file; raise TrfError naming the line and column of the first wrong field."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TrfError(str(path), 0, 0, f"cannot be read ({exc.strerror}) / dosya okunamadı") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # older pairing programs write Latin-1
+    return parse_trf(text, str(path))
+
+
+def parse_trf(text: str, source: str = "<trf>") -> Tournament:
+    """Read a report file's text (see `load_trf`)."""
+    lines = tuple(text.splitlines())
+    players: dict[int, Player] = {}
+    team_lines: list[tuple[int, str]] = []
+    header: dict[str, str] = {}
+    declared = 0
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if not _CODE.match(line):
+            raise TrfError(
+                source,
+                number,
+                1,
+                f"a record starts with a three-character code and a space, such as '001 ', not "
+                f"{line[:4]!r} / kayıt üç karakterlik bir kodla başlamalı",
+            )
+        code = line[:3]
+        if code == "001":
+            player = _player(line, number, source)
+            if player.number in players:
+                raise TrfError(
+                    source,
+                    number,
+                    5,
+                    f"starting rank {player.number} is also on line {players[player.number].line} "
+                    f"/ başlangıç sıra numarası iki kez kullanılmış",
+                )
+            players[player.number] = player
+        elif code in ("013", "310"):
+            team_lines.append((number, line))
+        else:
+            header.setdefault(code, line[4:].rstrip())
+            if code in ("XXR", "142"):
+                declared = _int(line, number, 4, len(line), "the number of rounds", source)
+    teams = tuple(_team(line, number, index, source) for index, (number, line) in enumerate(team_lines))
+    _check_references(players, teams, source)
+    most = max((len(p.rounds) for p in players.values()), default=0)
+    return Tournament(
+        header.get("012", ""),
+        players,
+        teams,
+        max(declared, most),
+        header,
+        lines,
+    )
+
+
+def _player(line: str, number: int, source: str) -> Player:
+    """A 001 record: starting rank, sex, title, name, rating, federation, FIDE id, birth, points, rank, rounds."""
+    if len(line) < 89:
+        line = line.ljust(89)
+    start = _int(line, number, 4, 8, "the starting rank", source)
+    name = line[14:47].strip()
+    if not name:
+        raise TrfError(source, number, 15, "the player's name (columns 15-47) is empty / oyuncu adı boş")
+    rating = _int(line, number, 48, 52, "the rating", source, blank=0)
+    points_text = line[80:84].strip()
+    points = _points(points_text, line, number, 80, source) if points_text else None
+    rank_text = line[85:89].strip()
+    rank = _int(line, number, 85, 89, "the rank", source) if rank_text else None
+    rounds: list[Entry | None] = []
+    column = _ROUND_START
+    while column < len(line.rstrip()):
+        rounds.append(_entry(line, number, column, source))
+        column += 10
+    while rounds and rounds[-1] is None:
+        rounds.pop()
+    return Player(
+        start,
+        name,
+        rating,
+        tuple(rounds),
+        sex=line[9].strip(),
+        title=line[10:13].strip(),
+        federation=line[53:56].strip(),
+        fide_id=line[57:68].strip(),
+        birth=line[69:79].strip(),
+        stated_points=points,
+        stated_rank=rank,
+        line=number,
+    )
+
+
+def _entry(line: str, number: int, column: int, source: str) -> Entry | None:
+    """One round's 8 columns: opponent (4), colour, result; all blank: nothing recorded."""
+    field = line[column : column + 8].ljust(8)
+    if not field.strip():
+        return None
+    if line[column + 8 : column + 10].strip():
+        raise TrfError(
+            source,
+            number,
+            column + 9,
+            "each round takes 10 columns ('  12 w 1  '): something is written between two rounds "
+            "/ turlar arasında fazladan karakter var",
+        )
+    opponent_text = field[:4].strip()
+    if opponent_text and not opponent_text.isdigit():
+        raise TrfError(
+            source, number, column + 1, f"opponent {opponent_text!r} is not a number / rakip numarası değil"
+        )
+    opponent = int(opponent_text) if opponent_text else 0
+    colour_char = field[5]
+    if colour_char not in ("w", "b", "-", " ") or field[4] != " " or field[6] != " ":
+        raise TrfError(
+            source,
+            number,
+            column + 6,
+            f"colour {colour_char!r} must be w, b or - (a space on each side) / renk w, b ya da - olmalı",
+        )
+    result_char = field[7]
+    outcome = _OUTCOMES.get(result_char)
+    if outcome is None:
+        raise TrfError(
+            source,
+            number,
+            column + 8,
+            f"result {result_char!r} is not one of 1 = 0 + - W D L H F U Z / geçersiz sonuç kodu",
+        )
+    if opponent == 0 and not (
+        outcome.is_bye or outcome is Outcome.FORFEIT_LOSS or outcome is Outcome.FORFEIT_WIN
+    ):
+        raise TrfError(
+            source,
+            number,
+            column + 8,
+            f"result {result_char!r} needs an opponent; a round without one is a bye (H F U Z) or a "
+            f"forfeit (+ -) / rakipsiz tur bay ya da hükmen olmalı",
+        )
+    if opponent and outcome.is_bye:
+        raise TrfError(
+            source, number, column + 8, f"a bye ({result_char}) has no opponent / bay turunda rakip olmaz"
+        )
+    colour = Colour(colour_char) if colour_char != " " else Colour.NONE
+    return Entry(opponent or None, colour, outcome)
+
+
+def _team(line: str, number: int, index: int, source: str) -> Team:
+    """A 013 (TRF-16) or 310 (TRF-2025) team record."""
+    if line.startswith("013"):
+        name = line[4:36].strip()
+        first, team_number = 36, index + 1
+        match_points = game_points = None
+        rank = None
+    else:
+        team_number = _int(line, number, 4, 7, "the team number", source)
+        name = line[8:40].strip()
+        line = line.ljust(71)
+        match_points = _points(line[54:60].strip(), line, number, 54, source) if line[54:60].strip() else None
+        game_points = _points(line[61:67].strip(), line, number, 61, source) if line[61:67].strip() else None
+        rank = _int(line, number, 68, 71, "the team's rank", source) if line[68:71].strip() else None
+        first = 73
+    if not name:
+        raise TrfError(
+            source, number, 5 if line.startswith("013") else 9, "the team's name is empty / takım adı boş"
+        )
+    players = []
+    column = first
+    while column < len(line.rstrip()):
+        players.append(_int(line, number, column, column + 4, "a player's starting rank", source))
+        column += 5
+    return Team(team_number, name, tuple(players), match_points, game_points, rank, number)
+
+
+def _check_references(players: dict[int, Player], teams: tuple[Team, ...], source: str) -> None:
+    """Every opponent and team member must be a player of the file, and games must agree on both sides."""
+    for player in players.values():
+        for round_number, entry in enumerate(player.rounds, start=1):
+            if entry is None or entry.opponent is None:
+                continue
+            column = _ROUND_START + 10 * (round_number - 1) + 1
+            other = players.get(entry.opponent)
+            if other is None:
+                raise TrfError(
+                    source,
+                    player.line,
+                    column,
+                    f"round {round_number}: opponent {entry.opponent} is not a player of the file "
+                    f"/ rakip dosyada yok",
+                )
+            back = other.entry(round_number)
+            if back is None or back.opponent != player.number:
+                raise TrfError(
+                    source,
+                    player.line,
+                    column,
+                    f"round {round_number}: player {player.number} meets {entry.opponent}, but "
+                    f"{entry.opponent}'s line (line {other.line}) does not say so / eşleşme iki satırda "
+                    f"farklı",
+                )
+    seen: dict[int, Team] = {}
+    for team in teams:
+        for board, number in enumerate(team.players, start=1):
+            if number not in players:
+                raise TrfError(
+                    source,
+                    team.line,
+                    1,
+                    f"team {team.name!r} board {board}: player {number} is not in the file / oyuncu dosyada yok",
+                )
+            if number in seen:
+                raise TrfError(
+                    source,
+                    team.line,
+                    1,
+                    f"player {number} is in two teams ({seen[number].name!r} and {team.name!r}) "
+                    f"/ oyuncu iki takımda",
+                )
+            seen[number] = team
+
+
+def _int(
+    line: str, number: int, start: int, end: int, what: str, source: str, *, blank: int | None = None
+) -> int:
+    text = line[start:end].strip()
+    if not text and blank is not None:
+        return blank
+    if not text.isdigit():
+        raise TrfError(
+            source,
+            number,
+            start + 1,
+            f"{what} (columns {start + 1}-{end}) must be a whole number, found {text!r} / tam sayı olmalı",
+        )
+    return int(text)
+
+
+def _points(text: str, line: str, number: int, start: int, source: str) -> Fraction:
+    if not re.fullmatch(r"\d{1,3}(\.\d)?", text):
+        raise TrfError(
+            source, number, start + 1, f"points {text!r} must be written like 4.5 / puan 4.5 gibi yazılmalı"
+        )
+    value = Fraction(text)
+    if value.denominator not in (1, 2):
+        raise TrfError(
+            source, number, start + 1, f"points {text!r} must be whole or half / tam ya da yarım olmalı"
+        )
+    return value
+
+
+# -- writing --------------------------------------------------------------------------------------------------
+
+
+def write_round(tournament: Tournament, round_number: int) -> str:
+    """The file read, with `round_number`'s result columns and every total as `tournament` now has them."""
+    out: list[str] = []
+    for line in tournament.lines:
+        code = line[:3]
+        if code == "001" and line[4:8].strip().isdigit() and int(line[4:8]) in tournament.players:
+            out.append(_player_line(line, tournament.players[int(line[4:8])], round_number))
+        elif code == "310":
+            team = next(
+                (t for t in tournament.teams if t.line and line == tournament.lines[t.line - 1]), None
+            )
+            out.append(_team_line(line, tournament, team) if team is not None else line)
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _player_line(line: str, player: Player, round_number: int) -> str:
+    column = _ROUND_START + 10 * (round_number - 1)
+    entry = player.entry(round_number)
+    width = max(len(line), column + 8)
+    chars = list(line.ljust(width))
+    if entry != _entry(line.ljust(width), 0, column, ""):  # an unchanged round keeps its own spelling
+        chars[column : column + 8] = list(_entry_text(entry))
+    chars[80:84] = list(f"{_points_text(player.points()):>4}")
+    return "".join(chars).rstrip()
+
+
+def _entry_text(entry: Entry | None) -> str:
+    if entry is None:
+        return " " * 8
+    opponent = "0000" if entry.opponent is None else f"{entry.opponent:>4}"
+    return f"{opponent} {entry.colour.value} {entry.outcome.value}"
+
+
+def _team_line(line: str, tournament: Tournament, team: Team) -> str:
+    from hub.tournament.results import team_totals  # the team scoring rule lives with the results
+
+    match_points, game_points = team_totals(tournament, team)
+    chars = list(line.ljust(71))
+    chars[54:60] = list(f"{_points_text(match_points, 1):>6}")
+    chars[61:67] = list(f"{_points_text(game_points, 1):>6}")
+    return "".join(chars)
+
+
+def _points_text(value: Fraction, decimals: int = 1) -> str:
+    return f"{float(value):.{decimals}f}"
