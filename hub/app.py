@@ -38,6 +38,7 @@ from hub.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
 from hub.log.eventlog import EventLog
 from hub.startup import EXIT_BAD_INPUT, StartupError, gateway_refusal, listen, prepare_data_dir
 from hub.venue import TableConfig, Venue, device_protocol
+from hub.venue_reload import watch_venue_file
 from hub.web import WebContext, create_app
 
 log = logging.getLogger(__name__)
@@ -246,6 +247,7 @@ class HubRuntime:
                     workers.append(tg.create_task(self.bus.run(), name="bus publisher"))
                 if self.venue.broadcast_delay_s > 0:
                     workers.append(tg.create_task(self._release(), name="broadcast delay"))
+                workers.append(tg.create_task(watch_venue_file(self.hall), name="venue file"))
                 workers += [tg.create_task(job()) for job in extra]
                 assert self._socket is not None, "open() first"
                 serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")

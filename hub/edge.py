@@ -39,15 +39,17 @@ from hub.feed.fanout import Fanout
 from hub.feed.protocol import announce_started, burst_gone, server_config
 from hub.heap import HeapStats, give_back_after_bursts
 from hub.limits import Access, WebLimits, access_for
-from hub.matches import from_snapshot, new_match
+from hub.matches import MatchInfo, from_snapshot, new_match
 from hub.public import PublicHall
 from hub.startup import listen
-from hub.venue import Venue
+from hub.venue import Venue, VenueError, load_venue
+from hub.venue.changes import VenueChangeRefused, new_rounds
 from hub.web import STUCK_AFTER_S, ORJSONResponse, assemble, hub_only_routes, public_routes
 
 log = logging.getLogger(__name__)
 
 FIRST_SNAPSHOT_WAIT_S = 10.0  # a new edge waits this long for the bus before serving empty matches
+REREAD_EVERY_S = 2.0  # an edge reads its venue file again for a new round at most this often
 MISDIRECTED = 421  # HTTP: "this server does not act for that": the hub that owns the table does
 
 
@@ -58,11 +60,12 @@ class EdgeHall(PublicHall):
         super().__init__(venue, fanout)
         self.public.update({m.id: new_match(m) for m in venue.matches})
         self.unknown_matches = 0  # changes of matches this edge's venue file does not list
+        self._read_at = float("-inf")  # when the venue file was last read again for a new round
         self._unknown_named: set[str] = set()
 
     def apply(self, change: PublicChange) -> bool:
         """Show a published state if it is newer than the one held; False when it was dropped."""
-        info = self.infos.get(change.match_id)
+        info = self.infos.get(change.match_id) or self._read_new_round(change.match_id)
         if info is None:  # the hub's venue file lists a match this edge's does not: say so, show nothing
             self.unknown_matches += 1
             if change.match_id not in self._unknown_named:  # once a match: its every change would flood
@@ -79,6 +82,22 @@ class EdgeHall(PublicHall):
         self.fanout.forget_snapshot("venue")  # a delayed release changes content without a new venue version
         self._publish_public(from_snapshot(info, change.state))
         return True
+
+    def _read_new_round(self, match_id: str) -> MatchInfo | None:
+        """The hub took a new round: read this edge's venue file again, at most every `REREAD_EVERY_S`, and
+        take its new matches if it has them (the same check as the hub's: nothing running may change)."""
+        now = time.monotonic()
+        if self.venue.path is None or now - self._read_at < REREAD_EVERY_S:
+            return None
+        self._read_at = now
+        try:
+            new = new_rounds(self.venue, load_venue(self.venue.path))
+        except (VenueError, VenueChangeRefused) as exc:
+            log.warning("the bus carries match %s; this edge's venue file was not taken: %s", match_id, exc)
+            return None
+        self.add_matches(new.venue, new.matches, new.team_matches)
+        self.show_new(new.matches)
+        return self.infos.get(match_id)
 
 
 @dataclass(slots=True)

@@ -33,12 +33,14 @@ from hub.matches import (
 from hub.public import PublicHall, UnknownMatch
 from hub.sports import SPORTS, SportRules
 from hub.venue import TableConfig, Venue
+from hub.venue.changes import NewRounds
 
 log = logging.getLogger(__name__)
 
 # a device report for `Hall.record_reports`: (body, at, (device_id, boot_epoch, seq), raw frame)
 DeviceReportRow = tuple[dict[str, Any], float, tuple[str, int, int], bytes | None]
 
+ROUND_ADDED = "venue.round"  # a hall event: a round's matches taken from the venue file while running
 SNAPSHOT_EVERY = 200
 # after a start, time passing ends nothing for this long: devices that ran on while the hub was down (a DGT 3000
 # keeps its clock running) report first, so no flag is taken as fallen across the hub's own absence
@@ -73,14 +75,8 @@ class Hall(PublicHall):
         super().__init__(venue, fanout)
         self.snapshot_every = snapshot_every
         self.log = eventlog
-        on_table: dict[str, list[MatchInfo]] = {}
-        for info in self.infos.values():
-            on_table.setdefault(info.table, []).append(info)
-        # the venue fixes each table's matches: their order (round, then id) is worked out once
-        self._on_table: dict[str, tuple[str, ...]] = {
-            table: tuple(m.id for m in sorted(infos, key=lambda m: (m.round, m.id)))
-            for table, infos in on_table.items()
-        }
+        self._on_table: dict[str, tuple[str, ...]] = {}
+        self._order_tables()
         self.working: dict[str, MatchState] = {}
         self.committed: dict[str, MatchState] = {}
         # `public` (PublicHall) is what spectators may see: the committed state, or for a delayed sport the
@@ -94,10 +90,21 @@ class Hall(PublicHall):
         self._in_round: dict[tuple[str, int], list[str]] = {}
         for info in self.infos.values():
             self._in_round.setdefault((info.sport, info.round), []).append(info.id)
+        self.rounds_added = 0  # rounds taken from the venue file while running
         self.players = {p.name: p for p in venue.players}
         self.rule_overrides = venue.rules  # the venue's own wording of rules, by anomaly code
         self.replayed_events = 0
         eventlog.add_listener(self._on_commit)
+
+    def _order_tables(self) -> None:
+        """Each table's matches in the order it plays them (round, then id), worked out once per venue."""
+        on_table: dict[str, list[MatchInfo]] = {}
+        for info in self.infos.values():
+            on_table.setdefault(info.table, []).append(info)
+        self._on_table = {
+            table: tuple(m.id for m in sorted(infos, key=lambda m: (m.round, m.id)))
+            for table, infos in on_table.items()
+        }
 
     # -- start ----------------------------------------------------------------------------------------------
 
@@ -185,6 +192,37 @@ class Hall(PublicHall):
         if scheduled is not None and (fresh_start or finished is None):
             return scheduled
         return finished  # a late report for the match just played: kept, and checked there
+
+    # -- new rounds -----------------------------------------------------------------------------------------
+
+    async def add_rounds(self, new: NewRounds, actor: str | None, at: float | None = None) -> int:
+        """Take a new round from the venue file read again: logged (who, which matches), then scheduled and
+        shown; the log id it was recorded at is returned."""
+        body = {
+            "rounds": list(new.rounds),
+            "matches": [m.id for m in new.matches],
+            "team_matches": [t.id for t in new.team_matches],
+        }
+        record = EventRecord(
+            id=self.log.next_id(),
+            kind=ROUND_ADDED,
+            at=time.time() if at is None else at,
+            body=body,
+            actor=actor,
+        )
+        await self.log.append(record)
+        self.add_matches(new.venue, new.matches, new.team_matches)
+        for info in new.matches:
+            state = self.public[info.id]
+            self.working[info.id] = self.committed[info.id] = state
+            self._in_round.setdefault((info.sport, info.round), []).append(info.id)
+            if self.delay_s(info) > 0:  # its events go out late, as those of the matches loaded at start
+                self._held[info.id] = deque()
+        self._order_tables()
+        self.venue_version = max(self.venue_version, record.id)
+        self.rounds_added += 1
+        self.show_new(new.matches)
+        return record.id
 
     # -- writing --------------------------------------------------------------------------------------------
 

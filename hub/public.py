@@ -16,9 +16,9 @@ from typing import Any
 
 from hub.chances.service import ChanceService
 from hub.feed.fanout import Fanout, SnapshotSource, running_loop
-from hub.matches import MatchInfo, MatchState, public_view, summary
+from hub.matches import MatchInfo, MatchState, new_match, public_view, summary
 from hub.teams import team_match_view
-from hub.venue import Venue
+from hub.venue import TeamMatchConfig, Venue
 
 # A match's screens get its state at most this often: a change sooner after the last goes out when the
 # interval is up, as the match's latest state. Live play is seconds between points; changes closer than this
@@ -52,6 +52,26 @@ class PublicHall:
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
         self.chances: ChanceService | None = None  # backgammon winning chances, where the venue shows them
         fanout.add_source(self._snapshot_source)
+
+    def add_matches(
+        self, venue: Venue, matches: tuple[MatchInfo, ...], team_matches: tuple[TeamMatchConfig, ...]
+    ) -> None:
+        """Take the venue file read again with a new round: its matches join, scheduled; nothing else changes."""
+        self.venue = venue
+        for config in team_matches:
+            self.team_matches[config.id] = config
+            self._team_games[config.id] = []
+        for info in matches:
+            self.infos[info.id] = info
+            self.public[info.id] = new_match(info)
+            if info.team_match is not None:
+                self._team_games[info.team_match].append(info.id)
+
+    def show_new(self, matches: tuple[MatchInfo, ...]) -> None:
+        """Send new matches (and their team matches) to the screens at the venue's current version."""
+        self.fanout.forget_snapshot("venue")
+        for info in matches:
+            self._to_screens(self.public[info.id])
 
     # -- reads ----------------------------------------------------------------------------------------------
 

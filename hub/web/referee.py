@@ -27,10 +27,12 @@ from hub.referee import (
     prepare_bulk,
     prepare_input,
 )
-from hub.venue import RefereeConfig
+from hub.venue import RefereeConfig, VenueError
+from hub.venue.changes import VenueChangeRefused
+from hub.venue_reload import NoVenueFile, take_new_rounds
 from hub.web.bodies import no_fields, query_int, read_object
 from hub.web.context import WebContext
-from hub.web.errors import NO_MATCH, Invalid, NotFound, ORJSONResponse, Unauthorized
+from hub.web.errors import NO_MATCH, Conflict, Forbidden, Invalid, NotFound, ORJSONResponse, Unauthorized
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,26 @@ class RefereeRoutes:
         """Every match as the console shows it."""
         hall = self.ctx.hall
         return ORJSONResponse([hall.console_view(m) for m in hall.matches()])
+
+    async def rounds(self, request: Request, referee: RefereeConfig) -> Response:
+        """Take the rounds added to the venue file since the hub started (the chief referee only)."""
+        if referee.role != "chief":
+            raise Forbidden(
+                "only the chief referee may add a round; you are signed in as referee "
+                "/ turu yalnızca başhakem ekleyebilir"
+            )
+        await read_object(request, no_fields, self.ctx.refused)
+        try:
+            new = await take_new_rounds(self.ctx.hall, referee.name)
+        except (VenueError, VenueChangeRefused, NoVenueFile) as exc:
+            raise Conflict(str(exc)) from None
+        return ORJSONResponse(
+            {
+                "rounds": list(new.rounds),
+                "matches": [m.id for m in new.matches],
+                "team_matches": [t.id for t in new.team_matches],
+            }
+        )
 
     async def audit(self, request: Request, referee: RefereeConfig) -> Response:
         """The hall's audit: what referees did and what is still open."""
@@ -195,6 +217,7 @@ REFEREE_ROUTES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("/api/referee/anomalies", "anomalies", ("POST",)),
     ("/api/referee/matches/{match_id}/events", "evidence", ("GET",)),
     ("/api/tables/{table_id}/command", "command", ("POST",)),
+    ("/api/rounds", "rounds", ("POST",)),
 )
 
 

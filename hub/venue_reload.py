@@ -1,0 +1,72 @@
+"""A new round while the hub runs: the venue file read again, when the chief referee asks or the file changes.
+
+`boardcast round import` writes a round's matches into the venue file; the running hub takes them either at
+once, on the chief referee's `POST /api/rounds`, or within `WATCH_EVERY_S` of the file changing. Both read the
+file in full and take it only if it adds matches and changes nothing already running
+(`hub.venue.changes.new_rounds`); a file with a mistake or a change to a running round is refused with its
+message and the hall goes on as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from hub.hall import Hall
+from hub.venue import VenueError, load_venue
+from hub.venue.changes import NewRounds, VenueChangeRefused, new_rounds
+
+log = logging.getLogger(__name__)
+
+WATCH_EVERY_S = 2.0
+
+
+class NoVenueFile(ValueError):
+    """The hub's venue was not read from a file (a demo): there is nothing to read again."""
+
+
+async def take_new_rounds(hall: Hall, actor: str | None) -> NewRounds:
+    """Read the hall's venue file again and add its new rounds; VenueError or VenueChangeRefused when it
+    cannot be taken (nothing changes then)."""
+    path = hall.venue.path
+    if path is None:
+        raise NoVenueFile("this hub's venue has no file to read again / bu salonun dosyası yok")
+    read = load_venue(path)
+    new = new_rounds(hall.venue, read)
+    if new.matches or new.team_matches:
+        await hall.add_rounds(new, actor)
+        log.warning(
+            "round %s added from %s: %d matches, %d team matches / yeni tur eklendi",
+            ", ".join(map(str, new.rounds)),
+            path,
+            len(new.matches),
+            len(new.team_matches),
+        )
+    return new
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+async def watch_venue_file(hall: Hall, every_s: float = WATCH_EVERY_S) -> None:
+    """Take new rounds when the venue file changes; a file that cannot be taken is logged and waited out."""
+    path = hall.venue.path
+    if path is None:
+        return
+    seen = _stamp(path)
+    while True:
+        await asyncio.sleep(every_s)
+        stamp = _stamp(path)
+        if stamp == seen or stamp is None:
+            continue
+        seen = stamp
+        try:
+            await take_new_rounds(hall, actor=None)
+        except (VenueError, VenueChangeRefused) as exc:
+            log.warning("the venue file changed but was not taken: %s", exc)
