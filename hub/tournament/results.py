@@ -42,7 +42,7 @@ def team_rounds(tournament: Tournament, team: Team) -> tuple[TeamRound | None, .
         ours = Fraction(0)
         theirs = Fraction(0)
         opponent: int | None = None
-        complete = played = any_entry = bye = False
+        played = any_entry = bye = False
         complete = True
         for number in team.players:
             entry = tournament.players[number].entry(round_number)
@@ -74,7 +74,9 @@ def team_rounds(tournament: Tournament, team: Team) -> tuple[TeamRound | None, .
 
 
 def team_totals(tournament: Tournament, team: Team, rounds: int | None = None) -> tuple[Fraction, Fraction]:
-    """A team's match points and game points over the first `rounds` rounds (all when None)."""
-    chosen = team_rounds(tournament, team)[: rounds if rounds is not None else None]
-    done = [r for r in chosen if r is not None and r.complete]
-    return sum((r.match_points for r in done), Fraction(0)), sum((r.game_points for r in done), Fraction(0))
+    """A team's match points (complete team matches) and game points (every board with a result) over the
+    first `rounds` rounds (all when None)."""
+    chosen = [r for r in team_rounds(tournament, team)[: rounds if rounds is not None else None] if r]
+    # a team match counts for match points once every board has its result; its boards count as they end
+    match_points = sum((r.match_points for r in chosen if r.complete), Fraction(0))
+    return match_points, sum((r.game_points for r in chosen), Fraction(0))
