@@ -1,0 +1,235 @@
+"""A table tennis or backgammon draw from a CSV file, planned as venue `[[matches]]` (`RoundPlan`).
+
+The header is `round,table,player_a,player_b`, with `partner_a,partner_b` for table-tennis doubles and, when
+the rows need them, `best_of` (table tennis) and `length` (backgammon); any other column is refused naming
+the nearest known one. Each row is one match on its table, id `R<round>-<table>`; the table's sport decides
+the match's keys. Every refusal names the CSV line and the column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from hub.tournament.plan import PlannedMatch, RoundError, RoundPlan, TomlValue, no_table, refuse_clashes
+from hub.venue import Venue
+from hub.venue.keys import nearest_key
+
+REQUIRED = ("round", "table", "player_a", "player_b")
+COLUMNS = (*REQUIRED, "partner_a", "partner_b", "best_of", "length")
+DRAW_SPORTS = ("tabletennis", "backgammon")
+# the columns of a match's players, in the venue's order (doubles: A1, A2, B1, B2)
+PLAYER_COLUMNS = {2: ("player_a", "player_b"), 4: ("player_a", "partner_a", "player_b", "partner_b")}
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    line: int
+    round: int
+    table: str
+    sport: str
+    match: PlannedMatch
+
+
+def plan_csv_draw(
+    text: str,
+    venue: Venue,
+    sport: str | None = None,
+    *,
+    source: str = "<csv>",
+    round_number: int | None = None,
+    best_of: int | None = None,
+    length: int | None = None,
+) -> RoundPlan:
+    """The venue entries of a draw (every round in it, or only `round_number`); raise RoundError naming the
+    line and column of the first row that cannot be a match, and plan nothing."""
+    if sport is not None and sport not in DRAW_SPORTS:
+        raise RoundError(
+            f"a draw file is for {' or '.join(DRAW_SPORTS)}; chess rounds come from the pairing program's TRF "
+            f"/ kura dosyası masa tenisi ve tavla içindir",
+            source,
+        )
+    if best_of is not None and (best_of < 1 or best_of % 2 == 0):
+        raise RoundError(f"--best-of {best_of}: an odd number of games (3, 5, 7) / tek sayı olmalı")
+    if length is not None and length < 1:
+        raise RoundError(f"--length {length}: a whole number of points from 1 / 1 veya büyük olmalı")
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
+    columns = _header(next(reader, []), source)
+    rows: list[_Row] = []
+    for values in reader:
+        if not any(v.strip() for v in values):
+            continue
+        line = reader.line_num
+        if len(values) != len(columns):
+            raise RoundError(
+                f"{len(values)} fields, the header has {len(columns)} / alan sayısı başlıkla uyuşmuyor",
+                source,
+                line,
+            )
+        fields = {c: v.strip() for c, v in zip(columns, values, strict=True)}
+        row = _row(fields, line, venue, sport, source, best_of, length)
+        if round_number is None or row.round == round_number:
+            rows.append(row)
+    if not rows:
+        which = f"round {round_number}" if round_number is not None else "any round"
+        raise RoundError(f"no rows for {which} / bu tur için satır yok", source)
+    _refuse_repeats(rows, source)
+    _refuse_rounds_in_venue(rows, venue, source)
+    refuse_clashes([r.match.id for r in rows], venue)
+    return RoundPlan(
+        source,
+        tuple(sorted({r.round for r in rows})),
+        tuple(r.match for r in rows),
+        tables=tuple(r.table for r in rows),
+    )
+
+
+def _header(names: list[str], source: str) -> list[str]:
+    columns = [n.strip().lower() for n in names]
+    for index, name in enumerate(columns, start=1):
+        if name not in COLUMNS:
+            near = nearest_key(name, COLUMNS)
+            hint = (f"; did you mean {near}?", f"; {near} mı demek istediniz?") if near else ("", "")
+            raise RoundError(
+                f"unknown column {name!r} (column {index}){hint[0]}; known: {', '.join(COLUMNS)} "
+                f"/ bilinmeyen sütun{hint[1]}",
+                source,
+                1,
+                "header",
+            )
+        if columns.index(name) != index - 1:
+            raise RoundError(
+                f"column {name!r} is written twice / sütun iki kez yazılmış", source, 1, "header"
+            )
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise RoundError(
+            f"the header needs {', '.join(missing)}: round,table,player_a,player_b[,partner_a,partner_b] "
+            f"/ başlıkta eksik sütun",
+            source,
+            1,
+            "header",
+        )
+    if ("partner_a" in columns) != ("partner_b" in columns):
+        raise RoundError("partner_a and partner_b go together / ikisi birlikte yazılır", source, 1, "header")
+    return columns
+
+
+def _row(
+    fields: dict[str, str],
+    line: int,
+    venue: Venue,
+    sport: str | None,
+    source: str,
+    best_of: int | None,
+    length: int | None,
+) -> _Row:
+    def fail(column: str, message: str) -> RoundError:
+        return RoundError(message, source, line, column)
+
+    round_number = _number(
+        fields["round"], 1, fail("round", "must be a whole number from 1 / 1 veya büyük tam sayı")
+    )
+    table_id = fields["table"]
+    table = next((t for t in venue.tables if t.id == table_id), None)
+    if table is None:
+        raise fail("table", no_table(table_id, venue))
+    wanted = (sport,) if sport is not None else DRAW_SPORTS
+    if table.sport not in wanted:
+        raise fail(
+            "table",
+            f"table {table_id} is a {table.sport} table; this draw is for {' or '.join(wanted)} "
+            f"/ masa başka bir spor dalının",
+        )
+    players = [fields["player_a"], fields["player_b"]]
+    partners = [fields.get("partner_a", ""), fields.get("partner_b", "")]
+    for column, name in zip(
+        ("player_a", "player_b", "partner_a", "partner_b"), players + partners, strict=True
+    ):
+        if not name and (column.startswith("player") or any(partners)):
+            raise fail(column, "the player's name is missing / oyuncu adı eksik")
+    extra: list[tuple[str, TomlValue]] = []
+    if any(partners):
+        if table.sport != "tabletennis":
+            raise fail("partner_a", f"{table.sport} is played one against one / bire bir oynanır")
+        players = [players[0], partners[0], players[1], partners[1]]
+        extra.append(("doubles", True))
+    extra += _sport_keys(fields, table.sport, fail, best_of, length)
+    match = PlannedMatch(f"R{round_number}-{table_id}", table_id, round_number, tuple(players), tuple(extra))
+    return _Row(line, round_number, table_id, table.sport, match)
+
+
+def _sport_keys(
+    fields: dict[str, str], sport: str, fail, best_of: int | None, length: int | None
+) -> list[tuple[str, TomlValue]]:
+    """best_of for table tennis (the venue's default when none), length for backgammon (required)."""
+    own, other = ("best_of", "length") if sport == "tabletennis" else ("length", "best_of")
+    if fields.get(other):
+        raise fail(other, f"{other} is not for {sport} matches / bu spor dalında kullanılmaz")
+    text = fields.get(own, "")
+    if sport == "tabletennis":
+        if not text:
+            return [] if best_of is None else [("best_of", best_of)]
+        odd = fail("best_of", "must be an odd number of games (3, 5, 7) / tek sayı olmalı")
+        games = _number(text, 1, odd)
+        if games % 2 == 0:
+            raise odd
+        return [("best_of", games)]
+    if text:
+        return [("length", _number(text, 1, fail("length", "must be a whole number from 1 / 1 veya büyük")))]
+    if length is None:
+        raise fail(
+            "length",
+            "a backgammon match needs its length in points: a length column or --length "
+            "/ tavla maçının uzunluğu gerekli",
+        )
+    return [("length", length)]
+
+
+def _number(text: str, least: int, error: RoundError) -> int:
+    if not text.isdigit() or int(text) < least:
+        raise error
+    return int(text)
+
+
+def _refuse_repeats(rows: list[_Row], source: str) -> None:
+    """A table once a round, a player once a round."""
+    tables: dict[tuple[int, str], int] = {}
+    players: dict[tuple[int, str], int] = {}
+    for row in rows:
+        earlier = tables.setdefault((row.round, row.table), row.line)
+        if earlier != row.line:
+            raise RoundError(
+                f"table {row.table} is already used in round {row.round} on line {earlier} "
+                f"/ masa bu turda zaten kullanılmış",
+                source,
+                row.line,
+                "table",
+            )
+        names = row.match.players
+        columns = PLAYER_COLUMNS[len(names)]
+        for name, column in zip(names, columns, strict=True):
+            earlier = players.setdefault((row.round, name), row.line)
+            if earlier != row.line or names.count(name) > 1:
+                raise RoundError(
+                    f"{name} already plays in round {row.round} on line {earlier} / oyuncu bu turda zaten oynuyor",
+                    source,
+                    row.line,
+                    column,
+                )
+
+
+def _refuse_rounds_in_venue(rows: list[_Row], venue: Venue, source: str) -> None:
+    """A round of a sport the venue already has matches of is refused: the draw would add to it twice."""
+    sport_of = {t.id: t.sport for t in venue.tables}
+    for row in rows:
+        have = sum(1 for m in venue.matches if m.round == row.round and sport_of.get(m.table) == row.sport)
+        if have:
+            raise RoundError(
+                f"round {row.round} of {row.sport} is already in the venue ({have} matches); remove it first "
+                f"/ {row.round}. tur salon dosyasında zaten var",
+                source,
+                row.line,
+                "round",
+            )

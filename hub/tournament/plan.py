@@ -1,0 +1,230 @@
+"""A round planned as venue entries, and the write that adds them to the venue file.
+
+`RoundPlan` holds the `[[matches]]` and `[[team_matches]]` a round adds, and what the round has that is not a
+game on a table (byes, forfeits); `RoundPlan.toml` writes them as the venue docs show them. `table_list` reads
+`--tables`; `add_to_venue` appends a plan to the venue file, only once the whole text still reads as a venue,
+in one atomic replace. Planning a round is `hub.tournament.rounds` (report files) and `hub.tournament.draw`
+(CSV draws).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from hub.venue import Venue, parse_venue
+
+TomlValue = str | int | bool | tuple[str, ...] | tuple[int, ...]
+
+
+class RoundError(ValueError):
+    """A round that cannot be imported; str() is the message for the organiser (file and line when known)."""
+
+    def __init__(
+        self, message: str, source: str | None = None, line: int | None = None, column: str = ""
+    ) -> None:
+        self.source, self.line, self.column = source, line, column
+        where = ":".join(str(x) for x in (source, line) if x is not None)
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{column + ': ' if column else ''}{message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Bye:
+    """A player with no game in the round: the code the file gives (U H F Z, or a forfeit without opponent)."""
+
+    round: int
+    player: str
+    number: int
+    code: str
+    points: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A game the file already decides by forfeit (+/-): listed, not put on a table."""
+
+    round: int
+    board: int  # the board it has in the round's order (inside its team match, for a team event)
+    white: str
+    black: str
+    result: str  # "1-0F", "0-1F", "0-0F"
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedMatch:
+    """A `[[matches]]` entry to add: id, table, round, players, then its sport's own keys in writing order."""
+
+    id: str
+    table: str
+    round: int
+    players: tuple[str, ...]
+    extra: tuple[tuple[str, TomlValue], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedTeamMatch:
+    """A `[[team_matches]]` entry to add."""
+
+    id: str
+    round: int
+    teams: tuple[str, str]  # home first: the team with White on board 1
+    pairing: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPlan:
+    """The entries a round adds to the venue, and what the round has that is not a game on a table."""
+
+    source: str  # the file the round comes from, named in the header comment
+    rounds: tuple[int, ...]
+    matches: tuple[PlannedMatch, ...]
+    team_matches: tuple[PlannedTeamMatch, ...] = ()
+    byes: tuple[Bye, ...] = ()
+    forfeits: tuple[Forfeit, ...] = ()
+    tournament_trf: str | None = None  # a `[tournament] trf` to add: the venue names no event yet
+    tables: tuple[str, ...] = field(default=())  # the tables used, in board order
+
+    def toml(self) -> str:
+        """The TOML text of the new entries, written as the venue docs show them, after a header comment."""
+        rounds = ", ".join(str(r) for r in self.rounds)
+        label = "round" if len(self.rounds) == 1 else "rounds"
+        out = [
+            f"# {label} {rounds} from {Path(self.source).name} / {Path(self.source).name} dosyasından tur {rounds}"
+        ]
+        if self.tournament_trf is not None:
+            out += ["", "[tournament]", f"trf = {toml_value(self.tournament_trf)}"]
+        for team_match in self.team_matches:
+            out += [
+                "",
+                "[[team_matches]]",
+                f"id = {toml_value(team_match.id)}",
+                f"round = {team_match.round}",
+                f"teams = {toml_value(team_match.teams)}",
+                f"pairing = {toml_value(team_match.pairing)}",
+            ]
+        for match in self.matches:
+            out += [
+                "",
+                "[[matches]]",
+                f"id = {toml_value(match.id)}",
+                f"table = {toml_value(match.table)}",
+                f"round = {match.round}",
+                f"players = {toml_value(match.players)}",
+            ]
+            out += [f"{key} = {toml_value(value)}" for key, value in match.extra]
+        return "\n".join(out) + "\n"
+
+
+def toml_value(value: TomlValue) -> str:
+    """A value as TOML writes it: basic strings with TOML's escapes, numbers, booleans, one-line arrays."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return (
+        '"'
+        + "".join(escapes.get(c, f"\\u{ord(c):04x}" if ord(c) < 32 or ord(c) == 127 else c) for c in value)
+        + '"'
+    )
+
+
+# -- tables ---------------------------------------------------------------------------------------------------
+
+
+def table_list(text: str | None, venue: Venue, sport: str, round_numbers: tuple[int, ...]) -> tuple[str, ...]:
+    """The tables to use, in order: a range `T1-T40`, a list `T1,T2,T5` (ranges allowed in it), or by default
+    the venue's tables of the sport, in file order, that have no match of the rounds yet."""
+    if text is None:
+        busy = {m.table for m in venue.matches if m.round in round_numbers}
+        return tuple(t.id for t in venue.tables if t.sport == sport and t.id not in busy)
+    chosen: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            raise RoundError(f"--tables {text!r}: an empty name between commas / virgüller arasında boş ad")
+        known = {t.id: t for t in venue.tables}
+        for table_id in [part] if part in known else _expand(part):  # a table named 'A1-2' is one table
+            if table_id not in known:
+                raise RoundError(no_table(table_id, venue))
+            if known[table_id].sport != sport:
+                raise RoundError(
+                    f"table {table_id} is a {known[table_id].sport} table, not a {sport} table "
+                    f"/ {table_id} masası bu spor dalının değil"
+                )
+            if table_id in chosen:
+                raise RoundError(f"table {table_id} is listed twice / {table_id} masası iki kez yazılmış")
+            chosen.append(table_id)
+    return tuple(chosen)
+
+
+def no_table(table_id: str, venue: Venue) -> str:
+    """The message for a table the venue does not have, naming the nearest it has."""
+    near = difflib.get_close_matches(table_id, [t.id for t in venue.tables], n=1, cutoff=0.6)
+    hint = (f"; did you mean {near[0]}?", f"; {near[0]} mı demek istediniz?") if near else ("", "")
+    return f"no table {table_id!r} in the venue{hint[0]} / salonda böyle bir masa yok{hint[1]}"
+
+
+def _expand(part: str) -> list[str]:
+    """`T1-T40` (or `T1-40`) -> T1 … T40, zero padding kept (`T01-T12`); anything else is one table's id."""
+    found = re.fullmatch(r"(?P<prefix>.*?)(?P<first>\d+)-(?P=prefix)?(?P<last>\d+)", part)
+    if found is None:
+        return [part]
+    first, last = found["first"], found["last"]
+    if int(last) < int(first):
+        raise RoundError(f"--tables {part!r}: the range runs backwards / aralık ters yazılmış")
+    width = len(first) if first.startswith("0") else 0
+    return [f"{found['prefix']}{n:0{width}d}" for n in range(int(first), int(last) + 1)]
+
+
+def need_tables(tables: tuple[str, ...], needed: int) -> None:
+    """Refuse a table list shorter than the games that need a table."""
+    if len(tables) < needed:
+        raise RoundError(
+            f"{needed} tables are needed, {len(tables)} given / {needed} masa gerekli, {len(tables)} verildi"
+        )
+
+
+def refuse_clashes(ids: list[str], venue: Venue) -> None:
+    """Refuse match or team-match ids the venue already has."""
+    taken = {m.id for m in venue.matches} | {t.id for t in venue.team_matches}
+    clash = [i for i in ids if i in taken]
+    if clash:
+        raise RoundError(
+            f"the venue already has {len(clash)} of the ids this round would add ({', '.join(clash[:5])}) "
+            f"/ salonda bu kimlikler zaten var"
+        )
+
+
+# -- the venue file -------------------------------------------------------------------------------------------
+
+
+def add_to_venue(path: Path | str, plan: RoundPlan) -> None:
+    """Append the plan's entries to the venue file, once the whole text still reads as a venue (else raise
+    its VenueError and change nothing); the file's own bytes are kept, the new file replaces it atomically."""
+    path = Path(path)
+    before = path.read_bytes()
+    text = before.decode("utf-8")
+    separator = "" if text.endswith("\n\n") or not text else "\n" if text.endswith("\n") else "\n\n"
+    added = separator + plan.toml()
+    parse_venue(text + added, path)
+    mode = stat.S_IMODE(path.stat().st_mode)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(before + added.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
