@@ -35,7 +35,7 @@ from hub.hall import Hall
 from hub.heap import HeapStats, collect_on_a_clock, give_back_after_bursts, settle
 from hub.ingest import Ingest
 from hub.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
-from hub.log.eventlog import EventLog
+from hub.log.eventlog import LOG_FILE, EventLog
 from hub.startup import EXIT_BAD_INPUT, StartupError, gateway_refusal, listen, prepare_data_dir
 from hub.venue import TableConfig, Venue, device_protocol
 from hub.venue_reload import watch_venue_file
@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 
 Session = DeviceSession | DScoreSession | DgtSession | ChessnutSession
 
-LOG_FILE = "events.sqlite3"
 DATA_FILES = (LOG_FILE, f"{LOG_FILE}-wal", f"{LOG_FILE}-shm")  # what the hub keeps in its data directory
 HEALTH_EVERY_S = 1.0
 SEND_BUFFER = 64 * 1024

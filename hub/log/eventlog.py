@@ -15,6 +15,7 @@ a per-match counter that replay folds in order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import queue
@@ -44,7 +45,10 @@ from hub.log.writer import WriterProcess
 
 log = logging.getLogger(__name__)
 
+LOG_FILE = "events.sqlite3"  # the log's name in a hub's data directory
+
 __all__ = [
+    "LOG_FILE",
     "EventLog",
     "EventLogError",
     "EventRecord",
@@ -406,6 +410,39 @@ class EventLog:
             if not future.done():
                 future.set_exception(error)
         self._pending.clear()
+
+
+@contextlib.contextmanager
+def read_only(path: Path) -> Iterator[EventLog]:
+    """The log at `path` for reading only, beside a hub that may be writing it (WAL): nothing is created in it
+    or changed, and every read sees the log as it stood when it was opened (one read transaction)."""
+    if not path.is_file():
+        raise EventLogError(f"{path}: no event log here / burada olay kaydı yok")
+    eventlog = EventLog(path)
+    try:
+        conn = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA query_only=ON")
+        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute("BEGIN")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise EventLogError(
+            f"{path}: not a readable Boardcast event log ({exc}). / Olay kaydı okunamıyor."
+        ) from exc
+    if row is None or int(row[0]) != SCHEMA_VERSION:
+        conn.close()
+        raise EventLogError(
+            f"{path}: event log schema {row[0] if row else 'missing'} is not the {SCHEMA_VERSION} this Boardcast reads. "
+            f"/ Olay kaydının şeması bu sürümle okunamıyor."
+        )
+    eventlog._reader = conn
+    try:
+        yield eventlog
+    finally:
+        eventlog._reader = None
+        conn.close()
 
 
 def _record(row: tuple) -> EventRecord:

@@ -2,5 +2,7 @@
 
 - `model`: players, teams, rounds and results, as frozen values;
 - `trf`: the FIDE Tournament Report File, read strictly and written back;
-- `results`: a team event's team matches, worked out from its board games.
+- `results`: a team event's team matches, worked out from its board games;
+- `export`: a round's results going back out (the report file, PGN, CSV), from a hall's log read-only;
+  `export_cli` its command, `boardcast round export`.
 """

@@ -314,7 +314,10 @@ def _player_line(line: str, player: Player, round_number: int) -> str:
     if entry != _entry(line.ljust(width), 0, column, ""):  # an unchanged round keeps its own spelling
         chars[column : column + 8] = list(_entry_text(entry))
     chars[80:84] = list(f"{_points_text(player.points()):>4}")
-    return "".join(chars).rstrip()
+    # up to the last round's result column: a game paired and not yet played keeps its blank result, which
+    # readers that take each round as 10 columns need
+    last = _ROUND_START + 10 * len(player.rounds) - 2 if player.rounds else 0
+    return "".join(chars).rstrip().ljust(last)
 
 
 def _entry_text(entry: Entry | None) -> str:

@@ -6,6 +6,7 @@ serves these same routes from the bus.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from starlette.requests import Request
@@ -14,6 +15,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hub import chess_feed
+from hub.tournament.export import ExportError, ExportFormat, export_text
+from hub.tournament.trf import TrfError
 from hub.web.context import PublicContext
 from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
 from hub.web.feed import feed_route
@@ -105,6 +108,25 @@ class PublicRoutes:
             raise NotFound(f"no chess games in round {number} / bu turda satranç oyunu yok")
         return pgn_response(chess_feed.round_pgn(hall.public_matches(), hall.venue, number))
 
+    async def round_trf(self, request: Request) -> Response:
+        """The venue's report file with a round's chess results: official ones, or with `?live=1` every one."""
+        return await self._round_export(request, ExportFormat.TRF, "text/plain; charset=utf-8")
+
+    async def round_csv(self, request: Request) -> Response:
+        """A round's table-tennis and backgammon matches as CSV: scores official only, unless `?live=1`."""
+        return await self._round_export(request, ExportFormat.CSV, "text/csv; charset=utf-8")
+
+    async def _round_export(self, request: Request, fmt: ExportFormat, media_type: str) -> Response:
+        hall, number = self.ctx.hall, request.path_params["round"]
+        live = request.query_params.get("live") == "1"
+        try:  # the report file is read now, off the event loop: the pairing program may have written it since
+            text, _ = await asyncio.to_thread(
+                export_text, hall.venue, hall.public_matches(), number, fmt, live=live
+            )
+        except (ExportError, TrfError) as exc:
+            raise NotFound(str(exc)) from None
+        return Response(text, media_type=media_type, headers={"Cache-Control": "no-cache, max-age=0"})
+
 
 def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[BaseRoute]:
     """The routes anyone may use, on a hub and on its spectator edges alike."""
@@ -120,6 +142,8 @@ def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[Ba
         Route("/api/team-matches", api.list_team_matches),
         Route("/api/team-matches/{team_id}", api.get_team_match),
         Route("/pgn/round-{round:int}.pgn", api.round_pgn),
+        Route("/api/rounds/{round:int}/export.trf", api.round_trf),
+        Route("/api/rounds/{round:int}/export.csv", api.round_csv),
         Route("/pgn/{match_id}.pgn", api.game_pgn),
         feed_route(ctx),
         Mount("/static", StaticFiles(directory=static_dir), name="static"),

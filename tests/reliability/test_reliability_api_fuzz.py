@@ -150,6 +150,8 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "/api/team-matches/{team_id}": ("GET",),
     "/team/{team_id}": ("GET",),
     "/pgn/round-{round:int}.pgn": ("GET",),
+    "/api/rounds/{round:int}/export.trf": ("GET",),
+    "/api/rounds/{round:int}/export.csv": ("GET",),
     "/pgn/{match_id}.pgn": ("GET",),
     "/api/tables/{table_id}/command": ("POST",),
     "/static": ("GET",),

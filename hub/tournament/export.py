@@ -1,0 +1,273 @@
+"""A round's results going back out: to the pairing program (the report file), relays (PGN) and the federation.
+
+The core is pure: `round_results` reads the chess results of a round from the games' states, `trf_with_round`
+writes them into the tournament's report file, `round_csv` lists a round's table-tennis and backgammon
+matches, `round_pgn` the round's chess games (`hub.chess_feed`). A result counts once a referee made it
+official (confirmed, or declared a forfeit); `live` also takes results still waiting for confirmation. A
+game with no result is left as the file has it (blank). `read_round` is the edge: it rebuilds a round's
+matches from a data directory's log, read-only, while a hub may be writing it.
+"""
+
+from __future__ import annotations
+
+import csv
+import enum
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hub.chess_feed import round_pgn as chess_round_pgn
+from hub.hall import replay_match
+from hub.log.eventlog import LOG_FILE, Snapshot, read_only, unpack_snapshot
+from hub.matches import MatchState, MatchStatus
+from hub.rules.backgammon.state import BackgammonState
+from hub.rules.tabletennis.model import TableTennisState, match_result
+from hub.teams import game_result
+from hub.tournament.model import Colour, Tournament
+from hub.tournament.trf import load_trf, write_round
+from hub.venue import Venue
+
+GameLine = tuple[int, int, str]  # White's and Black's starting ranks and the result ("1-0", "0-1F", …)
+
+
+class ExportError(ValueError):
+    """An export that cannot be made; the message says why in English and Turkish, on one line."""
+
+
+class ExportFormat(enum.StrEnum):
+    """What a round is exported as."""
+
+    TRF = "trf"  # the pairing program's report file, with the round's chess results
+    PGN = "pgn"  # the round's chess games
+    CSV = "csv"  # the round's table-tennis and backgammon matches
+
+    @property
+    def sports(self) -> tuple[str, ...]:
+        """The sports whose matches this format carries."""
+        return ("tabletennis", "backgammon") if self is ExportFormat.CSV else ("chess",)
+
+
+# a result stands while it waits for confirmation (finished) or for the decision on an appeal (protested)
+_STANDING = (MatchStatus.FINISHED, MatchStatus.PROTESTED)
+_NO_RESULT = (MatchStatus.SCHEDULED, MatchStatus.LIVE, MatchStatus.ABANDONED)
+# a forfeit the referee declared: the game was not played; the winner is the side not named loser (no winner:
+# neither side came, a double forfeit)
+_FORFEITS = {0: "1-0F", 1: "0-1F", None: "0-0F"}
+_PLAYED_TO_FORFEIT = {"1-0": "1-0F", "0-1": "0-1F"}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResults:
+    """The chess results of one round, and the games left blank and why."""
+
+    round: int
+    games: tuple[GameLine, ...]
+    unconfirmed: tuple[str, ...] = ()  # match ids: a result not yet official (written only when live)
+    unfinished: tuple[str, ...] = ()  # match ids: no result yet
+    unpaired: tuple[str, ...] = ()  # chess games with no `pairing`: not in the report file
+
+    def summary(self) -> str:
+        """One line for the person exporting: games written, left blank, not in the file."""
+        text = (
+            f"round {self.round}: {len(self.games)} written, {len(self.unconfirmed)} blank (not confirmed), "
+            f"{len(self.unfinished)} blank (not finished)"
+            f" / {self.round}. tur: {len(self.games)} sonuç yazıldı, {len(self.unconfirmed)} boş (onaysız), "
+            f"{len(self.unfinished)} boş (bitmemiş)"
+        )
+        if self.unpaired:
+            text += f"; without pairing / eşleşmesiz: {', '.join(self.unpaired)}"
+        return text
+
+
+def chess_result(match: MatchState) -> str | None:
+    """A chess game's result as the report file takes it ("1-0", "1/2-1/2", "0-1F", …), or None."""
+    if match.status is MatchStatus.FORFEIT:  # declared by a referee (a forfeit or a match loss)
+        return _FORFEITS[match.winner]
+    if match.status in _NO_RESULT:
+        return None
+    result = game_result(match)
+    if result is not None and getattr(match.sport_state, "result_reason", None) == "forfeit":
+        return _PLAYED_TO_FORFEIT.get(result, result)  # the arbiter's `result` with how=forfeit (Laws 6.7)
+    return result
+
+
+def round_results(matches: Iterable[MatchState], round_number: int, *, live: bool) -> RoundResults:
+    """The chess results of round `round_number` from the games with a `pairing`: official ones, or with
+    `live` also those waiting for confirmation."""
+    games: list[GameLine] = []
+    unconfirmed: list[str] = []
+    unfinished: list[str] = []
+    unpaired: list[str] = []
+    chosen = [m for m in matches if m.info.sport == "chess" and m.info.round == round_number]
+    for match in sorted(chosen, key=lambda m: m.info.id):
+        result = chess_result(match)
+        if match.info.pairing is None:
+            unpaired.append(match.info.id)
+        elif result is None:
+            unfinished.append(match.info.id)
+        elif match.official or (live and match.status in _STANDING):
+            games.append((*match.info.pairing, result))
+        else:
+            unconfirmed.append(match.info.id)
+    return RoundResults(round_number, tuple(games), tuple(unconfirmed), tuple(unfinished), tuple(unpaired))
+
+
+def trf_with_round(tournament: Tournament, results: Iterable[GameLine], round_number: int) -> str:
+    """The report file with these results of round `round_number` written in, and every total updated."""
+    seen: set[int] = set()
+    for white, black, result in results:
+        for number, other, colour in ((white, black, Colour.WHITE), (black, white, Colour.BLACK)):
+            _check_pairing(tournament, round_number, number, other, colour, seen)
+            seen.add(number)
+        tournament = tournament.with_result(round_number, white, black, result)
+    return write_round(tournament, round_number)
+
+
+def _check_pairing(
+    tournament: Tournament, round_number: int, number: int, other: int, colour: Colour, seen: set[int]
+) -> None:
+    """Refuse a game the report file cannot take: an unknown player, one paired twice, or a pairing that is
+    not the one the file already holds for the round."""
+    player = tournament.players.get(number)
+    if player is None:
+        raise ExportError(
+            f"starting rank {number} is not a player of the report file / {number} numaralı oyuncu "
+            f"rapor dosyasında yok"
+        )
+    if number in seen:
+        raise ExportError(
+            f"player {number} plays two games of round {round_number} / {number} numaralı oyuncu "
+            f"{round_number}. turda iki oyunda"
+        )
+    entry = player.entry(round_number)
+    if entry is not None and (entry.opponent, entry.colour) != (other, colour):
+        held = f"{entry.opponent or 'no one'} ({entry.colour.value})"
+        raise ExportError(
+            f"round {round_number}: the venue pairs {number} ({colour.value}) with {other}, the report file "
+            f"with {held} / salon eşleşmesi rapor dosyasındakiyle aynı değil"
+        )
+
+
+def round_pgn(matches: Sequence[MatchState], venue: Venue, round_number: int, *, live: bool) -> str:
+    """The round's chess games as PGN (`hub.chess_feed`): official ones, or every game when `live`."""
+    chosen = [m for m in matches if live or m.official]
+    return chess_round_pgn(chosen, venue, round_number)
+
+
+# -- table tennis and backgammon ------------------------------------------------------------------------------
+
+CSV_SPORTS = ExportFormat.CSV.sports
+_HEAD = ("round", "table", "match", "player_a", "player_b")  # then partner_a, partner_b if a match is doubles
+_TAIL = ("score", "games_or_points", "status", "official")
+
+
+def round_csv(matches: Iterable[MatchState], round_number: int, *, live: bool) -> str:
+    """The round's table-tennis and backgammon matches, one row each: players, match score, every game's
+    score (backgammon: points per game), status and whether official; scores blank unless official or `live`."""
+    chosen = [m for m in matches if m.info.sport in CSV_SPORTS and m.info.round == round_number]
+    chosen.sort(key=lambda m: (m.info.table, m.info.id))
+    doubles = any(m.info.doubles for m in chosen)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    partners = ["partner_a", "partner_b"] if doubles else []
+    writer.writerow([*_HEAD, *partners, *_TAIL])
+    for match in chosen:
+        info = match.info
+        names = list(info.players)
+        players = (
+            [names[0], names[2], names[1], names[3]] if info.doubles else names[:2] + [""] * len(partners)
+        )
+        score, games = _scores(match) if match.official or live else ("", "")
+        official = str(match.official).lower()  # as the API's JSON writes it
+        writer.writerow(
+            [info.round, info.table, info.id, *players, score, games, match.status.value, official]
+        )
+    return out.getvalue()
+
+
+def _scores(match: MatchState) -> tuple[str, str]:
+    """The match score (a referee's result supersedes the live one) and every game's score."""
+    state = match.sport_state
+    won: Sequence[float]
+    if isinstance(state, TableTennisState):
+        won, scores = match_result(state)
+    else:
+        assert isinstance(state, BackgammonState)
+        won = state.score
+        scores = tuple(
+            (g.points, 0) if g.winner == 0 else (0, g.points) for g in state.games if g.winner is not None
+        )
+    if match.result is not None:
+        won = match.result.score
+    return _pair(won), " ".join(_pair(s) for s in scores)
+
+
+def _pair(score: Sequence[float]) -> str:
+    return "-".join(str(int(v)) if float(v).is_integer() else str(v) for v in score)
+
+
+# -- a whole export ---------------------------------------------------------------------------------------------
+
+
+def check_round(venue: Venue, round_number: int, fmt: ExportFormat) -> None:
+    """Refuse an export the venue cannot give: no report file for a TRF, no matches of the format's sports in
+    the round."""
+    if fmt is ExportFormat.TRF and venue.tournament is None:
+        raise ExportError(
+            "the venue file has no [tournament] (trf = ...): there is no report file to write into "
+            "/ salon dosyasında [tournament] yok: yazılacak rapor dosyası yok"
+        )
+    sports = {m.sport for m in venue.matches if m.round == round_number}
+    if not sports:
+        raise ExportError(
+            f"round {round_number} has no matches in the venue / salonda {round_number}. tur yok"
+        )
+    if not sports & set(fmt.sports):
+        has, takes = ", ".join(sorted(sports)), " and ".join(fmt.sports)
+        wanted = "csv" if fmt is not ExportFormat.CSV else "trf or pgn"
+        raise ExportError(
+            f"round {round_number} has only {has}: --format {fmt.value} is for {takes}; use {wanted} "
+            f"/ {round_number}. turda yalnızca {has} var: --format {fmt.value} {takes} içindir; "
+            f"{wanted.replace(' or ', ' ya da ')} kullanın"
+        )
+
+
+def export_text(
+    venue: Venue, matches: Sequence[MatchState], round_number: int, fmt: ExportFormat, *, live: bool
+) -> tuple[str, str]:
+    """Round `round_number` of `matches` in `fmt` (a TRF: the venue's report file, read now, with the round's
+    results), and a summary line of the chess results (empty for CSV)."""
+    check_round(venue, round_number, fmt)
+    if fmt is ExportFormat.CSV:
+        return round_csv(matches, round_number, live=live), ""
+    results = round_results(matches, round_number, live=live)
+    if fmt is ExportFormat.PGN:
+        return round_pgn(matches, venue, round_number, live=live), results.summary()
+    assert venue.tournament is not None  # `check_round` refused a venue without one
+    return trf_with_round(load_trf(venue.tournament.trf), results.games, round_number), results.summary()
+
+
+# -- the edge: a data directory's log, read-only --------------------------------------------------------------
+
+
+def read_round(venue: Venue, data_dir: Path, round_number: int) -> list[MatchState]:
+    """Every match of the venue's round `round_number`, rebuilt from the data directory's log as a hub would on
+    start, without writing to it (a hub may be running on it)."""
+    path = data_dir / LOG_FILE
+    if not path.is_file():
+        raise ExportError(
+            f"{data_dir} has no event log ({LOG_FILE}): give the hub's --data directory "
+            f"/ veri dizininde olay kaydı yok: merkezin --data dizinini verin"
+        )
+    infos = [m for m in venue.matches if m.round == round_number]
+    with read_only(path) as eventlog:
+        packed = eventlog.packed_snapshots()
+        states = []
+        for info in infos:
+            found = packed.get(info.id)
+            snapshot = (
+                None if found is None else Snapshot(info.id, found[0], found[1], unpack_snapshot(found[2]))
+            )
+            states.append(replay_match(info, eventlog, snapshot=snapshot)[0])
+    return states

@@ -1,0 +1,95 @@
+"""`boardcast round export`: a round's results from a hall's data directory, as a report file, PGN or CSV.
+
+Thin: the venue file says which matches make the round and where the report file is; the data directory's
+log, read without writing (a hub may be running on it), says how each match stands; `hub.tournament.export`
+makes the text. A refusal is one line in English and Turkish, exit 2; nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from hub.log.eventlog import EventLogError
+from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED
+from hub.tournament.export import ExportError, ExportFormat, check_round, export_text, read_round
+from hub.tournament.trf import TrfError
+from hub.venue import Venue, VenueError, load_venue
+
+PROG = "boardcast round export"
+
+
+def add_export_parser(round_commands: Any) -> argparse.ArgumentParser:
+    """Add `export` to the `round` command's subparsers; its handler is `run_round_export`."""
+    export = round_commands.add_parser(
+        "export",
+        help="a round's results as a report file, PGN or CSV / bir turun sonuçları (TRF, PGN ya da CSV)",
+    )
+    export.add_argument("--round", type=int, required=True, help="the round / tur")
+    export.add_argument(
+        "--format",
+        choices=[f.value for f in ExportFormat],
+        required=True,
+        help="trf: the [tournament] report file with the round's chess results; pgn: the round's chess games; "
+        "csv: its table-tennis and backgammon matches / biçim",
+    )
+    export.add_argument("--venue", type=Path, required=True, help="venue file (TOML) / salon dosyası")
+    export.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="the hub's data directory; by default, as `boardcast serve`: VENUE-data beside the venue file "
+        "/ merkezin veri dizini",
+    )
+    export.add_argument(
+        "--live",
+        action="store_true",
+        help="also results not yet confirmed by a referee / hakemin henüz onaylamadığı sonuçlar da",
+    )
+    export.add_argument("--output", type=Path, default=None, help="write here, not to stdout / çıktı dosyası")
+    export.set_defaults(handler=run_round_export)
+    return export
+
+
+def run_round_export(args: argparse.Namespace) -> int:
+    """Run `round export`: the text on stdout (or --output), a summary on stderr; 2 on a refusal."""
+    try:
+        venue = load_venue(args.venue)
+        text, summary = export_round(venue, _data_dir(args), args.round, ExportFormat(args.format), args.live)
+    except VenueError as exc:
+        return _refuse(f"venue file error / salon dosyası hatası: {exc}")
+    except (ExportError, TrfError) as exc:
+        return _refuse(str(exc))
+    except EventLogError as exc:  # a damaged log: as `serve` says it
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return _refuse(f"{args.output}: cannot be written ({exc.strerror}) / dosya yazılamıyor")
+    if summary:
+        print(f"{PROG}: {summary}", file=sys.stderr)
+    return 0
+
+
+def export_round(
+    venue: Venue, data_dir: Path, round_number: int, fmt: ExportFormat, live: bool
+) -> tuple[str, str]:
+    """The round's export from the data directory's log, and a summary line (empty when nothing to say)."""
+    check_round(venue, round_number, fmt)  # before the log is opened: a wrong format needs no data
+    return export_text(venue, read_round(venue, data_dir, round_number), round_number, fmt, live=live)
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    """--data, or where `boardcast serve` keeps the venue's data by default."""
+    return Path(args.data) if args.data else args.venue.parent / f"{args.venue.stem}-data"
+
+
+def _refuse(message: str) -> int:
+    print(f"{PROG}: {' '.join(message.split())}", file=sys.stderr)  # one line, whatever the message held
+    return EXIT_BAD_INPUT
