@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import tiebreak_core as tc
 
@@ -148,7 +149,7 @@ def _individual_standings(
     scalars = [t.individual for t in named if t.individual != DIRECT]
     result = tc.rank_standings_strict(records, scalars, rounds, ruleset=ruleset.value)  # type: ignore[arg-type]
     values = {p.player_id: p.values for p in result.players}
-    groups = _split([sorted(records)], lambda n: -records[n].points)
+    groups = split_groups([sorted(records)], lambda n: -records[n].points)
     shown: dict[int, dict[str, Number]] = {n: {} for n in records}
     for tiebreak in named:
         if tiebreak.individual == DIRECT:
@@ -161,7 +162,7 @@ def _individual_standings(
             criterion = tiebreak.individual or ""
             for n in records:
                 shown[n][tiebreak.name] = number(values[n][criterion])
-            groups = _split(groups, lambda n, c=criterion: -values[n][c])  # type: ignore[misc]
+            groups = split_groups(groups, lambda n, c=criterion: -values[n][c])  # type: ignore[misc]
     out: list[Standing] = []
     position = 1
     for group in groups:
@@ -207,7 +208,7 @@ def direct_encounter(
     if not any(lacking(n, group) for n in group):
         scores = _mini_scores(records, group, round_robin)
         tiers: list[list[int]] = []
-        for part in _split([group], lambda n: -scores[n]):
+        for part in split_groups([group], lambda n: -scores[n]):
             tiers.extend(
                 [part] if len(part) in (1, len(group)) else direct_encounter(records, part, round_robin)
             )
@@ -320,7 +321,7 @@ def rank_teams(
         for tid, value in _team_values(records, tiebreak, primary, rounds, ruleset).items():
             values[tid][tiebreak.name] = value
     score = (lambda tid: records[tid].gp) if primary == "GP" else (lambda tid: records[tid].mp)
-    groups = _split([sorted(records)], lambda tid: -score(tid))
+    groups = split_groups([sorted(records)], lambda tid: -score(tid))
     for tiebreak in rest:
         if tiebreak.team == "EDE":
             for group in groups:
@@ -328,11 +329,11 @@ def rank_teams(
                     values[tid][tiebreak.name] = _team_direct_score(records, tid, group)
             groups = [tier for g in groups for tier in _direct_tiers(records, g, primary, rounds)]
         elif tiebreak.team == "BC":  # board count: the lower sum ranks higher
-            groups = _split(groups, lambda tid, t=tiebreak: values[tid][t.name])  # type: ignore[misc]
+            groups = split_groups(groups, lambda tid, t=tiebreak: values[tid][t.name])  # type: ignore[misc]
         elif tiebreak.team in ("TBR", "BBE"):
-            groups = _split(groups, lambda tid, t=tiebreak: _board_key(records[tid], t.team))  # type: ignore[misc]
+            groups = split_groups(groups, lambda tid, t=tiebreak: _board_key(records[tid], t.team))  # type: ignore[misc]
         else:
-            groups = _split(groups, lambda tid, t=tiebreak: -values[tid][t.name])  # type: ignore[misc]
+            groups = split_groups(groups, lambda tid, t=tiebreak: -values[tid][t.name])  # type: ignore[misc]
     out: list[Standing] = []
     position = 1
     for group in groups:
@@ -421,7 +422,7 @@ def _board_key(record: tc.TeamRecord, code: str | None) -> tuple[float, ...]:
     return tuple(-v for v in keys)
 
 
-def _split(groups: list[list[int]], key: Callable[[int], object]) -> list[list[int]]:
+def split_groups(groups: list[list[int]], key: Callable[[int], Any]) -> list[list[int]]:
     """Each group split by `key`, lowest key first, order kept within a part."""
     out: list[list[int]] = []
     for group in groups:

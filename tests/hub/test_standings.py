@@ -518,3 +518,14 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Cap
     assert len(err) == 1 and err[0].startswith(f"{bad}:1:")
     assert _cli(str(FIXTURES / "held_swiss_5.trf"), "--tiebreaks", "BHX") == 2
     assert "did you mean" in capsys.readouterr().err
+
+
+def test_live_team_round_counts_a_match_once_every_board_is_in() -> None:
+    full = load_trf(FIXTURES / "fideteam_nocolor.trf")
+    live = _blank(full, 7, 1, 13)  # Team 1 - Team 7, board 1, still playing in the last round
+    rows = {s.number: s for s in standings(live)}
+    six = {s.number: s for s in standings(full, rounds=6)}
+    assert rows[1].points == six[1].points and rows[7].points == six[7].points
+    assert rows[4].points == 11  # the other matches of round 7 count
+    done = {s.number: s for s in standings(live.with_result(7, 13, 1, "0-1"))}
+    assert done[1].points == 14 and done[1].rank == 1
