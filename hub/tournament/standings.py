@@ -11,6 +11,9 @@ library's; this module owns the adapter from our model to its records and the ra
   are a tie-break. Team Buchholz of match points is computed by the library's individual Article 16
   engine on match points halved (2-1-0 becomes 1-½-0): the library's team Buchholz counts a forfeited
   match as played and ignores late byes, which FIDE's worked answers do not (see the tests);
+- direct encounter (C.07 §6) is a ranking stage computed here, inside the group still level when it comes:
+  the library's 2024 engine leaves forfeits out of it always, while with pairings fixed in advance (a
+  round robin, §15.2) FIDE's worked answer counts them;
 - ranks are shared by players or teams level on points and on every tie-break (direct encounter too).
 """
 
@@ -147,7 +150,9 @@ def _individual_standings(
     if rounds == 0 or not records:
         return tuple(Standing(1, n, tournament.players[n].name, 0, {}) for n in sorted(records))
     scalars = [t.individual for t in named if t.individual != DIRECT]
-    result = tc.rank_standings_strict(records, scalars, rounds, ruleset=ruleset.value)  # type: ignore[arg-type]
+    # the 2026 edition names the round robin's own regime (§15.2); the 2024 one has a single regime
+    mode = {"mode": "round_robin"} if round_robin and ruleset is Ruleset.FIDE_2026 else {}
+    result = tc.rank_standings_strict(records, scalars, rounds, ruleset=ruleset.value, **mode)  # type: ignore[arg-type]
     values = {p.player_id: p.values for p in result.players}
     groups = split_groups([sorted(records)], lambda n: -records[n].points)
     shown: dict[int, dict[str, Number]] = {n: {} for n in records}
