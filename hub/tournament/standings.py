@@ -7,8 +7,8 @@ library's; this module owns the adapter from our model to its records and the ra
   full/half/zero bye F/H/Z as requested byes with their points); a round whose result is still blank is
   not played yet and counts for nothing, so standings during a live round show what is known;
 - teams: each round becomes a team match (`hub.tournament.results.team_rounds` works it out from the board
-  games; a round with a board still blank is left out). The team's score is its match points, game points
-  are a tie-break. Team Buchholz of match points is computed by the library's individual Article 16
+  games; a match with a board still blank is no match yet, its finished boards count in the game points).
+  The team's score is its match points, game points are a tie-break. Team Buchholz of match points is computed by the library's individual Article 16
   engine on match points halved (2-1-0 becomes 1-½-0): the library's team Buchholz counts a forfeited
   match as played and ignores late byes, which FIDE's worked answers do not (see the tests);
 - direct encounter (C.07 §6) is a ranking stage computed here, inside the group still level when it comes:
@@ -27,7 +27,7 @@ from typing import Any
 import tiebreak_core as tc
 
 from hub.tournament.model import Colour, Outcome, Tournament
-from hub.tournament.results import TeamRound, team_rounds
+from hub.tournament.results import TeamRound, team_rounds, team_totals
 from hub.tournament.tiebreaks import (
     DEFAULT_RULESET,
     DIRECT,
@@ -275,22 +275,25 @@ def team_match(round_number: int, row: TeamRound) -> tc.TeamMatch:
 
 
 def team_records(tournament: Tournament, rounds: int) -> dict[int, tc.TeamRecord]:
-    """The library's team records over the first `rounds` rounds (a round with a blank board left out)."""
+    """The library's team records over the first `rounds` rounds.
+
+    A team match still going is no match yet; its finished boards count in the game points
+    (`hub.tournament.results.team_totals`)."""
     records: dict[int, tc.TeamRecord] = {}
     for team in tournament.teams:
         matches: list[tc.TeamMatch] = []
         boards = [0.0] * len(team.players)
         for round_number, row in enumerate(team_rounds(tournament, team)[:rounds], start=1):
-            if row is None or not row.complete:
+            if row is None:
                 continue
-            matches.append(team_match(round_number, row))
-            for board, player in enumerate(team.players):
+            if row.complete:
+                matches.append(team_match(round_number, row))
+            for board, player in enumerate(team.players):  # a game still going has no points yet
                 entry = tournament.players[player].entry(round_number)
                 if entry is not None:
                     boards[board] += float(entry.points)
-        mp = sum(m.mp for m in matches)
-        gp = sum(m.gp for m in matches)
-        records[team.number] = tc.TeamRecord(team.number, mp, gp, matches, tuple(boards))
+        mp, gp = team_totals(tournament, team, rounds)
+        records[team.number] = tc.TeamRecord(team.number, float(mp), float(gp), matches, tuple(boards))
     return records
 
 

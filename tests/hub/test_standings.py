@@ -529,6 +529,7 @@ def test_live_team_round_counts_a_match_once_every_board_is_in() -> None:
     rows = {s.number: s for s in standings(live)}
     six = {s.number: s for s in standings(full, rounds=6)}
     assert rows[1].points == six[1].points and rows[7].points == six[7].points
+    assert rows[1].tiebreaks["GP"] == six[1].tiebreaks["GP"] + 1  # board 2 is over: it counts
     assert rows[4].points == 11  # the other matches of round 7 count
     done = {s.number: s for s in standings(live.with_result(7, 13, 1, "0-1"))}
     assert done[1].points == 14 and done[1].rank == 1
