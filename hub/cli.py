@@ -29,7 +29,10 @@ from hub.allocator import prefer_returning_allocator
 from hub.auth import hash_token, new_token
 from hub.busurl import BusUrlError, check_bus_url, redact
 from hub.log.eventlog import EventLogError
-from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port
+from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port, venue_data_dir
+from hub.tournament.export_cli import add_export_parser
+from hub.tournament.round_cli import add_round_parser
+from hub.tournament.standings_cli import add_standings_parser
 from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import Venue, VenueError, load_venue
 
@@ -151,6 +154,9 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="chess: the board's way round; auto detects it from the position / tahtanın yönü (auto: konumdan)",
     )
+    round_commands = add_round_parser(commands)
+    add_export_parser(round_commands)
+    add_standings_parser(commands)
     return parser
 
 
@@ -172,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         return _list_devices(args.scan)
     if args.command == "device-token":
         return _device_token(args.device_id)
+    if args.command in ("round", "standings"):
+        return int(args.handler(args))
     if args.command == "token":
         return _referee_token(args.name, args.role, args.venue)
     if args.command == "check":
@@ -334,7 +342,7 @@ def _hub_runtime() -> type[HubRuntime]:
 
 def _run_serve(args: argparse.Namespace) -> int:
     venue = load_venue(args.venue)
-    data = Path(args.data) if args.data else args.venue.parent / f"{args.venue.stem}-data"
+    data = venue_data_dir(args.venue, args.data)
     if args.bus is not None and not _bus_url_ok(args.bus):
         return EXIT_BAD_INPUT
     runtime = _hub_runtime()(venue, data, host=args.host, port=args.port, bus_url=args.bus)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import chess.pgn
@@ -27,7 +27,9 @@ from devices.simulators.tabletennis_match import Fault, MatchOptions, game_over
 from hub.auth import hash_token, new_token
 from hub.hall import CLOSED
 from hub.matches import MatchInfo, MatchStatus
-from hub.venue import RefereeConfig, TableConfig, TeamMatchConfig, Venue
+from hub.tournament.rounds import plan_trf_round
+from hub.tournament.trf import load_trf
+from hub.venue import RefereeConfig, TableConfig, TeamMatchConfig, TournamentConfig, Venue, parse_venue
 
 PLAYERS = [  # some long on purpose: a hall has them, and screens must not cut them
     ("Ayşe Yıldırımoğlu", "Elif Kaya"),
@@ -51,20 +53,13 @@ BG_CLOCK = ("simple", 600.0, 12.0)  # 10 minutes of reserve, a 12 s delay each m
 BG_FAULTS = frozenset(bgsim.Fault)
 
 
-CHESS_TEAMS = ("Ankara Satranç Kulübü", "İzmir Satranç İhtisas")
-CHESS_PLAYERS = [  # (home, away) per board, in the board order of seed 002 §4.2.2
-    ("Mert Aydın", "Barış Yalçın"),
-    ("Kaan Erdoğan", "Serkan Kocabıyıkoğlu"),
-    ("Onur Kılıç", "Tuna Özer"),
-    ("Alper Sönmezoğlu", "Yiğit Kara"),
-    ("Efe Tunç", "Arda Yurt"),
-    ("Nazlı Ateş", "Ceren Bal"),
-    ("Kuzey Ay", "Deniz Tan"),
-    ("Ela Su", "Defne Işık"),
-]
 CHESS_CONTROL = "300+3"  # the demo plays blitz so that moves come every few seconds; the hall's is 5400+30
-CHESS_TEAM_MATCH = "TM-R1"
 CHESS_GAMES = Path(dgt_sim.__file__).parent / "games" / "demo.pgn"  # real games, one per board
+# The demo's chess league as its pairing program would export it (four clubs, round 1 played): the demo
+# imports round 2 from it as `boardcast round import` does, and its standings follow the boards.
+CHESS_EVENT = CHESS_GAMES.with_name("demo.trf")
+CHESS_ROUND = 2
+CHESS_BOARDS = 8
 
 
 @dataclass(slots=True)
@@ -104,36 +99,43 @@ def _serial(board: int) -> str:
 
 def _chess_part(
     first_table: int, boards: int, ptys: list[PtyPair]
-) -> tuple[tuple[TableConfig, ...], tuple[MatchInfo, ...]]:
-    """A chess team match on `boards` DGT boards: tables after the others, White first in each game."""
-    tables, games = [], []
-    for i, pty in enumerate(ptys):
-        board = i + 1
-        table_id = f"T{first_table + i}"
-        tables.append(
-            TableConfig(
-                id=table_id,
-                sport="chess",
-                device=f"serial://{pty.slave_path}?protocol=dgt",
-                device_id=dgt_device_id(_serial(board)),
-            )
+) -> tuple[
+    tuple[TableConfig, ...], tuple[MatchInfo, ...], tuple[TeamMatchConfig, ...], TournamentConfig | None
+]:
+    """Round 2 of the demo's league, imported from its report file onto DGT boards after the other tables:
+    the team match played in the hall on its first `boards` boards (the others have no board in the demo)."""
+    if not boards:
+        return (), (), (), None
+    ids = [f"T{first_table + i}" for i in range(CHESS_BOARDS)]
+    floor = "".join(f'[[tables]]\nid = "{table}"\nsport = "chess"\n\n' for table in ids)
+    place = CHESS_EVENT.with_name("demo-hall.toml")  # where the event's file is named from: beside it
+    plan = plan_trf_round(
+        load_trf(CHESS_EVENT),
+        CHESS_ROUND,
+        parse_venue(floor, place),
+        ",".join(ids),
+        time_control=CHESS_CONTROL,
+        trf_path=CHESS_EVENT,
+    )
+    imported = parse_venue(floor + plan.toml(), place)
+    games = [m for m in imported.matches if m.board is not None and m.board <= boards]
+    tables = tuple(
+        TableConfig(
+            id=game.table,
+            sport="chess",
+            device=f"serial://{pty.slave_path}?protocol=dgt",
+            device_id=dgt_device_id(_serial(game.board or 0)),
         )
-        home, away = CHESS_PLAYERS[i % len(CHESS_PLAYERS)]
-        white, black = (home, away) if board % 2 == 1 else (away, home)
-        games.append(
-            MatchInfo(
-                id=f"CH-R1-B{board}",
-                sport="chess",
-                table=table_id,
-                round=1,
-                players=(white, black),
-                clock=CHESS_CONTROL,
-                clock_white="left",
-                board=board,
-                team_match=CHESS_TEAM_MATCH,
-            )
-        )
-    return tuple(tables), tuple(games)
+        for game, pty in zip(games, ptys, strict=True)
+    )
+    played = {g.team_match for g in games}
+    team_matches = tuple(t for t in imported.team_matches if t.id in played)
+    return (
+        tables,
+        tuple(replace(g, clock_white="left") for g in games),
+        team_matches,
+        imported.tournament,
+    )
 
 
 def build_demo_venue(tables: int = 4, bg_tables: int = 0, chess_boards: int = 0) -> DemoVenue:
@@ -179,8 +181,9 @@ def build_demo_venue(tables: int = 4, bg_tables: int = 0, chess_boards: int = 0)
         )
         + bg_matches
     )
-    chess_tables, chess_games = _chess_part(tables + bg_tables + 1, chess_boards, ptys[tables + bg_tables :])
-    team_matches = (TeamMatchConfig(CHESS_TEAM_MATCH, 1, CHESS_TEAMS),) if chess_boards else ()
+    chess_tables, chess_games, team_matches, event = _chess_part(
+        tables + bg_tables + 1, chess_boards, ptys[tables + bg_tables :]
+    )
     token = new_token()
     referee = RefereeConfig(name="Demo Hakem / Demo Referee", role="chief", token_sha256=hash_token(token))
     venue = Venue(
@@ -189,6 +192,7 @@ def build_demo_venue(tables: int = 4, bg_tables: int = 0, chess_boards: int = 0)
         matches + chess_games,
         (referee,),
         team_matches=team_matches,
+        tournament=event,
     )
     return DemoVenue(venue, token, ptys)
 

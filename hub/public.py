@@ -16,8 +16,9 @@ from typing import Any
 
 from hub.chances.service import ChanceService
 from hub.feed.fanout import Fanout, SnapshotSource, running_loop
-from hub.matches import MatchInfo, MatchState, new_match, public_view, summary
-from hub.teams import team_match_view
+from hub.matches import MatchInfo, MatchState, MatchStatus, new_match, public_view, summary
+from hub.teams import game_result, team_match_view
+from hub.tournament.live import LiveStandings
 from hub.venue import TeamMatchConfig, Venue
 
 # A match's screens get its state at most this often: a change sooner after the last goes out when the
@@ -25,6 +26,8 @@ from hub.venue import TeamMatchConfig, Venue
 # come from a table catching up (a burst of reports after an outage), where every view built and encoded for
 # an intermediate score was work no screen needed (half of each report's cost when they came one per read).
 SCREENS_EVERY_S = 0.1
+# The standings go out at most this often: a round's results arriving together are worked out once.
+STANDINGS_EVERY_S = 1.0
 
 
 class UnknownMatch(KeyError):
@@ -51,6 +54,11 @@ class PublicHall:
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
         self.chances: ChanceService | None = None  # backgammon winning chances, where the venue shows them
+        # the event's standings, where the venue names its report file: worked out again when a result changes
+        self.standings = LiveStandings(venue.tournament) if venue.tournament is not None else None
+        self._results: dict[str, tuple[str | None, MatchStatus]] = {}  # chess game id -> result, status shown
+        self._standings_timer: asyncio.TimerHandle | None = None
+        self._standings_view: dict[str, Any] | None = None
         fanout.add_source(self._snapshot_source)
 
     def add_matches(
@@ -58,6 +66,9 @@ class PublicHall:
     ) -> None:
         """Take the venue file read again with a new round: its matches join, scheduled; nothing else changes."""
         self.venue = venue
+        if venue.tournament is not None and self.standings is None:  # the round brought the event's file
+            self.standings = LiveStandings(venue.tournament)
+        self._standings_view = None  # the report file may have the new round's pairings
         for config in team_matches:
             self.team_matches[config.id] = config
             self._team_games[config.id] = []
@@ -72,6 +83,8 @@ class PublicHall:
         self.fanout.forget_snapshot("venue")
         for info in matches:
             self._to_screens(self.public[info.id])
+        if self.standings is not None:
+            self._send_standings()
 
     # -- reads ----------------------------------------------------------------------------------------------
 
@@ -174,6 +187,8 @@ class PublicHall:
         # views are built only for topics someone watches: the fan-out calls these when it has a watcher
         self.fanout.publish(f"match:{info.id}", state.version, lambda: self.spectator_view(state))
         self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
+        if info.pairing is not None and self.standings is not None:
+            self._note_result(state)
         if info.team_match is not None:
             topic = f"team:{info.team_match}"
             team_match = info.team_match
@@ -182,7 +197,37 @@ class PublicHall:
             self.fanout.publish(topic, self.venue_version, team)
             self.fanout.publish("venue", self.venue_version, team, key=topic)
 
+    # -- standings ------------------------------------------------------------------------------------------
+
+    def standings_view(self) -> dict[str, Any] | None:
+        """The event's standings as spectators may see them, or None when the venue names no report file."""
+        if self.standings is None:
+            return None
+        if self._standings_view is None:
+            self._standings_view = self.standings.view(self.public.values())
+        return self._standings_view
+
+    def _note_result(self, state: MatchState) -> None:
+        """A chess game of the event was shown: when its result or status changed, the standings are due."""
+        seen = (game_result(state), state.status)
+        if self._results.get(state.info.id) == seen:
+            return
+        self._results[state.info.id] = seen
+        self._standings_view = None
+        loop = running_loop()
+        if loop is None:
+            self._send_standings()
+        elif self._standings_timer is None:  # results that come together go out as one standings
+            self._standings_timer = loop.call_later(STANDINGS_EVERY_S, self._send_standings)
+
+    def _send_standings(self) -> None:
+        self._standings_timer = None
+        self.fanout.forget_snapshot("standings")
+        self.fanout.publish("standings", self.venue_version, self.standings_view)
+
     def _snapshot_source(self, topic: str) -> SnapshotSource | None:
+        if topic == "standings" and self.standings is not None:
+            return lambda: (self.venue_version, self.standings_view())
         if topic == "venue":  # built only when the cached one is older (see Fanout._snapshot)
             return lambda: (self.venue_version, self.venue_snapshot)
         if topic.startswith("team:") and topic[5:] in self.team_matches:

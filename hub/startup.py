@@ -73,6 +73,11 @@ def _nearest_existing(path: Path) -> Path:
     return Path(path.absolute().anchor)
 
 
+def venue_data_dir(venue_file: Path, data: str | None) -> Path:
+    """The data directory a venue's hub uses: `--data`, else `VENUE-data` beside the venue file."""
+    return Path(data) if data else venue_file.parent / f"{venue_file.stem}-data"
+
+
 def prepare_data_dir(path: Path, files: Iterable[str] = ()) -> None:
     """Make sure the hub can keep its files in `path`: a directory this user may write in, made (0700) when
     missing, where each of `files` that exists can be opened for reading and writing.

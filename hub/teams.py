@@ -19,7 +19,13 @@ _HALF = (Fraction(1, 2), Fraction(1, 2))
 
 
 def game_result(match: MatchState) -> str | None:
-    """The live result of a game ("1-0", "0-1", "1/2-1/2"), or None while it is played."""
+    """The result of a game ("1-0", "0-1", "1/2-1/2"), or None while it is played: a referee's written result
+    (a correction, a forfeit, an appeal's decision) over what the board and clock show."""
+    written = match.result
+    if written is not None:
+        if written.winner is not None:
+            return "1-0" if written.winner == 0 else "0-1"
+        return "1/2-1/2" if written.score[0] == written.score[1] != 0 else None  # no winner, no points: none
     result = match.info.rules.result(match.sport_state)
     if result is not None:
         return result

@@ -27,7 +27,7 @@ def clock_readings(data: Path) -> list[tuple[float, str, dict]]:
     db = sqlite3.connect(data / "events.sqlite3")
     try:
         rows = db.execute(
-            "SELECT at, match_id, body FROM events WHERE kind = 'device.report' AND match_id LIKE 'CH-%' ORDER BY id"
+            "SELECT at, match_id, body FROM events WHERE kind = 'device.report' AND match_id LIKE 'R2-M1-%' ORDER BY id"
         ).fetchall()
     finally:
         db.close()
@@ -45,7 +45,7 @@ def console(url: str, token: str) -> list[dict]:
 
 async def test_a_demo_restart_mid_round_moves_no_clock(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    games = [f"CH-R1-B{b}" for b in range(1, BOARDS + 1)]
+    games = [f"R2-M1-B{b}" for b in range(1, BOARDS + 1)]
     demo = start_demo(data, speed=SPEED, tables=1, chess_boards=BOARDS, port=None)
     try:
         for game in games:  # every clock started and read

@@ -29,7 +29,7 @@ def chess_demo(tmp_path: Path) -> Iterator[DemoProcess]:
 def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(chess_demo: DemoProcess) -> None:
     url = chess_demo.url
     deadline = time.monotonic() + 150
-    while not (team := get_json(url + "api/team-matches/TM-R1"))["complete"]:
+    while not (team := get_json(url + "api/team-matches/R2-M1"))["complete"]:
         assert time.monotonic() < deadline, f"the team match did not finish: {team['decided']} of 8 decided"
         time.sleep(1)
     assert team["decided"] == 8 and team["match_points"] is not None
@@ -40,7 +40,7 @@ def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(ches
     chess_games = {g["id"]: g for g in games if g["sport"] == "chess"}
     by_arbiter = 0
     for board, original in enumerate(GAMES, start=1):
-        game = chess_games[f"CH-R1-B{board}"]
+        game = chess_games[f"R2-M1-B{board}"]
         assert game["status"] == "finished"
         mated = original.end().board().is_checkmate()
         state = get_json(url + f"api/matches/{game['id']}")["state"]
@@ -63,4 +63,4 @@ def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(ches
     for game_id in chess_games:
         status, answer = post_json(url + f"api/matches/{game_id}/confirm", {}, chess_demo.token)
         assert status == 200, answer
-    assert get_json(url + "api/team-matches/TM-R1")["official"] is True
+    assert get_json(url + "api/team-matches/R2-M1")["official"] is True

@@ -14,21 +14,18 @@ import csv
 import enum
 import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from hub.chess_feed import round_pgn as chess_round_pgn
 from hub.hall import replay_match
 from hub.log.eventlog import LOG_FILE, Snapshot, read_only, unpack_snapshot
-from hub.matches import MatchState, MatchStatus
+from hub.matches import MatchState
 from hub.rules.backgammon.state import BackgammonState
 from hub.rules.tabletennis.model import TableTennisState, match_result
-from hub.teams import game_result
+from hub.tournament.hallresults import GameLine, round_results
 from hub.tournament.model import Colour, Tournament
 from hub.tournament.trf import load_trf, write_round
 from hub.venue import Venue
-
-GameLine = tuple[int, int, str]  # White's and Black's starting ranks and the result ("1-0", "0-1F", …)
 
 
 class ExportError(ValueError):
@@ -46,71 +43,6 @@ class ExportFormat(enum.StrEnum):
     def sports(self) -> tuple[str, ...]:
         """The sports whose matches this format carries."""
         return ("tabletennis", "backgammon") if self is ExportFormat.CSV else ("chess",)
-
-
-# a result stands while it waits for confirmation (finished) or for the decision on an appeal (protested)
-_STANDING = (MatchStatus.FINISHED, MatchStatus.PROTESTED)
-_NO_RESULT = (MatchStatus.SCHEDULED, MatchStatus.LIVE, MatchStatus.ABANDONED)
-# a forfeit the referee declared: the game was not played; the winner is the side not named loser (no winner:
-# neither side came, a double forfeit)
-_FORFEITS = {0: "1-0F", 1: "0-1F", None: "0-0F"}
-_PLAYED_TO_FORFEIT = {"1-0": "1-0F", "0-1": "0-1F"}
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResults:
-    """The chess results of one round, and the games left blank and why."""
-
-    round: int
-    games: tuple[GameLine, ...]
-    unconfirmed: tuple[str, ...] = ()  # match ids: a result not yet official (written only when live)
-    unfinished: tuple[str, ...] = ()  # match ids: no result yet
-    unpaired: tuple[str, ...] = ()  # chess games with no `pairing`: not in the report file
-
-    def summary(self) -> str:
-        """One line for the person exporting: games written, left blank, not in the file."""
-        text = (
-            f"round {self.round}: {len(self.games)} written, {len(self.unconfirmed)} blank (not confirmed), "
-            f"{len(self.unfinished)} blank (not finished)"
-            f" / {self.round}. tur: {len(self.games)} sonuç yazıldı, {len(self.unconfirmed)} boş (onaysız), "
-            f"{len(self.unfinished)} boş (bitmemiş)"
-        )
-        if self.unpaired:
-            text += f"; without pairing / eşleşmesiz: {', '.join(self.unpaired)}"
-        return text
-
-
-def chess_result(match: MatchState) -> str | None:
-    """A chess game's result as the report file takes it ("1-0", "1/2-1/2", "0-1F", …), or None."""
-    if match.status is MatchStatus.FORFEIT:  # declared by a referee (a forfeit or a match loss)
-        return _FORFEITS[match.winner]
-    if match.status in _NO_RESULT:
-        return None
-    result = game_result(match)
-    if result is not None and getattr(match.sport_state, "result_reason", None) == "forfeit":
-        return _PLAYED_TO_FORFEIT.get(result, result)  # the arbiter's `result` with how=forfeit (Laws 6.7)
-    return result
-
-
-def round_results(matches: Iterable[MatchState], round_number: int, *, live: bool) -> RoundResults:
-    """The chess results of round `round_number` from the games with a `pairing`: official ones, or with
-    `live` also those waiting for confirmation."""
-    games: list[GameLine] = []
-    unconfirmed: list[str] = []
-    unfinished: list[str] = []
-    unpaired: list[str] = []
-    chosen = [m for m in matches if m.info.sport == "chess" and m.info.round == round_number]
-    for match in sorted(chosen, key=lambda m: m.info.id):
-        result = chess_result(match)
-        if match.info.pairing is None:
-            unpaired.append(match.info.id)
-        elif result is None:
-            unfinished.append(match.info.id)
-        elif match.official or (live and match.status in _STANDING):
-            games.append((*match.info.pairing, result))
-        else:
-            unconfirmed.append(match.info.id)
-    return RoundResults(round_number, tuple(games), tuple(unconfirmed), tuple(unfinished), tuple(unpaired))
 
 
 def trf_with_round(tournament: Tournament, results: Iterable[GameLine], round_number: int) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.log.eventlog import EventLogError
-from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED
+from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, venue_data_dir
 from hub.tournament.export import ExportError, ExportFormat, check_round, export_text, read_round
 from hub.tournament.trf import TrfError
 from hub.venue import Venue, VenueError, load_venue
@@ -57,7 +57,9 @@ def run_round_export(args: argparse.Namespace) -> int:
     """Run `round export`: the text on stdout (or --output), a summary on stderr; 2 on a refusal."""
     try:
         venue = load_venue(args.venue)
-        text, summary = export_round(venue, _data_dir(args), args.round, ExportFormat(args.format), args.live)
+        text, summary = export_round(
+            venue, venue_data_dir(args.venue, args.data), args.round, ExportFormat(args.format), args.live
+        )
     except VenueError as exc:
         return _refuse(f"venue file error / salon dosyası hatası: {exc}")
     except (ExportError, TrfError) as exc:
@@ -83,11 +85,6 @@ def export_round(
     """The round's export from the data directory's log, and a summary line (empty when nothing to say)."""
     check_round(venue, round_number, fmt)  # before the log is opened: a wrong format needs no data
     return export_text(venue, read_round(venue, data_dir, round_number), round_number, fmt, live=live)
-
-
-def _data_dir(args: argparse.Namespace) -> Path:
-    """--data, or where `boardcast serve` keeps the venue's data by default."""
-    return Path(args.data) if args.data else args.venue.parent / f"{args.venue.stem}-data"
 
 
 def _refuse(message: str) -> int:

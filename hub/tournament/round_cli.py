@@ -55,7 +55,7 @@ def add_round_parser(commands: argparse._SubParsersAction) -> argparse._SubParse
         action="store_true",
         help="print the entries, write nothing / yalnızca yazdır, dosyaya ekleme",
     )
-    imp.set_defaults(round_handler=run_round_import)
+    imp.set_defaults(handler=run_round_import)
     return actions
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from devices.dscore.session import parse_dscore_url
 from hub.limits import split_host
 from hub.sports import SPORTS
+from hub.tournament.tiebreaks import parse_tiebreaks
 from hub.venue.devices import same_gateway_same_address, table_clock, table_device, table_orientation
 from hub.venue.keys import (
     PLAYER_KEYS,
@@ -280,6 +281,10 @@ def _tournament(data: dict[str, Any], path: Path, fail) -> TournamentConfig | No
     names = section.get("tiebreaks", [])
     if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
         raise fail("tiebreaks", 'must be a list such as ["MP", "BH-1", "GP", "DE"] / liste olmalı')
+    try:
+        parse_tiebreaks(names)
+    except ValueError as exc:
+        raise fail("tiebreaks", str(exc)) from None
     min_games = section.get("board_prize_min_games", 0)
     if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 0:
         raise fail("board_prize_min_games", "must be a whole number from 0 / 0 veya büyük tam sayı olmalı")

@@ -21,6 +21,10 @@ from hub.web.context import PublicContext
 from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
 from hub.web.feed import feed_route
 
+NO_STANDINGS = (
+    "this venue names no tournament file ([tournament] trf), so it has no standings "
+    "/ bu salonun turnuva dosyası yok, sıralama gösterilmiyor"
+)
 WEB_DISPLAY = Path(__file__).resolve().parent.parent.parent / "web-display"
 
 
@@ -59,6 +63,19 @@ class PublicRoutes:
         if request.path_params["team_id"] not in self.ctx.hall.team_matches:
             raise NotFound(NO_TEAM_MATCH)
         return FileResponse(self.static_dir / "team.html")
+
+    async def standings_page(self, request: Request) -> Response:
+        """The event's standings page."""
+        if self.ctx.hall.standings is None:
+            raise NotFound(NO_STANDINGS)
+        return FileResponse(self.static_dir / "standings.html")
+
+    async def get_standings(self, request: Request) -> Response:
+        """The event's standings as the hall's games stand (404 when the venue names no report file)."""
+        view = self.ctx.hall.standings_view()
+        if view is None:
+            raise NotFound(NO_STANDINGS)
+        return ORJSONResponse(view)
 
     async def list_matches(self, request: Request) -> Response:
         """Every public match, as spectators see it."""
@@ -136,6 +153,8 @@ def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[Ba
         Route("/match/{match_id}", api.match_page),
         Route("/console", api.console_page),
         Route("/team/{team_id}", api.team_page),
+        Route("/standings", api.standings_page),
+        Route("/api/standings", api.get_standings),
         Route("/api/matches", api.list_matches),
         Route("/api/matches/{match_id}", api.get_match),
         Route("/api/matches/{match_id}/export/{name}", api.export),

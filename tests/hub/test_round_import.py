@@ -53,7 +53,7 @@ def run(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="boardcast")
     add_round_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(list(argv))
-    return args.round_handler(args)
+    return args.handler(args)
 
 
 def expected_round(

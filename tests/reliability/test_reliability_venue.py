@@ -336,18 +336,22 @@ def test_the_demo_venue_written_as_a_file_still_loads(tmp_path: Path) -> None:
     assert loaded.tables == demo.venue.tables
     assert loaded.team_matches == demo.venue.team_matches
     assert loaded.matches == demo.venue.matches
+    assert loaded.tournament == demo.venue.tournament
 
 
 def _as_toml(venue) -> str:
     """A venue as the file an organiser would write for it (the fields the demo uses)."""
     q = '"{}"'.format
     out = [f"[venue]\nname = {q(venue.name)}\n"]
+    if venue.tournament is not None:
+        out.append(f"[tournament]\ntrf = {q(venue.tournament.trf)}\n")
     for t in venue.tables:
         out.append(f"[[tables]]\nid = {q(t.id)}\nsport = {q(t.sport)}\ndevice = {q(t.device)}\n")
         out[-1] += f"device_id = {q(t.device_id)}\n" if t.device_id else ""
     for tm in venue.team_matches:
         out.append(
             f'[[team_matches]]\nid = {q(tm.id)}\nround = {tm.round}\nteams = ["{tm.teams[0]}", "{tm.teams[1]}"]\n'
+            + (f"pairing = [{tm.pairing[0]}, {tm.pairing[1]}]\n" if tm.pairing else "")
         )
     for m in venue.matches:
         entry = f"[[matches]]\nid = {q(m.id)}\ntable = {q(m.table)}\nround = {m.round}\n"
@@ -360,6 +364,8 @@ def _as_toml(venue) -> str:
         if m.sport == "chess":
             entry += f"time_control = {q(m.clock)}\nclock_white = {q(m.clock_white)}\n"
             entry += f"team_match = {q(m.team_match)}\nboard = {m.board}\n"
+            entry += f"pairing = [{m.pairing[0]}, {m.pairing[1]}]\n" if m.pairing else ""
+            entry += f"ratings = [{m.ratings[0]}, {m.ratings[1]}]\n" if m.ratings else ""
         out.append(entry)
     for r in venue.referees:
         out.append(

@@ -31,7 +31,7 @@ def test_the_console_flips_a_board_and_the_game_logs_it(
     demo = chess_demo
     console = open_page(browser, demo.url + "console", "en-GB")
     sign_in(console, demo.token)
-    row = console.locator('#matches-body tr[data-match="CH-R1-B1"]')
+    row = console.locator('#matches-body tr[data-match="R2-M1-B1"]')
     expect(row).to_have_attribute("data-status", "live", timeout=30_000)
     row.locator("button[data-action=act]").click()
     console.select_option("#action-kind", "orientation")
@@ -39,7 +39,7 @@ def test_the_console_flips_a_board_and_the_game_logs_it(
     console.select_option("#action-fields select[name=orientation]", "normal")
     console.locator("#action-submit").click()
     expect(console.locator("#action-dialog")).to_be_hidden()
-    status, match = get_json_as(demo.url + "api/matches/CH-R1-B1", demo.token)
+    status, match = get_json_as(demo.url + "api/matches/R2-M1-B1", demo.token)
     assert status == 200
     said = [f["data"] for f in match["facts"] if f["kind"] == "board_orientation"]
     assert said and said[-1]["orientation"] == "normal" and said[-1]["source"] == "referee", match["facts"][
@@ -47,7 +47,7 @@ def test_the_console_flips_a_board_and_the_game_logs_it(
     ]
     status, games = get_json_as(demo.url + "api/referee/matches", demo.token)
     assert status == 200
-    actions = next(g["actions"] for g in games if g["id"] == "CH-R1-B1")
+    actions = next(g["actions"] for g in games if g["id"] == "R2-M1-B1")
     assert [a["body"]["input"] for a in actions if a["kind"] == "referee.input"] == [
         {"type": "orientation", "orientation": "normal"}
     ]

@@ -71,7 +71,7 @@ def open_wall(browser: Browser, url: str, viewport: dict, locale: str = "tr-TR")
 def wait_for_hall(page: Page, tiles: int = ALL_TILES) -> None:
     """Until every tile is drawn and every chess board has its names."""
     expect(page.locator(".tile")).to_have_count(tiles, timeout=15_000)
-    expect(page.locator("#team-TM-R1 .name").first).not_to_have_text("", timeout=10_000)
+    expect(page.locator("#team-R2-M1 .name").first).not_to_have_text("", timeout=10_000)
 
 
 def shots(tmp_path: Path) -> Path:
@@ -99,7 +99,7 @@ def test_no_name_is_cut_at_any_size(
     page.screenshot(path=str(tmp_path / f"wall-{viewport['width']}.png"))
     assert page.errors == []  # type: ignore[attr-defined]
 
-    team = open_wall(browser, hall.url + "team/TM-R1", viewport)  # the team match's board rows
+    team = open_wall(browser, hall.url + "team/R2-M1", viewport)  # the team match's board rows
     expect(team.locator("#boards .pname")).to_have_count(16, timeout=10_000)
     rows = team.locator("#boards .pname").evaluate_all(
         "ns => ns.map((n) => ({ text: n.textContent, sw: n.scrollWidth, cw: n.clientWidth, sh: n.scrollHeight,"
@@ -120,7 +120,7 @@ def test_no_name_is_cut_on_a_match_page(
     for match, long_name in (
         ("TT-R1-T2", "Arslanoğlu"),
         ("BG-R1-T5", "Hakan Yıldızoğlu"),
-        ("CH-R1-B2", "Kocabıyıkoğlu"),
+        ("R2-M1-B2", "Kocabıyıkoğlu"),
     ):
         page.goto(hall.url + f"match/{match}")
         names = page.locator(".pname:visible, .bg-name:visible, .chess-name:visible, #history th:visible")
@@ -139,7 +139,7 @@ def test_chess_is_in_the_first_1080p_screen_and_scheduled_matches_are_one_line(
     page = open_wall(browser, hall.url, TV)
     wait_for_hall(page)
     head = page.locator('.group-head[data-sport="chess"]')
-    first = page.locator("#team-TM-R1")
+    first = page.locator("#team-R2-M1")
     assert head.evaluate("h => h.getBoundingClientRect().top") < TV["height"]
     # some of the first tile, not a sliver
     assert first.evaluate("t => t.getBoundingClientRect().top") < TV["height"] - 40
@@ -184,7 +184,7 @@ def test_big_column_digits_are_readable_at_five_metres(browser: Browser, hall: D
 
 @pytest.mark.parametrize(
     ("match", "selector"),
-    [("TT-R1-T1", "#side-0 .points"), ("BG-R1-T5", ".bg-score"), ("CH-R1-B1", ".chess-player .chess-clock")],
+    [("TT-R1-T1", "#side-0 .points"), ("BG-R1-T5", ".bg-score"), ("R2-M1-B1", ".chess-player .chess-clock")],
     ids=["tabletennis-points", "backgammon-score", "chess-clock"],
 )
 def test_match_page_digits_are_six_percent_of_the_screen(

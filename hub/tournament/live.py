@@ -1,0 +1,126 @@
+"""The event's standings as the hall's games stand: the report file's results, with the hall's over them.
+
+The report file (`[tournament] trf`) holds every round the pairing program knows; the hall's chess games name
+their players by starting rank (`pairing`), so each game with a result is written into the file's round as
+the hall has it (finished and confirmed alike: standings, as every result, are informational until a
+referee confirms). The file is read again when it changes (a new round's pairings), and a file that cannot be
+read leaves the last good one in use, with its error in the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from hub.matches import MatchState, MatchStatus
+from hub.tournament.hallresults import round_results
+from hub.tournament.model import Outcome, Tournament
+from hub.tournament.prizes import board_prizes
+from hub.tournament.standings import rounds_recorded, standings
+from hub.tournament.tiebreaks import default_tiebreaks, parse_tiebreaks
+from hub.tournament.trf import TrfError, load_trf
+from hub.venue import TournamentConfig
+
+
+class LiveStandings:
+    """One event's standings, worked out again from the hall's games whenever a result changes."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+        self._stamp: tuple[int, int] | None = None
+        self._base: Tournament | None = None
+        self.error: str | None = None  # the report file's last read failure, while an older copy is used
+        self.tiebreaks = (
+            parse_tiebreaks(list(config.tiebreaks)) if config.tiebreaks else None
+        )  # the venue parser has checked the names
+
+    def base(self) -> Tournament | None:
+        """The report file as last read; read again when it changed on disk."""
+        stamp = _stamp(self.config.trf)
+        if stamp is not None and stamp != self._stamp:
+            self._stamp = stamp
+            try:
+                self._base = load_trf(self.config.trf)
+                self.error = None
+            except TrfError as exc:
+                self.error = str(exc)
+        elif stamp is None and self._base is None:
+            self.error = f"{self.config.trf}: no such file / dosya bulunamadı"
+        return self._base
+
+    def view(self, matches: Iterable[MatchState]) -> dict[str, Any]:
+        """The standings view spectators see (`/api/standings`, the `standings` topic)."""
+        base = self.base()
+        games = [m for m in matches if m.info.sport == "chess" and m.info.pairing is not None]
+        if base is None:
+            return {"event": "", "kind": "individual", "rows": [], "error": self.error}
+        tournament = base
+        counted = provisional = 0
+        for round_number in sorted({m.info.round for m in games}):
+            shown = round_results(games, round_number, live=True).games
+            provisional += len(shown) - len(round_results(games, round_number, live=False).games)
+            for white, black, result in shown:
+                if white in tournament.players and black in tournament.players:  # the import checked this
+                    tournament = tournament.with_result(round_number, white, black, result)
+                    counted += 1
+        current = max((m.info.round for m in games), default=rounds_recorded(tournament))
+        team_event = tournament.is_team_event
+        tiebreaks = self.tiebreaks or default_tiebreaks(team_event)
+        rows = standings(tournament, tiebreaks=tiebreaks)
+        view: dict[str, Any] = {
+            "event": tournament.name,
+            "kind": "team" if team_event else "individual",
+            "rounds": tournament.rounds,
+            "round": current,
+            "official": provisional == 0,
+            "counted": counted,
+            "provisional": provisional,
+            "pending": sum(1 for m in games if m.info.round == current and not _decided(m)),
+            "points": "MP" if team_event else "PTS",  # what `points` counts: match points, or game points
+            "tiebreaks": list(rows[0].tiebreaks) if rows else [],
+            "rows": [row.to_json() for row in rows],
+            "byes": _byes(tournament, current),
+            "error": self.error,
+        }
+        if team_event and self.config.board_prize_min_games:
+            view["board_prizes"] = [
+                {
+                    "boards": list(category.boards),
+                    "category_en": category.name[0],
+                    "category_tr": category.name[1],
+                    "rows": [line.to_json() for line in category.lines],
+                }
+                for category in board_prizes(tournament, self.config.board_prize_min_games)
+            ]
+        return view
+
+
+def _decided(match: MatchState) -> bool:
+    return match.status in (MatchStatus.FINISHED, MatchStatus.OFFICIAL, MatchStatus.FORFEIT)
+
+
+def _byes(tournament: Tournament, round_number: int) -> list[dict[str, Any]]:
+    """The round's byes and forfeits without a game, as the report file records them."""
+    out = []
+    for player in tournament.players.values():
+        entry = player.entry(round_number)
+        if entry is None or entry.outcome.played or entry.outcome is Outcome.NOT_PLAYED:
+            continue
+        out.append(
+            {
+                "name": player.name,
+                "number": player.number,
+                "code": entry.outcome.value,
+                "points": float(entry.points),
+            }
+        )
+    return sorted(out, key=lambda b: b["number"])
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
