@@ -28,8 +28,8 @@ from hub.matches import EventKind, MatchInfo, MatchStatus, new_match
 from hub.referee import prepare
 from hub.rules.backgammon.state import BackgammonState, GameRecord, Phase
 from hub.tournament.export import ExportError, round_csv, trf_with_round
-from hub.tournament.hallresults import round_results
 from hub.tournament.export_cli import add_export_parser, run_round_export
+from hub.tournament.hallresults import round_results
 from hub.tournament.model import Outcome, Tournament
 from hub.tournament.trf import load_trf, parse_trf
 from hub.venue import load_venue
