@@ -128,12 +128,10 @@ def _chess_part(
         )
         for game, pty in zip(games, ptys, strict=True)
     )
-    played = {g.team_match for g in games}
-    team_matches = tuple(t for t in imported.team_matches if t.id in played)
     return (
         tables,
         tuple(replace(g, clock_white="left") for g in games),
-        team_matches,
+        imported.team_matches,  # with the match the file already decides by forfeit: no board is needed
         imported.tournament,
     )
 

@@ -12,9 +12,15 @@ from fractions import Fraction
 from typing import Any
 
 from hub.matches import MatchState, MatchStatus
+from hub.tournament.results import match_points as match_points_of
 from hub.venue import CHESS_BOARD_CATEGORIES, TeamMatchConfig
 
-_POINTS = {"1-0": (Fraction(1), Fraction(0)), "0-1": (Fraction(0), Fraction(1))}
+_POINTS = {
+    "1-0": (Fraction(1), Fraction(0)),
+    "0-1": (Fraction(0), Fraction(1)),
+    "0-0": (Fraction(0), Fraction(0)),  # a board neither player came to (a double forfeit)
+}
+_FORFEIT_SHOWN = {"1-0F": "1-0", "0-1F": "0-1", "0-0F": "0-0"}  # a forfeit as its board's result
 _HALF = (Fraction(1, 2), Fraction(1, 2))
 
 
@@ -42,40 +48,55 @@ def home_is_white(board: int) -> bool:
     return board % 2 == 1
 
 
+def _board_row(board: int, players: tuple[str, ...], result: str | None, **rest: Any) -> dict[str, Any]:
+    """One board of a team match as spectators see it (`rest`: its match id, status, official, forfeit)."""
+    category = CHESS_BOARD_CATEGORIES.get(board, ("", ""))
+    return {
+        "board": board,
+        "category_en": category[0],
+        "category_tr": category[1],
+        "white": players[0],
+        "black": players[1],
+        "home_is_white": home_is_white(board),
+        "result": result,
+        **rest,
+    }
+
+
 def team_match_view(config: TeamMatchConfig, games: list[MatchState]) -> dict[str, Any]:
     """The team match as spectators see it: every board with its players and result, the score, match points."""
-    score = [Fraction(0), Fraction(0)]
-    boards = []
-    decided = 0
-    for game in sorted(games, key=lambda g: g.info.board or 0):
-        board = game.info.board or 0
-        home_white = home_is_white(board)
-        result = game_result(game)
-        if result is not None:
-            white, black = _POINTS.get(result, _HALF)
-            home, away = (white, black) if home_white else (black, white)
-            score[0] += home
-            score[1] += away
-            decided += 1
-        category = CHESS_BOARD_CATEGORIES.get(board, ("", ""))
-        boards.append(
-            {
-                "board": board,
-                "category_en": category[0],
-                "category_tr": category[1],
-                "match_id": game.info.id,
-                "white": game.info.players[0],
-                "black": game.info.players[1],
-                "home_is_white": home_white,
-                "result": result,
-                "status": game.status.value,
-                "official": game.status is MatchStatus.OFFICIAL,
-            }
+    boards = [
+        _board_row(
+            game.info.board or 0,
+            game.info.players,
+            game_result(game),
+            match_id=game.info.id,
+            status=game.status.value,
+            official=game.status is MatchStatus.OFFICIAL,
         )
-    complete = bool(games) and decided == len(games)
+        for game in games
+    ]
+    boards += [  # decided before play: no game, no table; the point counts all the same
+        _board_row(
+            f.board, f.players, _FORFEIT_SHOWN[f.result], match_id=None, status="forfeit", official=True
+        )
+        for f in config.forfeits
+    ]
+    boards.sort(key=lambda b: b["board"])
+    score = [Fraction(0), Fraction(0)]
+    decided = 0
+    for row in boards:
+        if row["result"] is None:
+            continue
+        white, black = _POINTS.get(row["result"], _HALF)
+        home, away = (white, black) if row["home_is_white"] else (black, white)
+        score[0] += home
+        score[1] += away
+        decided += 1
+    complete = bool(boards) and decided == len(boards)
     match_points: list[int] | None = None
     if complete:
-        match_points = [2, 0] if score[0] > score[1] else [0, 2] if score[1] > score[0] else [1, 1]
+        match_points = [int(match_points_of(score[0], score[1])), int(match_points_of(score[1], score[0]))]
     return {
         "kind": "team_match",
         "id": config.id,

@@ -36,7 +36,7 @@ export function fmtScore(value) {
   return whole ? `${whole}½` : "½";
 }
 
-const HOME_POINTS = { "1-0": ["1", "0"], "0-1": ["0", "1"], "1/2-1/2": ["½", "½"] };
+const HOME_POINTS = { "1-0": ["1", "0"], "0-1": ["0", "1"], "1/2-1/2": ["½", "½"], "0-0": ["0", "0"] };
 
 /** A board's result as the teams score it, home first ("1–0" when the home player won), or "" while played. */
 export function boardScore(board) {
@@ -117,9 +117,11 @@ export function renderTeam(view) {
     li.dataset.board = String(board.board);
     li.dataset.result = board.result || "";
     li.dataset.status = board.status || "";
-    const row = el("a", "team-row");
-    row.href = `/match/${encodeURIComponent(board.match_id)}`;
-    row.title = x.openGame;
+    const row = el(board.match_id ? "a" : "div", "team-row");  // a board decided by forfeit has no game
+    if (board.match_id) {
+      row.href = `/match/${encodeURIComponent(board.match_id)}`;
+      row.title = x.openGame;
+    }
     const [homePlayer, awayPlayer] = boardPlayers(board);
     const player = (p, cls) => {
       const cell = el("span", `player ${cls}`);

@@ -76,6 +76,7 @@ class PlannedTeamMatch:
     round: int
     teams: tuple[str, str]  # home first: the team with White on board 1
     pairing: tuple[int, int]
+    forfeits: tuple[Forfeit, ...] = ()  # its boards the file already decides by forfeit
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +110,8 @@ class RoundPlan:
                 f"teams = {toml_value(team_match.teams)}",
                 f"pairing = {toml_value(team_match.pairing)}",
             ]
+            if team_match.forfeits:
+                out += ["forfeits = [", *(f"    {_forfeit_toml(f)}," for f in team_match.forfeits), "]"]
         for match in self.matches:
             out += [
                 "",
@@ -120,6 +123,11 @@ class RoundPlan:
             ]
             out += [f"{key} = {toml_value(value)}" for key, value in match.extra]
         return "\n".join(out) + "\n"
+
+
+def _forfeit_toml(forfeit: Forfeit) -> str:
+    players = toml_value((forfeit.white, forfeit.black))
+    return f"{{board = {forfeit.board}, players = {players}, result = {toml_value(forfeit.result)}}}"
 
 
 def toml_value(value: TomlValue) -> str:

@@ -275,12 +275,13 @@ def _team_plan(
         first = boards[0][1]
         home, away = pair if first.white.number in pair[0].players else (pair[1], pair[0])
         tm_id = f"R{round_number}-M{index}"
+        decided = tuple(_forfeit(tournament, round_number, b, g) for b, g in boards if g.outcome in _FORFEITS)
+        forfeits += decided
         team_matches.append(
-            PlannedTeamMatch(tm_id, round_number, (home.name, away.name), (home.number, away.number))
+            PlannedTeamMatch(tm_id, round_number, (home.name, away.name), (home.number, away.number), decided)
         )
         for board, game in boards:
             if game.outcome in _FORFEITS:
-                forfeits.append(_forfeit(tournament, round_number, board, game))
                 continue
             planned = _chess_match(f"{tm_id}-B{board}", next(free), round_number, game, extra)
             team_keys: tuple[tuple[str, TomlValue], ...] = (("team_match", tm_id), ("board", board))

@@ -105,7 +105,8 @@ SPORT_MATCH_KEYS = {
         "ratings",
     ),
 }
-TEAM_MATCH_KEYS = ("id", "round", "teams", "pairing")
+TEAM_MATCH_KEYS = ("id", "round", "teams", "pairing", "forfeits")
+FORFEIT_KEYS = ("board", "players", "result")  # a team match's board decided by forfeit
 # the event the hall's chess rounds belong to: its report file (rounds in, results out) and its standings
 TOURNAMENT_KEYS = ("trf", "tiebreaks", "board_prize_min_games")
 REFEREE_KEYS = ("name", "role", "token_sha256")

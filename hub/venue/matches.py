@@ -101,7 +101,12 @@ def _match(
         start_score = _start_score(m, length, fail)
     if table.sport == "chess":
         clock, clock_white, board, team_match = _chess_fields(m, list(team_matches), fail)
-        if team_match is not None and any(x.team_match == team_match and x.board == board for x in matches):
+        forfeited = any(
+            t.id == team_match and any(f.board == board for f in t.forfeits) for t in team_matches
+        )
+        if forfeited or (
+            team_match is not None and any(x.team_match == team_match and x.board == board for x in matches)
+        ):
             raise fail("board", f"board {board} of {team_match} is defined twice / masa iki kez tanımlı")
         rnd = next(t.round for t in team_matches if t.id == team_match) if team_match else rnd
         pairing = number_pair(m, "pairing", fail, least=1, what="starting ranks")

@@ -73,6 +73,18 @@ CHESS_BOARD_CATEGORIES = {
 }
 
 
+FORFEIT_RESULTS = ("1-0F", "0-1F", "0-0F")  # White won, Black won, neither came; the game was not played
+
+
+@dataclass(frozen=True, slots=True)
+class BoardForfeit:
+    """A board of a team match decided by forfeit before it was played: no game, no table."""
+
+    board: int
+    players: tuple[str, str]  # White first, as if played
+    result: str  # one of FORFEIT_RESULTS
+
+
 @dataclass(frozen=True, slots=True)
 class TeamMatchConfig:
     """A chess team match: two teams on up to eight boards; its games are the matches that name it."""
@@ -81,6 +93,7 @@ class TeamMatchConfig:
     round: int
     teams: tuple[str, str]  # the first-named team has White on the odd boards unless a game says otherwise
     pairing: tuple[int, int] | None = None  # the two teams' numbers in the tournament file
+    forfeits: tuple[BoardForfeit, ...] = ()  # boards decided by forfeit: no game is played on them
 
 
 @dataclass(frozen=True, slots=True)

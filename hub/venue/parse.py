@@ -20,6 +20,7 @@ from hub.sports import SPORTS
 from hub.tournament.tiebreaks import parse_tiebreaks
 from hub.venue.devices import same_gateway_same_address, table_clock, table_device, table_orientation
 from hub.venue.keys import (
+    FORFEIT_KEYS,
     PLAYER_KEYS,
     REFEREE_KEYS,
     TABLE_KEYS,
@@ -35,6 +36,9 @@ from hub.venue.keys import (
 )
 from hub.venue.matches import number_pair, parse_matches
 from hub.venue.model import (
+    CHESS_BOARD_CATEGORIES,
+    FORFEIT_RESULTS,
+    BoardForfeit,
     PlayerConfig,
     RefereeConfig,
     TableConfig,
@@ -222,7 +226,8 @@ def _team_matches(data: dict[str, Any], fail) -> tuple[TeamMatchConfig, ...]:
         if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
             raise at("round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı")
         pairing = number_pair(tm, "pairing", at, least=1, what="team numbers")
-        team_matches.append(TeamMatchConfig(tmid, rnd, (teams[0], teams[1]), pairing))
+        forfeits = _board_forfeits(tm.get("forfeits", []), at)
+        team_matches.append(TeamMatchConfig(tmid, rnd, (teams[0], teams[1]), pairing, forfeits))
     return tuple(team_matches)
 
 
@@ -289,3 +294,31 @@ def _tournament(data: dict[str, Any], path: Path, fail) -> TournamentConfig | No
     if not isinstance(min_games, int) or isinstance(min_games, bool) or min_games < 0:
         raise fail("board_prize_min_games", "must be a whole number from 0 / 0 veya büyük tam sayı olmalı")
     return TournamentConfig((path.parent / trf).resolve(), tuple(names), min_games)
+
+
+def _board_forfeits(value: Any, fail) -> tuple[BoardForfeit, ...]:
+    """A team match's `forfeits`: boards decided before play, `{board = 3, players = ["W", "B"], result = "1-0F"}`."""
+    shape = '[{board = 3, players = ["White", "Black"], result = "1-0F"}]'
+    if not (isinstance(value, list) and all(isinstance(f, dict) for f in value)):
+        raise fail("forfeits", f"must be a list such as {shape} / liste olmalı: {shape}")
+    out: list[BoardForfeit] = []
+    for entry in value:
+        for key in entry:
+            if key not in FORFEIT_KEYS:
+                raise fail("forfeits", unknown_key(key, FORFEIT_KEYS))
+        board, players, result = entry.get("board"), entry.get("players"), entry.get("result")
+        if not isinstance(board, int) or isinstance(board, bool) or board not in CHESS_BOARD_CATEGORIES:
+            raise fail("forfeits", f"board must be 1-8, got {board!r} / masa 1-8 arası olmalı")
+        if any(f.board == board for f in out):
+            raise fail("forfeits", f"board {board} is listed twice / masa iki kez yazılmış")
+        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+            raise fail(
+                "forfeits", 'players must be two names, White first, ["White", "Black"] / iki isim olmalı'
+            )
+        if result not in FORFEIT_RESULTS:
+            raise fail(
+                "forfeits",
+                f"result must be one of {', '.join(FORFEIT_RESULTS)}, got {result!r} / geçersiz sonuç",
+            )
+        out.append(BoardForfeit(board, (players[0], players[1]), result))
+    return tuple(out)

@@ -352,6 +352,12 @@ def _as_toml(venue) -> str:
         out.append(
             f'[[team_matches]]\nid = {q(tm.id)}\nround = {tm.round}\nteams = ["{tm.teams[0]}", "{tm.teams[1]}"]\n'
             + (f"pairing = [{tm.pairing[0]}, {tm.pairing[1]}]\n" if tm.pairing else "")
+            + "forfeits = ["
+            + ", ".join(
+                f'{{board = {f.board}, players = ["{f.players[0]}", "{f.players[1]}"], result = {q(f.result)}}}'
+                for f in tm.forfeits
+            )
+            + "]\n"
         )
     for m in venue.matches:
         entry = f"[[matches]]\nid = {q(m.id)}\ntable = {q(m.table)}\nround = {m.round}\n"
