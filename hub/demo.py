@@ -132,7 +132,7 @@ def _chess_part(
         tables,
         tuple(replace(g, clock_white="left") for g in games),
         imported.team_matches,  # with the match the file already decides by forfeit: no board is needed
-        imported.tournament,
+        None if imported.tournament is None else replace(imported.tournament, board_prize_min_games=1),
     )
 
 
