@@ -1,6 +1,7 @@
 """The demo's chess team match finishes: a real `boardcast demo` with eight simulated DGT boards on real
 pseudo-terminals, whose games that ended by resignation or agreement get their result from the demo's
-arbiter (logged under its name), so the team match reaches match points and can be confirmed."""
+arbiter (logged under its name), so the team match reaches match points and can be confirmed; the league's
+standings, imported with the round from its report file, move as the boards finish."""
 
 from __future__ import annotations
 
@@ -28,10 +29,29 @@ def chess_demo(tmp_path: Path) -> Iterator[DemoProcess]:
 
 def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(chess_demo: DemoProcess) -> None:
     url = chess_demo.url
+    start = get_json(url + "api/standings")
+    assert start["kind"] == "team" and start["round"] == 2 and start["pending"] >= 1
+    before = {r["name"]: r for r in start["rows"]}
+    assert before["Bursa Gençlik Spor"]["points"] == 2  # won round 2 by forfeit: already in the file
+    seen_counts = {start["counted"]}
     deadline = time.monotonic() + 150
     while not (team := get_json(url + "api/team-matches/R2-M1"))["complete"]:
         assert time.monotonic() < deadline, f"the team match did not finish: {team['decided']} of 8 decided"
+        seen_counts.add(get_json(url + "api/standings")["counted"])
         time.sleep(1)
+    time.sleep(1.5)  # the standings follow within a second of the last result
+    standings = get_json(url + "api/standings")
+    assert standings["counted"] == 8 and standings["pending"] == 0 and standings["official"] is False
+    assert len(seen_counts) >= 3  # they moved board by board, not only at the end
+    after = {r["name"]: r for r in standings["rows"]}
+    ankara, izmir = after["Ankara Satranç Kulübü"], after["İzmir Satranç İhtisas"]
+    points = {"Ankara Satranç Kulübü": team["score"][0], "İzmir Satranç İhtisas": team["score"][1]}
+    for name, row in (("Ankara Satranç Kulübü", ankara), ("İzmir Satranç İhtisas", izmir)):
+        assert row["tiebreaks"]["GP"] == before[name]["tiebreaks"]["GP"] + points[name]
+    assert ankara["points"] + izmir["points"] == before["Ankara Satranç Kulübü"]["points"] * 2 + 2
+    prizes = standings["board_prizes"]
+    assert [c["boards"] for c in prizes] == [[1, 2, 3, 4], [5], [6], [7], [8]]
+    assert sum(len(c["rows"]) for c in prizes) == 32  # every player of the four clubs has played a game
     assert team["decided"] == 8 and team["match_points"] is not None
     assert sorted(team["match_points"]) in ([0, 2], [1, 1])
 
@@ -64,3 +84,5 @@ def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(ches
         status, answer = post_json(url + f"api/matches/{game_id}/confirm", {}, chess_demo.token)
         assert status == 200, answer
     assert get_json(url + "api/team-matches/R2-M1")["official"] is True
+    time.sleep(1.5)
+    assert get_json(url + "api/standings")["official"] is True
