@@ -3,7 +3,7 @@
 // team events. Live on the `standings` topic (each message the whole view). Informational until every counted
 // result is confirmed by a referee. `renderStandings(view)` is exported so tests draw crafted views with the very
 // code the live feed uses. On a hall screen the table fits the screen (in columns when long); `?rotate=8` pages
-// between the table and the byes and board prizes.
+// through it 60 rows at a time, then the byes and board prizes.
 import { Feed } from "./feed.js";
 import { STANDINGS_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 import { fmtScore } from "./team.js";
@@ -118,22 +118,23 @@ function standingsRow(view, row, label, shared) {
   return tr;
 }
 
-// The table, cut into `columns` tables of consecutive rows; a column starting inside a shared place repeats it.
-function renderTables(view, columns) {
+// Rows `start`..`end` of the table, cut into `columns` tables of consecutive rows; a column or page starting inside a
+// shared place repeats it.
+function renderTables(view, columns, start, end) {
   const rows = view.rows || [];
   const box = $("tables");
   box.style.setProperty("--cols", String(columns));
   if (!rows.length) { box.replaceChildren(el("p", "st-empty", st().noRows)); return; }
   const labels = rankLabels(rows);
-  const per = Math.ceil(rows.length / columns);
+  const per = Math.ceil((end - start) / columns);
   const parts = [];
-  for (let start = 0; start < rows.length; start += per) {
+  for (let first = start; first < end; first += per) {
     const table = el("table", "st-table");
     table.append(standingsHead(view));
     const body = el("tbody");
-    for (let i = start; i < Math.min(rows.length, start + per); i += 1) {
+    for (let i = first; i < Math.min(end, first + per); i += 1) {
       let label = labels[i];
-      if (i === start && label === "") label = labels.slice(0, i).reverse().find((l) => l !== "") || "";
+      if (i === first && label === "") label = labels.slice(0, i).reverse().find((l) => l !== "") || "";
       const rank = rows[i].rank;
       const shared = rank != null && (rows[i - 1]?.rank === rank || rows[i + 1]?.rank === rank);
       body.append(standingsRow(view, rows[i], label, shared));
@@ -237,8 +238,6 @@ export function renderStandings(view) {
   $("pending").textContent = pending ? x.pending(pending, view.round ?? "") : "";
   $("error").hidden = !view.error;
   $("error").textContent = view.error ? x.error(view.error) : "";
-  const rows = (view.rows || []).length;
-  renderTables(view, wide() ? Math.min(MAX_COLUMNS, Math.max(1, Math.ceil(rows / ROWS_PER_COLUMN))) : 1);
   renderByes(view);
   renderPrizes(view);
   layout();
@@ -260,21 +259,39 @@ function fitTable() {
   }
 }
 
-// `?rotate=S` on a wide screen: the table and the byes/board prizes take turns, S seconds each.
+// `?rotate=S` on a wide screen: pages of at most 60 rows, then the byes and board prizes, S seconds each. Without
+// it the whole table is drawn (in up to three columns on a wide screen) and the byes and prizes follow below it.
 const rotate = rotateSeconds(new URLSearchParams(location.search).get("rotate"));
+const ROWS_PER_PAGE = MAX_COLUMNS * ROWS_PER_COLUMN;
 let page = 0;
 
-function pages() {
-  const extras = !$("byes").hidden || !$("prizes").hidden;
-  return rotate && wide() && extras ? ["table-page", "extras-page"] : null;
+function pageList(view) {
+  const rows = (view.rows || []).length;
+  const paged = Boolean(rotate) && wide();
+  const per = paged ? ROWS_PER_PAGE : Math.max(rows, 1);
+  const list = [];
+  for (let start = 0; start < Math.max(rows, 1); start += per) {
+    list.push({ kind: "table", start, end: Math.min(rows, start + per) });
+  }
+  if (paged && (!$("byes").hidden || !$("prizes").hidden)) list.push({ kind: "extras" });
+  return list;
 }
 
 function layout() {
-  const list = pages();
-  if (list) page %= list.length;
-  for (const id of ["table-page", "extras-page"]) $(id).hidden = Boolean(list) && list[page] !== id;
-  $("pager").hidden = !list;
-  $("pager").textContent = list ? t().page(page + 1, list.length) : "";
+  const view = current;
+  const list = pageList(view);
+  page %= list.length;
+  const shown = list[page];
+  const paged = list.length > 1;
+  $("table-page").hidden = shown.kind !== "table";
+  $("extras-page").hidden = paged && shown.kind !== "extras";
+  $("pager").hidden = !paged;
+  $("pager").textContent = paged ? t().page(page + 1, list.length) : "";
+  if (shown.kind === "table") {
+    const count = shown.end - shown.start;
+    const columns = wide() ? Math.min(MAX_COLUMNS, Math.max(1, Math.ceil(count / ROWS_PER_COLUMN))) : 1;
+    renderTables(view, columns, shown.start, shown.end);
+  }
   fitTable();
 }
 

@@ -280,6 +280,16 @@ def test_a_40_team_table_fits_a_1920x1080_hall_screen(
     assert page.locator("#tables table").count() == 2
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(shots(tmp_path) / "standings-40-teams-tv.png"))
+
+    # A place shared across the columns' break (30 rows: 15 a column) is named again at the top of the second.
+    view = team_view(30)
+    for i, row in enumerate(view["rows"]):
+        row["rank"] = 14 if 13 <= i <= 16 else i + 1
+    draw(page, view)
+    columns = page.locator("#tables table")
+    expect(columns).to_have_count(2)
+    assert columns.nth(0).locator("td.st-rank").all_text_contents()[12:] == ["13", "14–17", ""]
+    assert columns.nth(1).locator("td.st-rank").all_text_contents()[:3] == ["14–17", "", "18"]
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -305,19 +315,27 @@ def test_a_phone_never_scrolls_sideways_the_table_scrolls_in_its_box(
     assert page.errors == []  # type: ignore[attr-defined]
 
 
-def test_a_hall_screen_rotates_between_the_table_and_the_prizes(
+def test_a_hall_screen_pages_a_long_table_then_the_byes_and_prizes(
     browser: Browser,  # noqa: F811
     page_demo: DemoProcess,
 ) -> None:
     page = open_page(browser, page_demo.url + "static/standings.html?rotate=2", locale="en-GB", viewport=TV)
-    draw(page, team_view(40))
-    expect(page.locator("#pager")).to_have_text("Page 1/2")
-    expect(page.locator("#table-page")).to_be_visible()
+    draw(page, team_view(70))  # 60 rows a page: rows 1-60, rows 61-70, then the byes and board prizes
+    expect(page.locator("#pager")).to_have_text("Page 1/3")
+    expect(page.locator("#tables tbody tr")).to_have_count(60)
+    assert page.locator("#tables table").count() == 3
+    assert [int(n) for n in texts(page, "#tables td.st-no")] == list(range(70, 10, -1))
     expect(page.locator("#extras-page")).to_be_hidden()
-    expect(page.locator("#pager")).to_have_text("Page 2/2", timeout=5_000)
+    expect(page.locator("#pager")).to_have_text("Page 2/3", timeout=5_000)
+    expect(page.locator("#tables tbody tr")).to_have_count(10)
+    assert [int(n) for n in texts(page, "#tables td.st-no")] == list(range(10, 0, -1))
+    assert texts(page, "#tables td.st-rank")[:2] == ["61–62", ""]
+    expect(page.locator("#pager")).to_have_text("Page 3/3", timeout=5_000)
     expect(page.locator("#extras-page")).to_be_visible()
     expect(page.locator("#table-page")).to_be_hidden()
     expect(page.locator("#prize-tables table")).to_have_count(2)
+    expect(page.locator("#pager")).to_have_text("Page 1/3", timeout=5_000)
+    expect(page.locator("#tables tbody tr")).to_have_count(60)
     assert page.errors == []  # type: ignore[attr-defined]
 
 
