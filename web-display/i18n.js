@@ -119,7 +119,7 @@ export const STANDINGS_TEXTS = {
     byes: (round) => `${round}. tur: bay ve hükmen sonuçlar`,
     codes: { U: "eşlendirme dışı bay", H: "yarım puanlık bay", F: "tam puanlık bay", Z: "sıfır puanlık bay",
       "+": "hükmen galibiyet", "-": "hükmen mağlubiyet" },
-    boardPrizes: "Masa ödülleri", boardCategory: (board, category) => `${board}. masa — ${category}`,
+    boardPrizes: "Masa ödülleri", boardCategory: (boards, category) => `${boards}. masa${category ? ` — ${category}` : ""}`,
     prizeCols: { rank: "Sıra", name: "Oyuncu", team: "Takım", games: "Oyun", points: "Puan",
       performance: "Perf.", wins: "Gal.", percent: "%" },
     prizeHints: { performance: "Performans", wins: "Galibiyet" },
@@ -143,7 +143,8 @@ export const STANDINGS_TEXTS = {
     byes: (round) => `Round ${round}: byes and forfeits`,
     codes: { U: "pairing-allocated bye", H: "half-point bye", F: "full-point bye", Z: "zero-point bye",
       "+": "forfeit win", "-": "forfeit loss" },
-    boardPrizes: "Board prizes", boardCategory: (board, category) => `Board ${board} — ${category}`,
+    boardPrizes: "Board prizes", boardCategory: (boards, category) =>
+      `Board${boards.includes("–") ? "s" : ""} ${boards}${category ? ` — ${category}` : ""}`,
     prizeCols: { rank: "Rk", name: "Player", team: "Team", games: "Games", points: "Pts",
       performance: "Perf.", wins: "Wins", percent: "%" },
     prizeHints: { performance: "Performance rating", wins: "Wins" },

@@ -70,7 +70,16 @@ export function rankLabels(rows) {
 }
 
 function category(prize, language) {
-  return language === "tr" ? prize.category_tr || prize.category_en || "" : prize.category_en || prize.category_tr || "";
+  const [en, tr] = Array.isArray(prize.name) ? prize.name : [prize.category_en, prize.category_tr];
+  return language === "tr" ? tr || en || "" : en || tr || "";
+}
+
+// The board or boards of a prize category: "1", or "1–4" for a category of several boards.
+function boardsLabel(prize) {
+  const boards = (Array.isArray(prize.boards) ? prize.boards : [prize.board]).filter((b) => b != null);
+  if (!boards.length) return "–";
+  const low = Math.min(...boards), high = Math.max(...boards);
+  return low === high ? String(low) : `${low}–${high}`;
 }
 
 function wide() { return matchMedia("(min-aspect-ratio: 1/1)").matches && innerWidth >= 1000; }
@@ -82,12 +91,16 @@ function headCell(text, cls, hint) {
   return th;
 }
 
+// The starting-number column only when the view gives numbers.
+function numbered(view) { return (view.rows || []).some((row) => row.number != null); }
+
 function standingsHead(view) {
   const x = st();
   const kind = view.kind === "team" ? "team" : "individual";
   const row = el("tr");
   row.append(
-    headCell(x.rank, "st-rank"), headCell(x.number, "st-no"), headCell(kind === "team" ? x.team : x.player, "st-name"),
+    headCell(x.rank, "st-rank"), ...(numbered(view) ? [headCell(x.number, "st-no")] : []),
+    headCell(kind === "team" ? x.team : x.player, "st-name"),
     headCell(x.points[kind], "st-points", x.pointsHint[kind]),
     ...(view.tiebreaks || []).map((name) => {
       const th = headCell(name, "st-tb", x.tiebreaks[name] || x.tiebreaks[String(name).split("/")[0]]);
@@ -107,7 +120,7 @@ function standingsRow(view, row, label, shared) {
   tr.dataset.shared = String(shared);
   const tiebreaks = row.tiebreaks || {};
   tr.append(
-    el("td", "st-rank", label), el("td", "st-no", row.number == null ? "" : String(row.number)),
+    el("td", "st-rank", label), ...(numbered(view) ? [el("td", "st-no", row.number == null ? "" : String(row.number))] : []),
     el("td", "st-name", row.name || "—"), el("td", "st-points", fmtNumber(row.points)),
     ...(view.tiebreaks || []).map((name) => {
       const td = el("td", "st-tb", fmtNumber(tiebreaks[name]));
@@ -178,6 +191,7 @@ function prizeCell(column, row) {
   if (column === "name" || column === "team") return el("td", cls, row[column] || "—");
   if (column === "points") return el("td", cls, fmtNumber(row.points));
   if (column === "percent") return el("td", cls, fmtPlain(row.percent, 1, lang));
+  if (column === "performance" && asNumber(row.performance) === 0) return el("td", cls, "–");  // no game yet
   return el("td", cls, fmtPlain(row[column], 0, lang));
 }
 
@@ -188,14 +202,14 @@ function renderPrizes(view) {
   $("prizes-title").textContent = x.boardPrizes;
   $("prize-tables").replaceChildren(...prizes.map((prize) => {
     const table = el("table", "prize-table");
-    table.dataset.board = String(prize.board ?? "");
-    table.append(el("caption", null, x.boardCategory(prize.board ?? "–", category(prize, lang))));
+    table.dataset.board = boardsLabel(prize);
+    table.append(el("caption", null, x.boardCategory(boardsLabel(prize), category(prize, lang))));
     const head = el("tr");
     head.append(...PRIZE_COLUMNS.map((c) => headCell(x.prizeCols[c], `p-${c}`, x.prizeHints[c])));
     const thead = el("thead");
     thead.append(head);
     const body = el("tbody");
-    const rows = prize.rows || [];
+    const rows = prize.rows || prize.lines || [];
     const labels = rankLabels(rows);
     body.append(...rows.map((row, i) => {
       const tr = el("tr");

@@ -125,6 +125,11 @@ def team_view(teams: int = 10, *, prizes: bool = True, tiebreaks: list[str] | No
                 {"rank": 1, "name": "Elif Kaya", "team": "Konya SK", "games": 7, "points": 6,
                  "performance": None, "wins": 5, "percent": 85.7},
             ]},
+            # The engine's own shape is taken too: several boards, the names as a pair, "lines", 0 for no game.
+            {"boards": [7, 8], "name": ["under 16", "16 yaş altı"], "lines": [
+                {"rank": 1, "name": "Can Öztürk", "team": "Ankara SK", "games": 2, "points": 2,
+                 "performance": 0, "wins": 2, "percent": 100.0},
+            ]},
         ]  # fmt: skip
     return view
 
@@ -208,6 +213,12 @@ def test_an_individual_event_in_both_languages_with_shared_places_byes_provenanc
     expect(page.locator("#provenance")).to_have_text("Bilgilendirme amaçlıdır — 4 sonuç hakem onayı bekliyor")
     draw(page, individual_view(official=True, provisional=0))
     expect(page.locator("#provenance")).to_have_text("Resmî")
+    numberless = individual_view()
+    for row in numberless["rows"]:
+        del row["number"]
+    draw(page, numberless)  # no starting numbers given: no column for them
+    assert texts(page, "#tables thead th") == ["Sıra", "Oyuncu", "Puan", "BH-1", "SB", "DE"]
+    assert texts(page, "#tables tbody tr:nth-child(1) td") == ["1", "Ayşe Yılmaz", "4½", "12½", "11.25", "0"]
     page.screenshot(path=str(shots(tmp_path) / "standings-individual-official-tr.png"), full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]
 
@@ -231,8 +242,10 @@ def test_a_team_event_titles_match_points_and_shows_one_board_prize_table_per_ca
     expect(page.locator("#codes dd")).to_have_text(["tam puanlık bay"])
     expect(page.locator("#prizes-title")).to_have_text("Masa ödülleri")
     prize_tables = page.locator("#prize-tables table")
-    expect(prize_tables).to_have_count(2)
-    expect(prize_tables.locator("caption")).to_have_text(["1. masa — genel", "5. masa — kadın"])
+    expect(prize_tables).to_have_count(3)
+    expect(prize_tables.locator("caption")).to_have_text(
+        ["1. masa — genel", "5. masa — kadın", "7–8. masa — 16 yaş altı"]
+    )
     board_1 = prize_tables.nth(0)
     assert board_1.locator("thead th").all_text_contents() == [
         "Sıra", "Oyuncu", "Takım", "Oyun", "Puan", "Perf.", "Gal.", "%",
@@ -242,12 +255,16 @@ def test_a_team_event_titles_match_points_and_shows_one_board_prize_table_per_ca
     assert board_1.locator("td.p-points").all_text_contents() == ["5½", "5½"]
     assert board_1.locator("td.p-percent").all_text_contents() == ["78,6", "68,8"]
     expect(prize_tables.nth(1).locator("td.p-performance")).to_have_text("–")  # no performance yet: a dash
+    expect(prize_tables.nth(2).locator("td.p-performance")).to_have_text("–")
+    expect(prize_tables.nth(2).locator("td.p-percent")).to_have_text("100")
     page.screenshot(path=str(shots(tmp_path) / "standings-team-tr.png"), full_page=True)
     page.locator("#lang").click()
     expect(page.locator("#tables thead th.st-points")).to_have_text("MP")
     expect(page.locator("#tables thead th.st-points")).to_have_attribute("title", "Match points")
     expect(page.locator("#tables thead th.st-name")).to_have_text("Team")
-    expect(prize_tables.locator("caption")).to_have_text(["Board 1 — open", "Board 5 — woman"])
+    expect(prize_tables.locator("caption")).to_have_text(
+        ["Board 1 — open", "Board 5 — woman", "Boards 7–8 — under 16"]
+    )
     expect(board_1.locator("td.p-percent").first).to_have_text("78.6")
     expect(page.locator("#codes dd")).to_have_text(["full-point bye"])
     assert page.errors == []  # type: ignore[attr-defined]
@@ -333,7 +350,7 @@ def test_a_hall_screen_pages_a_long_table_then_the_byes_and_prizes(
     expect(page.locator("#pager")).to_have_text("Page 3/3", timeout=5_000)
     expect(page.locator("#extras-page")).to_be_visible()
     expect(page.locator("#table-page")).to_be_hidden()
-    expect(page.locator("#prize-tables table")).to_have_count(2)
+    expect(page.locator("#prize-tables table")).to_have_count(3)
     expect(page.locator("#pager")).to_have_text("Page 1/3", timeout=5_000)
     expect(page.locator("#tables tbody tr")).to_have_count(60)
     assert page.errors == []  # type: ignore[attr-defined]
