@@ -96,11 +96,13 @@ function numbered(view) { return (view.rows || []).some((row) => row.number != n
 
 function standingsHead(view) {
   const x = st();
-  const kind = view.kind === "team" ? "team" : "individual";
+  // What `points` counts: the view says so ("MP" match points, else game points), or its kind does.
+  const counts = view.points ?? (view.kind === "team" ? "MP" : "PTS");
+  const kind = counts === "MP" ? "team" : "individual";
   const row = el("tr");
   row.append(
     headCell(x.rank, "st-rank"), ...(numbered(view) ? [headCell(x.number, "st-no")] : []),
-    headCell(kind === "team" ? x.team : x.player, "st-name"),
+    headCell(view.kind === "team" ? x.team : x.player, "st-name"),
     headCell(x.points[kind], "st-points", x.pointsHint[kind]),
     ...(view.tiebreaks || []).map((name) => {
       const th = headCell(name, "st-tb", x.tiebreaks[name] || x.tiebreaks[String(name).split("/")[0]]);
@@ -263,7 +265,7 @@ function fitTable() {
   const box = $("tables");
   if (!wide() || $("table-page").hidden) { box.style.removeProperty("--st-font"); return; }
   const bottom = () => box.getBoundingClientRect().bottom + scrollY;
-  const limit = innerHeight - 8;
+  const limit = innerHeight - (parseFloat(getComputedStyle($("standings")).paddingBottom) || 0) - 2;
   let size = Math.round(innerHeight * 0.04);
   const least = Math.max(12, Math.round(innerHeight * 0.014));
   box.style.setProperty("--st-font", `${size}px`);

@@ -1,17 +1,24 @@
 """The spectators' standings page in a real Chromium: crafted individual and team views drawn through the page's own
 `renderStandings` (the function the live feed calls) on a real hub, both languages, the provenance states, a
-40-team table on a 1920x1080 hall screen and on a 390 px phone."""
+40-team table on a 1920x1080 hall screen and on a 390 px phone; then live: a hub serving a published Swiss
+whose last round is played in the hall, the page following the referee's results over /ws."""
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.conftest import DemoProcess, start_demo
+from hub.tournament.trf import parse_trf
+from tests.bussupport import Node
+from tests.conftest import DemoProcess, free_port, get_json, start_demo
+from tests.hub.test_round_export import HELD, blanked, round_games, venue_text
+from tests.hubsupport import post_json
 from tests.web.test_board_screen import shots
 from tests.web.test_wall_browser import browser  # noqa: F401  (the shared Chromium fixture)
 
@@ -365,3 +372,125 @@ def test_the_wall_links_to_the_standings_only_when_the_event_has_them(
     expect(
         page.locator("#standings-link")
     ).to_be_hidden()  # the demo venue has no tournament: /api/standings 404
+
+
+# -- live: a real hub with a [tournament] venue ---------------------------------------------------------------
+
+
+@pytest.fixture
+def event_hub(tmp_path: Path) -> Iterator[tuple[Node, list[tuple[int, int, str]]]]:
+    """`boardcast serve` on a hall playing the last round of held_swiss_9 (blanked in its report file), the
+    round's eight games on chess tables with their pairings; no devices: the referee enters the results."""
+    text = HELD.read_text(encoding="utf-8")
+    original = parse_trf(text, str(HELD))
+    games = round_games(original)
+    (tmp_path / "event.trf").write_text(blanked(original, text), encoding="utf-8")
+    venue = tmp_path / "hall.toml"
+    venue.write_text(venue_text(original, games), encoding="utf-8")
+    hub = Node(
+        ["serve", "--venue", str(venue), "--data", str(tmp_path / "data")], free_port(), tmp_path / "hub.log"
+    )
+    hub.start()
+    yield hub, games
+    hub.stop()
+
+
+def page_rows(page: Page) -> list[list[str]]:
+    return page.locator("#tables tbody tr").evaluate_all(
+        "rs => rs.map(r => [...r.querySelectorAll('td')].map(td => td.textContent))"
+    )
+
+
+def api_rows(view: dict[str, Any]) -> list[list[str]]:
+    """The rows as the page should write them: a shared place once, halves as ½, no starting-number column when
+    the view gives none."""
+    rows, previous = [], None
+    for row in view["rows"]:
+        same = [r for r in view["rows"] if r["rank"] == row["rank"]]
+        rank = "" if row["rank"] == previous else (
+            f"{row['rank']}–{row['rank'] + len(same) - 1}" if len(same) > 1 else str(row["rank"])
+        )  # fmt: skip
+        previous = row["rank"]
+        number = [str(row["number"])] if "number" in row else []
+        values = [row["points"], *(row["tiebreaks"][name] for name in view["tiebreaks"])]
+        rows.append([rank, *number, row["name"], *(half(v) for v in values)])
+    return rows
+
+
+def half(value: float) -> str:
+    """4.5 -> "4½", 0.5 -> "½", 4 -> "4"; a value that is no score (20.25) as it is."""
+    if (value * 2) != int(value * 2):
+        return str(round(value, 2))
+    whole = int(value)
+    return (str(whole) if whole else "") + "½" if value - whole == 0.5 else str(whole)
+
+
+def follows(page: Page, url: str, within: float = 10.0) -> dict[str, Any]:
+    """Wait until the page shows the rows /api/standings gives (the hub sends at most one standings a second)."""
+    deadline = time.monotonic() + within
+    while True:
+        view = get_json(url + "api/standings")
+        if page_rows(page) == api_rows(view):
+            return view
+        assert time.monotonic() < deadline, (page_rows(page), api_rows(view))
+        time.sleep(0.2)
+
+
+def test_the_live_standings_follow_the_referees_results_over_the_feed(
+    browser: Browser,  # noqa: F811
+    event_hub: tuple[Node, list[tuple[int, int, str]]],
+    tmp_path: Path,
+) -> None:
+    hub, games = event_hub
+    url = hub.url
+    wall = open_page(browser, url, locale="en-GB")
+    expect(wall.locator("#standings-link")).to_be_visible(timeout=10_000)  # the venue has a tournament
+    expect(wall.locator("#standings-link")).to_have_attribute("href", "/standings")
+    expect(wall.locator("#standings-link")).to_have_text("Standings")
+
+    page = open_page(browser, url + "standings", locale="en-GB")
+    expect(page.locator("#connection")).to_have_text("Connected", timeout=10_000)
+    expect(page.locator("#tables tbody tr")).to_have_count(16, timeout=10_000)
+    view = follows(page, url)
+    assert view["round"] == 9 and view["counted"] == 0
+    assert (
+        page.evaluate("document.documentElement.scrollHeight") <= 1080
+    )  # nothing below: no scrolling at all
+    expect(page.locator("#event")).to_have_text(view["event"])
+    expect(page.locator("#round")).to_have_text("Round 9 of 9")
+    expect(page.locator("#pending")).to_have_text(f"{len(games)} games of round 9 still being played")
+    assert texts(page, "#tables thead th")[:3] == ["Rk", "Player", "Pts"]
+    assert texts(page, "#tables thead th.st-tb") == view["tiebreaks"]
+    assert texts(page, "#bye-list .bye-name") == [bye["name"] for bye in view["byes"]]
+    page.screenshot(path=str(shots(tmp_path) / "standings-live-before.png"), full_page=True)
+
+    # The referee enters the first game's result: counted at once, informational until confirmed.
+    result = games[0][2]
+    status, answer = post_json(
+        url + "api/matches/G1/actions",
+        {"action": "result", "result": result, "how": "resignation", "reason": "sheet"},
+    )
+    assert status == 200, answer
+    expect(page.locator("#provenance")).to_have_text(
+        "Informational — 1 result awaits a referee", timeout=10_000
+    )
+    expect(page.locator("#counted")).to_have_text("1 result counted")
+    expect(page.locator("#pending")).to_have_text(f"{len(games) - 1} games of round 9 still being played")
+    after = follows(page, url)
+    points = {row["name"]: row["points"] for row in view["rows"]}
+    moved = {
+        row["name"]: row["points"] - points[row["name"]]
+        for row in after["rows"]
+        if row["points"] != points[row["name"]]
+    }
+    assert sorted(moved.values()) == sorted({"1-0": [1], "0-1": [1], "1/2-1/2": [0.5, 0.5]}[result])
+    page.screenshot(path=str(shots(tmp_path) / "standings-live-informational.png"), full_page=True)
+
+    status, answer = post_json(url + "api/matches/G1/actions", {"action": "confirm"})
+    assert status == 200, answer
+    expect(page.locator("#provenance")).to_have_text("Official", timeout=10_000)
+    expect(page.locator("#provenance")).to_have_class(re.compile(r"\bofficial\b"))
+    page.locator("#lang").click()
+    expect(page.locator("#provenance")).to_have_text("Resmî")
+    expect(page.locator("#counted")).to_have_text("1 sonuç sayıldı")
+    assert page.errors == []  # type: ignore[attr-defined]
