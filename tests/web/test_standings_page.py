@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from hub.tournament.trf import parse_trf
 from tests.bussupport import Node
@@ -378,7 +378,7 @@ def test_the_wall_links_to_the_standings_only_when_the_event_has_them(
 
 
 @pytest.fixture
-def event_hub(tmp_path: Path) -> Iterator[tuple[Node, list[tuple[int, int, str]]]]:
+def event_hub(tmp_path: Path) -> Iterator[tuple[Node, list[tuple[int, int, str]], Path]]:
     """`boardcast serve` on a hall playing the last round of held_swiss_9 (blanked in its report file), the
     round's eight games on chess tables with their pairings; no devices: the referee enters the results."""
     text = HELD.read_text(encoding="utf-8")
@@ -391,7 +391,7 @@ def event_hub(tmp_path: Path) -> Iterator[tuple[Node, list[tuple[int, int, str]]
         ["serve", "--venue", str(venue), "--data", str(tmp_path / "data")], free_port(), tmp_path / "hub.log"
     )
     hub.start()
-    yield hub, games
+    yield hub, games, tmp_path / "event.trf"
     hub.stop()
 
 
@@ -436,19 +436,42 @@ def follows(page: Page, url: str, within: float = 10.0) -> dict[str, Any]:
         time.sleep(0.2)
 
 
+def enter(url: str, game: str, result: str) -> None:
+    """The referee writes a game's result as the score sheet has it."""
+    how = "agreement" if result == "1/2-1/2" else "resignation"
+    status, answer = post_json(
+        f"{url}api/matches/{game}/actions", {"action": "result", "result": result, "how": how}
+    )
+    assert status == 200, answer
+
+
 def test_the_live_standings_follow_the_referees_results_over_the_feed(
     browser: Browser,  # noqa: F811
-    event_hub: tuple[Node, list[tuple[int, int, str]]],
+    event_hub: tuple[Node, list[tuple[int, int, str]], Path],
     tmp_path: Path,
 ) -> None:
-    hub, games = event_hub
+    hub, games, report_file = event_hub
     url = hub.url
     wall = open_page(browser, url, locale="en-GB")
     expect(wall.locator("#standings-link")).to_be_visible(timeout=10_000)  # the venue has a tournament
     expect(wall.locator("#standings-link")).to_have_attribute("href", "/standings")
     expect(wall.locator("#standings-link")).to_have_text("Standings")
 
-    page = open_page(browser, url + "standings", locale="en-GB")
+    # The page's /ws goes through a route the test can cut, and hold (answering nothing) while the hall moves on.
+    sockets: list[WebSocketRoute] = []
+    to_hub = [True]
+
+    def through(ws: WebSocketRoute) -> None:
+        sockets.append(ws)
+        if to_hub[0]:
+            ws.connect_to_server()
+
+    context = browser.new_context(locale="en-GB", viewport=TV)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.route_web_socket(re.compile(r"/ws$"), through)
+    page.goto(url + "standings")
     expect(page.locator("#connection")).to_have_text("Connected", timeout=10_000)
     expect(page.locator("#tables tbody tr")).to_have_count(16, timeout=10_000)
     view = follows(page, url)
@@ -466,11 +489,7 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
 
     # The referee enters the first game's result: counted at once, informational until confirmed.
     result = games[0][2]
-    status, answer = post_json(
-        url + "api/matches/G1/actions",
-        {"action": "result", "result": result, "how": "resignation", "reason": "sheet"},
-    )
-    assert status == 200, answer
+    enter(url, "G1", result)
     expect(page.locator("#provenance")).to_have_text(
         "Informational — 1 result awaits a referee", timeout=10_000
     )
@@ -493,4 +512,37 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
     page.locator("#lang").click()
     expect(page.locator("#provenance")).to_have_text("Resmî")
     expect(page.locator("#counted")).to_have_text("1 sonuç sayıldı")
-    assert page.errors == []  # type: ignore[attr-defined]
+
+    # A dropped feed: the second result comes while the page is away; back, it gets the whole view again.
+    to_hub[0] = False
+    sockets[-1].close()
+    expect(page.locator("#connection")).to_have_text("Bağlantı koptu, yeniden deneniyor…")
+    expect(page.locator("#connection")).to_have_text("Bağlı", timeout=10_000)  # held: no hub behind it
+    held = len(sockets)
+    enter(url, "G2", games[1][2])
+    assert get_json(url + "api/standings")["counted"] == 2
+    time.sleep(
+        1.5
+    )  # past the hub's one-second gathering of results: the change has gone out, not to this page
+    expect(page.locator("#counted")).to_have_text("1 sonuç sayıldı")
+    to_hub[0] = True
+    sockets[-1].close()
+    expect(page.locator("#counted")).to_have_text("2 sonuç sayıldı", timeout=10_000)
+    assert len(sockets) == held + 1
+    expect(page.locator("#provenance")).to_have_text("Bilgilendirme amaçlıdır — 1 sonuç hakem onayı bekliyor")
+    follows(page, url)
+
+    # The report file spoilt: the older copy stays in use, the page says why, over the feed.
+    good = report_file.read_text(encoding="utf-8")
+    report_file.write_text(good.replace("\n001 ", "\n001x", 1), encoding="utf-8")
+    enter(url, "G3", games[2][2])
+    expect(page.locator("#error")).to_be_visible(timeout=10_000)
+    error = get_json(url + "api/standings")["error"]
+    assert error and "event.trf" in error
+    expect(page.locator("#error")).to_have_text(
+        f"Rapor dosyası yeniden okunamadı, önceki hali gösteriliyor: {error}"
+    )
+    expect(page.locator("#counted")).to_have_text("3 sonuç sayıldı")
+    follows(page, url)
+    page.screenshot(path=str(shots(tmp_path) / "standings-live-error-tr.png"), full_page=True)
+    assert errors == []
