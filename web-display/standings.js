@@ -42,7 +42,7 @@ export function fmtNumber(value) {
   if (n == null) return "–";
   if (n < 0) return `−${fmtNumber(-n)}`;
   if (Number.isInteger(n * 2)) return fmtScore(n);
-  return String(Math.round(n * 100) / 100);  // e.g. an average rating: not a score, no halves
+  return String(Math.round(n * 100) / 100);  // a quarter (Sonneborn-Berger) or an average: as it is
 }
 
 function fmtPlain(value, digits, language) {
