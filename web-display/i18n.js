@@ -23,7 +23,7 @@ export const TEXTS = {
     resultBy: { correction: "hakem düzeltmesi", forfeit: "hükmen", penalty: "ceza", appeal: "itiraz kararı" },
     refereeResult: "Hakem sonucu", appealOpen: "İtiraz inceleniyor",
     appealDecision: { upheld: "İtiraz kabul edildi", rejected: "İtiraz reddedildi" },
-    page: (n, of) => `Sayfa ${n}/${of}`,
+    page: (n, of) => `Sayfa ${n}/${of}`, standings: "Puan durumu",
   },
   en: {
     connecting: "Connecting…", open: "Live", closed: "Disconnected, retrying…",
@@ -48,7 +48,7 @@ export const TEXTS = {
     resultBy: { correction: "referee's correction", forfeit: "forfeit", penalty: "penalty", appeal: "appeal decision" },
     refereeResult: "Referee's result", appealOpen: "Appeal under review",
     appealDecision: { upheld: "Appeal upheld", rejected: "Appeal rejected" },
-    page: (n, of) => `Page ${n}/${of}`,
+    page: (n, of) => `Page ${n}/${of}`, standings: "Standings",
   },
 };
 
@@ -101,6 +101,58 @@ export const TEAM_TEXTS = {
     result: "Result", status: "Status", matchPoints: "Match points", decided: (n, of) => `${n} of ${of} boards done`,
     notFound: "Team match not found", allTables: "All tables", openGame: "Open the game", score: "Score",
     home: "Home", away: "Away", noBoards: "No boards yet", won: (team) => `${team} wins`, drawn: "Drawn",
+  },
+};
+
+// The standings page (standings.js). Connection, "informational" and "all tables" come from TEXTS.
+export const STANDINGS_TEXTS = {
+  tr: {
+    standings: "Puan durumu", round: (n, of) => (of ? `Tur ${n}/${of}` : `Tur ${n}`),
+    rank: "Sıra", number: "No", player: "Oyuncu", team: "Takım",
+    points: { individual: "Puan", team: "Takım puanı" },
+    pointsHint: { individual: "Oyun puanı", team: "Takım (maç) puanı" },
+    official: "Resmî", informational: "Bilgilendirme amaçlıdır",
+    awaiting: (n) => `${n} sonuç hakem onayı bekliyor`,
+    counted: (n) => `${n} sonuç sayıldı`, pending: (n, round) => `${round}. turda ${n} oyun sürüyor`,
+    error: (e) => `Rapor dosyası yeniden okunamadı, önceki hali gösteriliyor: ${e}`,
+    noRows: "Henüz sıralama yok", notFound: "Bu etkinliğin puan durumu yok",
+    byes: (round) => `${round}. tur: bay ve hükmen sonuçlar`,
+    codes: { U: "eşlendirme dışı bay", H: "yarım puanlık bay", F: "tam puanlık bay", Z: "sıfır puanlık bay",
+      "+": "hükmen galibiyet", "-": "hükmen mağlubiyet" },
+    boardPrizes: "Masa ödülleri", boardCategory: (boards, category) => `${boards}. masa${category ? ` — ${category}` : ""}`,
+    prizeCols: { rank: "Sıra", name: "Oyuncu", team: "Takım", games: "Oyun", points: "Puan",
+      performance: "Perf.", wins: "Gal.", percent: "%" },
+    prizeHints: { performance: "Performans", wins: "Galibiyet" },
+    tiebreaks: { BH: "Buchholz", "BH-1": "Buchholz (en düşük 1 hariç)", "BH-2": "Buchholz (en düşük 2 hariç)",
+      "BH-M1": "Median Buchholz", SB: "Sonneborn-Berger", GP: "Oyun puanı", MP: "Takım puanı",
+      DE: "Aralarındaki maç", WIN: "Galibiyet sayısı", WON: "Oynanarak galibiyet", BPG: "Siyahla oynanan",
+      BWG: "Siyahla galibiyet", ARO: "Rakiplerin ortalama reytingi", TPR: "Turnuva performansı",
+      PS: "İlerleyen puan", AOB: "Rakiplerin ortalama Buchholz'u" },
+  },
+  en: {
+    standings: "Standings", round: (n, of) => (of ? `Round ${n} of ${of}` : `Round ${n}`),
+    rank: "Rk", number: "No.", player: "Player", team: "Team",
+    points: { individual: "Pts", team: "MP" },
+    pointsHint: { individual: "Game points", team: "Match points" },
+    official: "Official", informational: "Informational",
+    awaiting: (n) => `${n} result${n === 1 ? "" : "s"} await${n === 1 ? "s" : ""} a referee`,
+    counted: (n) => `${n} result${n === 1 ? "" : "s"} counted`,
+    pending: (n, round) => `${n} game${n === 1 ? "" : "s"} of round ${round} still being played`,
+    error: (e) => `The report file could not be read again; the last good copy is shown: ${e}`,
+    noRows: "No standings yet", notFound: "This event has no standings",
+    byes: (round) => `Round ${round}: byes and forfeits`,
+    codes: { U: "pairing-allocated bye", H: "half-point bye", F: "full-point bye", Z: "zero-point bye",
+      "+": "forfeit win", "-": "forfeit loss" },
+    boardPrizes: "Board prizes", boardCategory: (boards, category) =>
+      `Board${boards.includes("–") ? "s" : ""} ${boards}${category ? ` — ${category}` : ""}`,
+    prizeCols: { rank: "Rk", name: "Player", team: "Team", games: "Games", points: "Pts",
+      performance: "Perf.", wins: "Wins", percent: "%" },
+    prizeHints: { performance: "Performance rating", wins: "Wins" },
+    tiebreaks: { BH: "Buchholz", "BH-1": "Buchholz cut-1", "BH-2": "Buchholz cut-2", "BH-M1": "Median Buchholz",
+      SB: "Sonneborn-Berger", GP: "Game points", MP: "Match points", DE: "Direct encounter",
+      WIN: "Number of wins", WON: "Wins over the board", BPG: "Games played with Black",
+      BWG: "Wins with Black", ARO: "Average rating of opponents", TPR: "Tournament performance rating",
+      PS: "Progressive score", AOB: "Average of opponents' Buchholz" },
   },
 };
 

@@ -276,6 +276,8 @@ applyLanguage();
 document.getElementById("sport-filter").addEventListener("change", onFilter);
 document.getElementById("table-filter").addEventListener("change", onFilter);
 new Feed(["venue", "devices"], onMessage, (state) => { connection = state; renderConnection(); });
+// The standings link only for an event with standings (a venue with a tournament answers 200).
+fetch("/api/standings").then((r) => { document.getElementById("standings-link").hidden = !r.ok; }, () => {});
 setInterval(() => {
   for (const match of matches.values()) renderAge(tileFor(match), match);
 }, 1000);
