@@ -43,10 +43,10 @@ class LiveStandings:
             try:
                 self._base = load_trf(self.config.trf)
                 self.error = None
-            except TrfError as exc:
-                self.error = str(exc)
+            except TrfError as exc:  # spectators see it: the file's name, not where the hub keeps it
+                self.error = str(exc).replace(str(self.config.trf), self.config.trf.name)
         elif stamp is None and self._base is None:
-            self.error = f"{self.config.trf}: no such file / dosya bulunamadı"
+            self.error = f"{self.config.trf.name}: no such file / dosya bulunamadı"
         return self._base
 
     def view(self, matches: Iterable[MatchState]) -> dict[str, Any]:

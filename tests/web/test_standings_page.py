@@ -538,7 +538,7 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
     enter(url, "G3", games[2][2])
     expect(page.locator("#error")).to_be_visible(timeout=10_000)
     error = get_json(url + "api/standings")["error"]
-    assert error and "event.trf" in error
+    assert error and error.startswith("event.trf:") and str(report_file.parent) not in error  # no server path
     expect(page.locator("#error")).to_have_text(
         f"Rapor dosyası yeniden okunamadı, önceki hali gösteriliyor: {error}"
     )
