@@ -128,10 +128,11 @@ def _chess_part(
         )
         for game, pty in zip(games, ptys, strict=True)
     )
+    played = {g.team_match for g in games}  # the match the file decides by forfeit is in the standings only
     return (
         tables,
         tuple(replace(g, clock_white="left") for g in games),
-        imported.team_matches,  # with the match the file already decides by forfeit: no board is needed
+        tuple(t for t in imported.team_matches if t.id in played),
         None if imported.tournament is None else replace(imported.tournament, board_prize_min_games=1),
     )
 

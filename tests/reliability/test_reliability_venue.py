@@ -344,7 +344,8 @@ def _as_toml(venue) -> str:
     q = '"{}"'.format
     out = [f"[venue]\nname = {q(venue.name)}\n"]
     if venue.tournament is not None:
-        out.append(f"[tournament]\ntrf = {q(venue.tournament.trf)}\n")
+        t = venue.tournament
+        out.append(f"[tournament]\ntrf = {q(t.trf)}\nboard_prize_min_games = {t.board_prize_min_games}\n")
     for t in venue.tables:
         out.append(f"[[tables]]\nid = {q(t.id)}\nsport = {q(t.sport)}\ndevice = {q(t.device)}\n")
         out[-1] += f"device_id = {q(t.device_id)}\n" if t.device_id else ""
