@@ -29,6 +29,7 @@ def add_standings_parser(commands: Any) -> argparse.ArgumentParser:
         default=None,
         help="comma-separated, such as MP,BH-1,GP,DE or BH/C1,SB / virgülle ayrılmış eşitlik bozma ölçütleri",
     )
+    parser.set_defaults(handler=run_standings)
     return parser
 
 

@@ -1,0 +1,56 @@
+"""The tournament commands as an organiser types them: `boardcast round import`, `round export` and
+`standings` through the command line's own parser (`hub.cli.main`), in a process of their own."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+TRF = ROOT / "tests" / "fixtures" / "trf"
+
+
+def boardcast(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hub", *argv], capture_output=True, text=True, timeout=60, cwd=cwd
+    )
+
+
+def test_standings_prints_one_json_line_a_player() -> None:
+    done = boardcast("standings", str(TRF / "held_swiss_9.trf"), "--tiebreaks", "BH-1,SB")
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(rows) == 16 and rows[0]["rank"] == 1 and set(rows[0]["tiebreaks"]) == {"BH-1", "SB"}
+    assert max(r["points"] for r in rows) == 6.5  # Charline, as the file states
+
+
+def test_standings_refuses_an_unknown_tie_break_in_one_line() -> None:
+    done = boardcast("standings", str(TRF / "held_swiss_9.trf"), "--tiebreaks", "BH-3")
+    assert done.returncode == 2 and "BH-3" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_round_import_then_export_through_the_command_line(tmp_path: Path) -> None:
+    shutil.copy(TRF / "held_swiss_9.trf", tmp_path / "event.trf")
+    hall = tmp_path / "hall.toml"
+    hall.write_text(
+        '[venue]\nname = "CLI"\n\n'
+        + "".join(f'[[tables]]\nid = "C{n}"\nsport = "chess"\n\n' for n in range(1, 9)),
+        encoding="utf-8",
+    )
+    done = boardcast("round", "import", "event.trf", "--round", "9", "--venue", "hall.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = hall.read_text(encoding="utf-8")
+    assert text.count("[[matches]]") == 8 and 'trf = "event.trf"' in text
+    again = boardcast("round", "import", "event.trf", "--round", "9", "--venue", "hall.toml", cwd=tmp_path)
+    assert again.returncode == 2 and "already in the venue" in again.stderr
+    assert hall.read_text(encoding="utf-8") == text  # refused: nothing changed
+    export = boardcast(
+        "round", "export", "--round", "9", "--format", "pgn", "--venue", "hall.toml", cwd=tmp_path
+    )
+    assert export.returncode == 2  # no hub has run on hall.toml yet: a clear refusal naming what to give
+    assert "hall-data has no event log" in export.stderr and "Traceback" not in export.stderr
