@@ -246,7 +246,7 @@ class HubRuntime:
                     workers.append(tg.create_task(self.bus.run(), name="bus publisher"))
                 if self.venue.broadcast_delay_s > 0:
                     workers.append(tg.create_task(self._release(), name="broadcast delay"))
-                workers.append(tg.create_task(watch_venue_file(self.hall), name="venue file"))
+                workers.append(tg.create_task(watch_venue_file(self.hall, self.auth), name="venue file"))
                 workers += [tg.create_task(job()) for job in extra]
                 assert self._socket is not None, "open() first"
                 serving = tg.create_task(self.server.serve(sockets=[self._socket]), name="web")

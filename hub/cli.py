@@ -31,6 +31,7 @@ from hub.busurl import BusUrlError, check_bus_url, redact
 from hub.log.eventlog import EventLogError
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port, venue_data_dir
 from hub.tournament.export_cli import add_export_parser
+from hub.tournament.live import check_event
 from hub.tournament.round_cli import add_round_parser
 from hub.tournament.standings_cli import add_standings_parser
 from hub.venue import ID_PATTERN as _DEVICE_ID
@@ -342,6 +343,7 @@ def _hub_runtime() -> type[HubRuntime]:
 
 def _run_serve(args: argparse.Namespace) -> int:
     venue = load_venue(args.venue)
+    check_event(venue)
     data = venue_data_dir(args.venue, args.data)
     if args.bus is not None and not _bus_url_ok(args.bus):
         return EXIT_BAD_INPUT
@@ -398,6 +400,7 @@ def _run_edge(args: argparse.Namespace) -> int:
     from hub.startup import listen
 
     venue = load_venue(args.venue)
+    check_event(venue)
     if not _bus_url_ok(args.bus):
         return EXIT_BAD_INPUT
     runtime = EdgeRuntime(venue, args.bus, host=args.host, port=args.port)

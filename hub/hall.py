@@ -91,6 +91,7 @@ class Hall(PublicHall):
         for info in self.infos.values():
             self._in_round.setdefault((info.sport, info.round), []).append(info.id)
         self.rounds_added = 0  # rounds taken from the venue file while running
+        self.taking_rounds = asyncio.Lock()  # held while the venue file is read again and a round taken
         self.players = {p.name: p for p in venue.players}
         self.rule_overrides = venue.rules  # the venue's own wording of rules, by anomaly code
         self.replayed_events = 0

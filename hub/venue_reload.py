@@ -13,7 +13,9 @@ import asyncio
 import logging
 from pathlib import Path
 
+from hub.auth import Authenticator
 from hub.hall import Hall
+from hub.tournament.live import check_event
 from hub.venue import VenueError, load_venue
 from hub.venue.changes import NewRounds, VenueChangeRefused, new_rounds
 
@@ -26,15 +28,24 @@ class NoVenueFile(ValueError):
     """The hub's venue was not read from a file (a demo): there is nothing to read again."""
 
 
-async def take_new_rounds(hall: Hall, actor: str | None) -> NewRounds:
-    """Read the hall's venue file again and add its new rounds; VenueError or VenueChangeRefused when it
-    cannot be taken (nothing changes then)."""
+async def take_new_rounds(hall: Hall, actor: str | None, auth: Authenticator | None = None) -> NewRounds:
+    """Read the hall's venue file again and add its new rounds (and referees, to `auth`); VenueError or
+    VenueChangeRefused when it cannot be taken (nothing changes then)."""
     path = hall.venue.path
     if path is None:
         raise NoVenueFile("this hub's venue has no file to read again / bu salonun dosyası yok")
-    read = load_venue(path)
-    new = new_rounds(hall.venue, read)
-    if new.matches or new.team_matches:
+    async with hall.taking_rounds:  # the chief's request and the file watch never take one round twice
+        read = load_venue(path)
+        check_event(read)
+        new = new_rounds(hall.venue, read)
+        for referee in new.referees:
+            if auth is not None:
+                auth.add(referee)
+            log.warning("referee %s added from %s / hakem eklendi", referee.name, path)
+        if not (new.matches or new.team_matches):
+            if new.referees:  # the only change: the hall goes on with the file as it now is
+                hall.venue = new.venue
+            return new
         await hall.add_rounds(new, actor)
         log.warning(
             "round %s added from %s: %d matches, %d team matches / yeni tur eklendi",
@@ -54,7 +65,7 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
-async def watch_venue_file(hall: Hall, every_s: float = WATCH_EVERY_S) -> None:
+async def watch_venue_file(hall: Hall, auth: Authenticator, every_s: float = WATCH_EVERY_S) -> None:
     """Take new rounds when the venue file changes; a file that cannot be taken is logged and waited out."""
     path = hall.venue.path
     if path is None:
@@ -67,6 +78,6 @@ async def watch_venue_file(hall: Hall, every_s: float = WATCH_EVERY_S) -> None:
             continue
         seen = stamp
         try:
-            await take_new_rounds(hall, actor=None)
+            await take_new_rounds(hall, None, auth)
         except (VenueError, VenueChangeRefused) as exc:
             log.warning("the venue file changed but was not taken: %s", exc)

@@ -54,3 +54,11 @@ def test_round_import_then_export_through_the_command_line(tmp_path: Path) -> No
     )
     assert export.returncode == 2  # no hub has run on hall.toml yet: a clear refusal naming what to give
     assert "hall-data has no event log" in export.stderr and "Traceback" not in export.stderr
+
+
+def test_serve_refuses_a_venue_whose_report_file_is_missing(tmp_path: Path) -> None:
+    hall = tmp_path / "hall.toml"
+    hall.write_text('[venue]\nname = "CLI"\n\n[tournament]\ntrf = "nope.trf"\n', encoding="utf-8")
+    done = boardcast("serve", "--venue", str(hall), "--port", "0", "--data", str(tmp_path / "d"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "tournament.trf" in done.stderr and "nope.trf" in done.stderr and "Traceback" not in done.stderr

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import sqlite3
 from pathlib import Path
 
 from websockets.asyncio.client import connect
 
 from hub.auth import hash_token
 from hub.venue import load_venue
-from tests.conftest import get_json
-from tests.hubsupport import REFEREE_TOKEN, post_json, running_hub, until
+from tests.conftest import ROOT, get_json
+from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, until
 
 FLOOR_TOKEN = "floor-referee-token"
 VENUE = f"""\
@@ -96,7 +98,12 @@ async def test_the_chief_referee_adds_a_round_and_spectators_see_it_at_once(tmp_
                 f.write(ROUND_2)
             status, answer = await asyncio.to_thread(post_json, base + "api/rounds", {})
             assert status == 200, answer
-            assert answer == {"rounds": [2], "matches": ["R2-T1", "R2-T2"], "team_matches": []}
+            assert answer == {
+                "rounds": [2],
+                "matches": ["R2-T1", "R2-T2"],
+                "team_matches": [],
+                "referees": [],
+            }
             assert await venue_changes(spectator, {"R2-T1", "R2-T2"}) >= {"R2-T1", "R2-T2"}
         assert await match_ids(base) == {"R1-T1", "R2-T1", "R2-T2"}
         assert (await match(base, "R2-T2"))["status"] == "scheduled"
@@ -144,3 +151,53 @@ async def test_the_hub_takes_a_new_round_when_the_file_changes(tmp_path: Path) -
         with path.open("a", encoding="utf-8") as f:
             f.write(ROUND_2)
         await until(base + "api/matches", lambda ms: {m["id"] for m in ms} >= {"R2-T1", "R2-T2"}, within=8)
+
+
+async def test_requests_at_once_take_a_round_once(tmp_path: Path) -> None:
+    path = hall_file(tmp_path)
+    async with running_hub(tmp_path, load_venue(path)) as base:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(ROUND_2)
+        answers = await asyncio.gather(
+            *(asyncio.to_thread(post_json, base + "api/rounds", {}) for _ in range(6))
+        )
+        assert [status for status, _ in answers] == [200] * 6
+        taken = [answer["matches"] for _, answer in answers if answer["matches"]]
+        assert taken == [["R2-T1", "R2-T2"]]  # one took it; the others found nothing new
+        assert sorted(await match_ids(base)) == ["R1-T1", "R2-T1", "R2-T2"]
+    db = sqlite3.connect(tmp_path / "data" / "events.sqlite3")
+    try:
+        logged = db.execute("SELECT actor FROM events WHERE kind = 'venue.round'").fetchall()
+    finally:
+        db.close()
+    assert logged == [("Başhakem",)]
+
+
+async def test_a_referee_added_to_the_file_can_act_at_once(tmp_path: Path) -> None:
+    path = hall_file(tmp_path)
+    async with running_hub(tmp_path, load_venue(path)) as base:
+        token = "new-chief-token"
+        with path.open("a", encoding="utf-8") as f:
+            f.write(
+                f'\n[[referees]]\nname = "Yeni Başhakem"\nrole = "chief"\ntoken_sha256 = "{hash_token(token)}"\n'
+            )
+        status, answer = await asyncio.to_thread(post_json, base + "api/rounds", {})
+        assert (status, answer["referees"]) == (200, ["Yeni Başhakem"])
+        with path.open("a", encoding="utf-8") as f:
+            f.write(ROUND_2)
+        status, answer = await asyncio.to_thread(post_json, base + "api/rounds", {}, token)
+        assert (status, answer["matches"]) == (200, ["R2-T1", "R2-T2"])
+
+
+async def test_a_tie_break_that_does_not_fit_the_event_is_refused(tmp_path: Path) -> None:
+    path = hall_file(tmp_path)
+    shutil.copy(ROOT / "tests" / "fixtures" / "trf" / "held_swiss_5.trf", tmp_path / "event.trf")
+    async with running_hub(tmp_path, load_venue(path)) as base:
+        path.write_text(
+            path.read_text(encoding="utf-8")
+            + '\n[tournament]\ntrf = "event.trf"\ntiebreaks = ["BC", "BH"]\n',
+            encoding="utf-8",
+        )
+        status, answer = await asyncio.to_thread(post_json, base + "api/rounds", {})
+        assert status == 409 and "tournament.tiebreaks" in answer["error"] and "BC" in answer["error"]
+        assert (await asyncio.to_thread(get_json_as, base + "api/standings", None))[0] == 404  # not taken

@@ -20,7 +20,7 @@ from hub.tournament.prizes import board_prizes
 from hub.tournament.standings import rounds_recorded, standings
 from hub.tournament.tiebreaks import default_tiebreaks, parse_tiebreaks
 from hub.tournament.trf import TrfError, load_trf
-from hub.venue import TournamentConfig
+from hub.venue import TournamentConfig, Venue, VenueError
 
 
 class LiveStandings:
@@ -67,16 +67,20 @@ class LiveStandings:
         current = max((m.info.round for m in games), default=rounds_recorded(tournament))
         team_event = tournament.is_team_event
         tiebreaks = self.tiebreaks or default_tiebreaks(team_event)
-        rows = standings(tournament, tiebreaks=tiebreaks)
+        try:
+            rows = standings(tournament, tiebreaks=tiebreaks)
+        except ValueError as exc:  # a file read again that no longer fits the tie-breaks (a team file now)
+            return {"event": tournament.name, "kind": "individual", "rows": [], "error": str(exc)}
+        pending = sum(1 for m in games if not _decided(m))
         view: dict[str, Any] = {
             "event": tournament.name,
             "kind": "team" if team_event else "individual",
             "rounds": tournament.rounds,
             "round": current,
-            "official": provisional == 0,
+            "official": provisional == 0 and pending == 0,  # every result in and confirmed
             "counted": counted,
             "provisional": provisional,
-            "pending": sum(1 for m in games if m.info.round == current and not _decided(m)),
+            "pending": pending,
             "points": "MP" if team_event else "PTS",  # what `points` counts: match points, or game points
             "tiebreaks": list(rows[0].tiebreaks) if rows else [],
             "rows": [row.to_json() for row in rows],
@@ -124,3 +128,20 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_size
+
+
+def check_event(venue: Venue) -> None:
+    """Refuse, before the hub serves, a venue whose event cannot be shown: its report file unreadable, or a
+    tie-break that is not for its kind of event (a team tie-break on an individual one)."""
+    config = venue.tournament
+    if config is None:
+        return
+    where = venue.path or Path("venue")
+    try:
+        tournament = load_trf(config.trf)
+    except TrfError as exc:
+        raise VenueError(where, None, "tournament.trf", f"{exc}") from None
+    try:
+        standings(tournament, tiebreaks=parse_tiebreaks(list(config.tiebreaks)) if config.tiebreaks else None)
+    except ValueError as exc:
+        raise VenueError(where, None, "tournament.tiebreaks", str(exc)) from None

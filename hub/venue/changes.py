@@ -1,9 +1,9 @@
 """What a venue file read again may change while its hub runs: new rounds only.
 
 A hub running a hall takes a venue file read again (a round the organiser imported) only if everything it
-already runs is as it was: the same tables, referees and settings, every match and team match it knows
-unchanged. New matches and team matches are the change; anything else is refused, naming what differs,
-and the hub goes on with the venue it has (a restart applies other changes).
+already runs is as it was: the same tables and settings, every match, team match and referee it knows
+unchanged. New matches, team matches and referees are the change; anything else is refused, naming what
+differs, and the hub goes on with the venue it has (a restart applies other changes).
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from hub.matches import MatchInfo
-from hub.venue.model import TeamMatchConfig, Venue
+from hub.venue.model import RefereeConfig, TeamMatchConfig, Venue
 
-_GROWING = ("matches", "team_matches", "tournament")  # the fields a new round may change
+_GROWING = ("matches", "team_matches", "tournament", "referees")  # the fields a new round may change
+
+
+_SECTIONS = {"tables": "[[tables]]", "players": "[[players]]", "rules": "[rules]"}  # where a field is written
 
 
 class VenueChangeRefused(ValueError):
@@ -27,6 +30,9 @@ class NewRounds:
     venue: Venue
     matches: tuple[MatchInfo, ...]
     team_matches: tuple[TeamMatchConfig, ...]
+    referees: tuple[
+        RefereeConfig, ...
+    ] = ()  # referees added (`boardcast token add`): their tokens work at once
 
     @property
     def rounds(self) -> tuple[int, ...]:
@@ -41,13 +47,14 @@ def new_rounds(running: Venue, read: Venue) -> NewRounds:
         if f.name in _GROWING or f.name == "path":
             continue
         if getattr(running, f.name) != getattr(read, f.name):
-            problems.append(f"[venue]/{f.name} changed / değişti")
+            problems.append(f"{_SECTIONS.get(f.name, f'[venue] {f.name}')} changed / değişti")
     if running.tournament is not None and running.tournament != read.tournament:
         problems.append("[tournament] changed / değişti")
     problems += _changed("match", {m.id: m for m in running.matches}, {m.id: m for m in read.matches})
     problems += _changed(
         "team match", {t.id: t for t in running.team_matches}, {t.id: t for t in read.team_matches}
     )
+    problems += _changed("referee", {r.name: r for r in running.referees}, {r.name: r for r in read.referees})
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
         raise VenueChangeRefused(
@@ -57,10 +64,12 @@ def new_rounds(running: Venue, read: Venue) -> NewRounds:
         )
     known = {m.id for m in running.matches}
     known_teams = {t.id for t in running.team_matches}
+    referees = {r.name for r in running.referees}
     return NewRounds(
         read,
         tuple(m for m in read.matches if m.id not in known),
         tuple(t for t in read.team_matches if t.id not in known_teams),
+        tuple(r for r in read.referees if r.name not in referees),
     )
 
 

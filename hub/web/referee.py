@@ -92,7 +92,7 @@ class RefereeRoutes:
             )
         await read_object(request, no_fields, self.ctx.refused)
         try:
-            new = await take_new_rounds(self.ctx.hall, referee.name)
+            new = await take_new_rounds(self.ctx.hall, referee.name, self.ctx.auth)
         except (VenueError, VenueChangeRefused, NoVenueFile) as exc:
             raise Conflict(str(exc)) from None
         return ORJSONResponse(
@@ -100,6 +100,7 @@ class RefereeRoutes:
                 "rounds": list(new.rounds),
                 "matches": [m.id for m in new.matches],
                 "team_matches": [t.id for t in new.team_matches],
+                "referees": [r.name for r in new.referees],
             }
         )
 
