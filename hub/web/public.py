@@ -20,6 +20,7 @@ from hub.tournament.trf import TrfError
 from hub.web.context import PublicContext
 from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
 from hub.web.feed import feed_route
+from hub.web.referee import referee_for
 
 NO_STANDINGS = (
     "this venue names no tournament file ([tournament] trf), so it has no standings "
@@ -126,7 +127,9 @@ class PublicRoutes:
         return pgn_response(chess_feed.round_pgn(hall.public_matches(), hall.venue, number))
 
     async def round_trf(self, request: Request) -> Response:
-        """The venue's report file with a round's chess results: official ones, or with `?live=1` every one."""
+        """The venue's report file with a round's chess results: official ones, or with `?live=1` every one.
+        Referees only: the file holds players' dates of birth and FIDE ids, which spectators never get."""
+        referee_for(self.ctx.auth, request)
         return await self._round_export(request, ExportFormat.TRF, "text/plain; charset=utf-8")
 
     async def round_csv(self, request: Request) -> Response:

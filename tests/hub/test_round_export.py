@@ -12,6 +12,7 @@ import hashlib
 import io
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from dataclasses import replace
 from pathlib import Path
@@ -152,8 +153,11 @@ def export_process(*argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def get_text(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as response:
+def get_text(url: str, token: str | None = REFEREE_TOKEN) -> str:
+    request = urllib.request.Request(url)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=10) as response:
         return str(response.read().decode())
 
 
@@ -267,7 +271,10 @@ async def test_round_9_played_again_in_the_hall_exports_as_published(
         }
         assert independent == published
 
-        # the same reads over HTTP, at request time
+        # the same reads over HTTP, at request time; the report file (dates of birth, FIDE ids) for referees only
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            await asyncio.to_thread(get_text, url + "api/rounds/9/export.trf", None)
+        assert refused.value.code == 401
         assert await asyncio.to_thread(get_text, url + "api/rounds/9/export.trf") == done.stdout
         assert await asyncio.to_thread(
             get_text, url + "api/rounds/9/export.trf?live=1"

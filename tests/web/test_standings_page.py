@@ -507,10 +507,11 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
 
     status, answer = post_json(url + "api/matches/G1/actions", {"action": "confirm"})
     assert status == 200, answer
-    expect(page.locator("#provenance")).to_have_text("Official", timeout=10_000)
-    expect(page.locator("#provenance")).to_have_class(re.compile(r"\bofficial\b"))
+    # confirmed, but seven games are still being played: informational, with nothing awaiting a referee
+    expect(page.locator("#provenance")).to_have_text("Informational", timeout=10_000)
+    expect(page.locator("#provenance")).to_have_class(re.compile(r"\binformational\b"))
     page.locator("#lang").click()
-    expect(page.locator("#provenance")).to_have_text("Resmî")
+    expect(page.locator("#provenance")).to_have_text("Bilgilendirme amaçlıdır")
     expect(page.locator("#counted")).to_have_text("1 sonuç sayıldı")
 
     # A dropped feed: the second result comes while the page is away; back, it gets the whole view again.
