@@ -1,7 +1,8 @@
 """Chess team matches: the boards of one team pairing, its live score and match points (seed 002 §4, §5).
 
-A team match is a view over the games that name it. Board points are 1, ½ and 0; a team's score is the sum
-of its board points; match points are 2 for a team match won (more than half the board points), 1 drawn,
+A team match is a view over the games that name it and the boards it lost or won by forfeit before play.
+Board points are 1, ½ and 0 (`hub.tournament.model.GAME_OUTCOMES`); a team's score is the sum of its board
+points; match points are 2 for a team match won (more than half the board points), 1 drawn,
 0 lost, and count only once every board has a result. The first-named team has White on the odd boards
 (the venue lists every game's players White first).
 """
@@ -12,16 +13,11 @@ from fractions import Fraction
 from typing import Any
 
 from hub.matches import MatchState, MatchStatus
+from hub.tournament.model import GAME_OUTCOMES
 from hub.tournament.results import match_points as match_points_of
 from hub.venue import CHESS_BOARD_CATEGORIES, TeamMatchConfig
 
-_POINTS = {
-    "1-0": (Fraction(1), Fraction(0)),
-    "0-1": (Fraction(0), Fraction(1)),
-    "0-0": (Fraction(0), Fraction(0)),  # a board neither player came to (a double forfeit)
-}
 _FORFEIT_SHOWN = {"1-0F": "1-0", "0-1F": "0-1", "0-0F": "0-0"}  # a forfeit as its board's result
-_HALF = (Fraction(1, 2), Fraction(1, 2))
 
 
 def game_result(match: MatchState) -> str | None:
@@ -65,30 +61,37 @@ def _board_row(board: int, players: tuple[str, ...], result: str | None, **rest:
 
 def team_match_view(config: TeamMatchConfig, games: list[MatchState]) -> dict[str, Any]:
     """The team match as spectators see it: every board with its players and result, the score, match points."""
-    boards = [
-        _board_row(
-            game.info.board or 0,
-            game.info.players,
-            game_result(game),
-            match_id=game.info.id,
-            status=game.status.value,
-            official=game.status is MatchStatus.OFFICIAL,
+    scored: list[tuple[dict[str, Any], str | None]] = [  # each board with its result as the rules score it
+        (
+            _board_row(
+                game.info.board or 0,
+                game.info.players,
+                (result := game_result(game)),
+                match_id=game.info.id,
+                status=game.status.value,
+                official=game.status is MatchStatus.OFFICIAL,
+            ),
+            result,
         )
         for game in games
     ]
-    boards += [  # decided before play: no game, no table; the point counts all the same
-        _board_row(
-            f.board, f.players, _FORFEIT_SHOWN[f.result], match_id=None, status="forfeit", official=True
+    scored += [  # decided before play: no game, no table; the point counts all the same
+        (
+            _board_row(
+                f.board, f.players, _FORFEIT_SHOWN[f.result], match_id=None, status="forfeit", official=True
+            ),
+            f.result,
         )
         for f in config.forfeits
     ]
-    boards.sort(key=lambda b: b["board"])
+    scored.sort(key=lambda pair: pair[0]["board"])
+    boards = [row for row, _ in scored]
     score = [Fraction(0), Fraction(0)]
     decided = 0
-    for row in boards:
-        if row["result"] is None:
+    for row, result in scored:
+        if result is None:
             continue
-        white, black = _POINTS.get(row["result"], _HALF)
+        white, black = (outcome.points for outcome in GAME_OUTCOMES[result])
         home, away = (white, black) if row["home_is_white"] else (black, white)
         score[0] += home
         score[1] += away

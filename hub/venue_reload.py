@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from pathlib import Path
 
 from hub.auth import Authenticator
 from hub.hall import Hall
 from hub.tournament.live import check_event
-from hub.venue import VenueError, load_venue
+from hub.venue import VenueError, file_stamp, load_venue
 from hub.venue.changes import NewRounds, VenueChangeRefused, new_rounds
 
 log = logging.getLogger(__name__)
@@ -57,23 +56,15 @@ async def take_new_rounds(hall: Hall, actor: str | None, auth: Authenticator | N
     return new
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
-
-
 async def watch_venue_file(hall: Hall, auth: Authenticator, every_s: float = WATCH_EVERY_S) -> None:
     """Take new rounds when the venue file changes; a file that cannot be taken is logged and waited out."""
     path = hall.venue.path
     if path is None:
         return
-    seen = _stamp(path)
+    seen = file_stamp(path)
     while True:
         await asyncio.sleep(every_s)
-        stamp = _stamp(path)
+        stamp = file_stamp(path)
         if stamp == seen or stamp is None:
             continue
         seen = stamp

@@ -1,10 +1,9 @@
 """A round's results going back out: to the pairing program (the report file), relays (PGN) and the federation.
 
-The core is pure: `round_results` reads the chess results of a round from the games' states, `trf_with_round`
-writes them into the tournament's report file, `round_csv` lists a round's table-tennis and backgammon
-matches, `round_pgn` the round's chess games (`hub.chess_feed`). A result counts once a referee made it
-official (confirmed, or declared a forfeit); `live` also takes results still waiting for confirmation. A
-game with no result is left as the file has it (blank). `read_round` is the edge: it rebuilds a round's
+The core is pure: `trf_with_round` writes a round's chess results (`hub.tournament.hallresults`, which says
+which count) into the tournament's report file, `round_csv` lists a round's table-tennis and backgammon
+matches, `round_pgn` the round's chess games (`hub.chess_feed`). A game with no result is left as the file
+has it (blank). `read_round` is the edge: it rebuilds a round's
 matches from a data directory's log, read-only, while a hub may be writing it.
 """
 

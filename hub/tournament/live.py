@@ -20,7 +20,7 @@ from hub.tournament.prizes import board_prizes
 from hub.tournament.standings import rounds_recorded, standings
 from hub.tournament.tiebreaks import default_tiebreaks, parse_tiebreaks
 from hub.tournament.trf import TrfError, load_trf
-from hub.venue import TournamentConfig, Venue, VenueError
+from hub.venue import TournamentConfig, Venue, VenueError, file_stamp
 
 
 class LiveStandings:
@@ -37,7 +37,7 @@ class LiveStandings:
 
     def base(self) -> Tournament | None:
         """The report file as last read; read again when it changed on disk."""
-        stamp = _stamp(self.config.trf)
+        stamp = file_stamp(self.config.trf)
         if stamp is not None and stamp != self._stamp:
             self._stamp = stamp
             try:
@@ -120,14 +120,6 @@ def _byes(tournament: Tournament, round_number: int) -> list[dict[str, Any]]:
             }
         )
     return sorted(out, key=lambda b: b["number"])
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
 
 
 def check_event(venue: Venue) -> None:

@@ -37,7 +37,7 @@ from hub.venue.model import (
     Venue,
     VenueError,
 )
-from hub.venue.parse import load_venue, parse_venue
+from hub.venue.parse import file_stamp, load_venue, parse_venue
 
 __all__ = [
     "BACKGAMMON_CLOCK_KEYS",
@@ -65,6 +65,7 @@ __all__ = [
     "VenueError",
     "device_kind",
     "device_protocol",
+    "file_stamp",
     "load_venue",
     "parse_venue",
 ]

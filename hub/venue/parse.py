@@ -52,6 +52,15 @@ from hub.venue.rules import parse_rules
 _ROLES = ("referee", "chief")
 
 
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """When a file last changed and its size, to see that it changed; None when it cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
 def load_venue(path: Path | str) -> Venue:
     """Read and check a venue file; raise VenueError naming the file, line and field."""
     path = Path(path)
