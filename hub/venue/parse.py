@@ -305,29 +305,30 @@ def _tournament(data: dict[str, Any], path: Path, fail) -> TournamentConfig | No
     return TournamentConfig((path.parent / trf).resolve(), tuple(names), min_games)
 
 
+def _entry_fail(fail, number: int, message: str) -> VenueError:
+    """An error in entry `number` of a team match's `forfeits`, naming the entry."""
+    return fail("forfeits", f"entry {number}: {message}")
+
+
 def _board_forfeits(value: Any, fail) -> tuple[BoardForfeit, ...]:
     """A team match's `forfeits`: boards decided before play, `{board = 3, players = ["W", "B"], result = "1-0F"}`."""
     shape = '[{board = 3, players = ["White", "Black"], result = "1-0F"}]'
     if not (isinstance(value, list) and all(isinstance(f, dict) for f in value)):
         raise fail("forfeits", f"must be a list such as {shape} / liste olmalı: {shape}")
     out: list[BoardForfeit] = []
-    for entry in value:
+    for number, entry in enumerate(value, start=1):
+        at = partial(_entry_fail, fail, number)
         for key in entry:
             if key not in FORFEIT_KEYS:
-                raise fail("forfeits", unknown_key(key, FORFEIT_KEYS))
+                raise at(unknown_key(key, FORFEIT_KEYS))
         board, players, result = entry.get("board"), entry.get("players"), entry.get("result")
         if not isinstance(board, int) or isinstance(board, bool) or board not in CHESS_BOARD_CATEGORIES:
-            raise fail("forfeits", f"board must be 1-8, got {board!r} / masa 1-8 arası olmalı")
+            raise at(f"board must be 1-8, got {board!r} / masa 1-8 arası olmalı")
         if any(f.board == board for f in out):
-            raise fail("forfeits", f"board {board} is listed twice / masa iki kez yazılmış")
+            raise at(f"board {board} is listed twice / masa iki kez yazılmış")
         if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
-            raise fail(
-                "forfeits", 'players must be two names, White first, ["White", "Black"] / iki isim olmalı'
-            )
+            raise at('players must be two names, White first, ["White", "Black"] / iki isim olmalı')
         if result not in FORFEIT_RESULTS:
-            raise fail(
-                "forfeits",
-                f"result must be one of {', '.join(FORFEIT_RESULTS)}, got {result!r} / geçersiz sonuç",
-            )
+            raise at(f"result must be one of {', '.join(FORFEIT_RESULTS)}, got {result!r} / geçersiz sonuç")
         out.append(BoardForfeit(board, (players[0], players[1]), result))
     return tuple(out)

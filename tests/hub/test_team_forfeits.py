@@ -56,7 +56,7 @@ def test_a_game_on_a_forfeited_board_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("entry", "says"),
     [
-        ('{board = 2, players = ["A", "B"], reslt = "1-0F"}', "did you mean result?"),
+        ('{board = 2, players = ["A", "B"], reslt = "1-0F"}', "unknown key reslt; did you mean result?"),
         ('{board = 9, players = ["A", "B"], result = "1-0F"}', "board must be 1-8"),
         ('{board = 2, players = ["A", "B"], result = "1-0"}', "result must be one of 1-0F, 0-1F, 0-0F"),
         ('{board = 2, players = ["A"], result = "1-0F"}', "players must be two names"),
@@ -66,7 +66,7 @@ def test_a_wrong_forfeit_entry_names_its_team_match(tmp_path: Path, entry: str, 
     text = TABLES + f'[[team_matches]]\nid = "M1"\nteams = ["Home", "Away"]\nforfeits = [{entry}]\n'
     with pytest.raises(VenueError) as caught:
         parse_venue(text, tmp_path / "hall.toml")
-    assert caught.value.field == "team_matches[1].forfeits" and says in str(caught.value)
+    assert caught.value.field == "team_matches[1].forfeits" and f"entry 1: {says}" in str(caught.value)
     assert caught.value.line is not None
 
 
