@@ -87,11 +87,14 @@ def _byte_error(data: bytes, at: int, source: str, what: str) -> TrfError:
 
 def parse_trf(text: str, source: str = "<trf>", encoding: TextEncoding = TextEncoding.UTF8) -> Tournament:
     """Read a report file's text (see `load_trf`); `encoding` is the one its bytes had, for writing back."""
-    bom = text.startswith("\ufeff")
-    text = text[1:] if bom else text
+    marked = text.startswith("\ufeff")
+    text = text[1:] if marked else text
     found = _LINE_BREAK.search(text)
     form = FileForm(
-        encoding, bom, LineEnding(found.group()) if found else LineEnding.LF, text == "" or text[-1] in "\r\n"
+        encoding,
+        marked and encoding is TextEncoding.UTF8,  # only UTF-8 has the mark
+        LineEnding(found.group()) if found else LineEnding.LF,
+        text == "" or text[-1] in "\r\n",
     )
     split = _LINE_BREAK.split(text)
     lines = tuple(split[:-1] if split[-1] == "" else split)
