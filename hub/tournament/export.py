@@ -13,6 +13,7 @@ import csv
 import enum
 import io
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from hub.chess_feed import round_pgn as chess_round_pgn
@@ -22,7 +23,7 @@ from hub.matches import MatchState
 from hub.rules.backgammon.state import BackgammonState
 from hub.rules.tabletennis.model import TableTennisState, match_result
 from hub.tournament.hallresults import GameLine, round_results
-from hub.tournament.model import Colour, Tournament
+from hub.tournament.model import Colour, TextEncoding, Tournament
 from hub.tournament.trf import load_trf, write_round
 from hub.venue import Venue
 
@@ -44,8 +45,9 @@ class ExportFormat(enum.StrEnum):
         return ("tabletennis", "backgammon") if self is ExportFormat.CSV else ("chess",)
 
 
-def trf_with_round(tournament: Tournament, results: Iterable[GameLine], round_number: int) -> str:
-    """The report file with these results of round `round_number` written in, and every total updated."""
+def trf_with_round(tournament: Tournament, results: Iterable[GameLine], round_number: int) -> bytes:
+    """The report file with these results of round `round_number` written in and the totals updated, as the
+    bytes of the file read (its encoding, byte-order mark and line breaks)."""
     seen: set[int] = set()
     for white, black, result in results:
         for number, other, colour in ((white, black, Colour.WHITE), (black, white, Colour.BLACK)):
@@ -164,19 +166,33 @@ def check_round(venue: Venue, round_number: int, fmt: ExportFormat) -> None:
         )
 
 
-def export_text(
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """A round's export: its bytes, their character set as HTTP names it, and a summary line of the chess
+    results (empty for CSV)."""
+
+    data: bytes
+    charset: str
+    summary: str
+
+
+def export_round_file(
     venue: Venue, matches: Sequence[MatchState], round_number: int, fmt: ExportFormat, *, live: bool
-) -> tuple[str, str]:
-    """Round `round_number` of `matches` in `fmt` (a TRF: the venue's report file, read now, with the round's
-    results), and a summary line of the chess results (empty for CSV)."""
+) -> Exported:
+    """Round `round_number` of `matches` in `fmt`: a TRF is the venue's report file, read now, with the
+    round's results, in the file's own encoding and line breaks; PGN and CSV are UTF-8."""
     check_round(venue, round_number, fmt)
+    utf8 = TextEncoding.UTF8.value
     if fmt is ExportFormat.CSV:
-        return round_csv(matches, round_number, live=live), ""
+        return Exported(round_csv(matches, round_number, live=live).encode(utf8), utf8, "")
     results = round_results(matches, round_number, live=live)
     if fmt is ExportFormat.PGN:
-        return round_pgn(matches, venue, round_number, live=live), results.summary()
+        pgn = round_pgn(matches, venue, round_number, live=live)
+        return Exported(pgn.encode(utf8), utf8, results.summary())
     assert venue.tournament is not None  # `check_round` refused a venue without one
-    return trf_with_round(load_trf(venue.tournament.trf), results.games, round_number), results.summary()
+    tournament = load_trf(venue.tournament.trf)
+    data = trf_with_round(tournament, results.games, round_number)
+    return Exported(data, tournament.form.encoding.value, results.summary())
 
 
 # -- the edge: a data directory's log, read-only --------------------------------------------------------------

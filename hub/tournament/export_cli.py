@@ -14,7 +14,14 @@ from typing import Any
 
 from hub.log.eventlog import EventLogError
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, venue_data_dir
-from hub.tournament.export import ExportError, ExportFormat, check_round, export_text, read_round
+from hub.tournament.export import (
+    Exported,
+    ExportError,
+    ExportFormat,
+    check_round,
+    export_round_file,
+    read_round,
+)
 from hub.tournament.trf import TrfError
 from hub.venue import Venue, VenueError, load_venue
 
@@ -57,7 +64,7 @@ def run_round_export(args: argparse.Namespace) -> int:
     """Run `round export`: the text on stdout (or --output), a summary on stderr; 2 on a refusal."""
     try:
         venue = load_venue(args.venue)
-        text, summary = export_round(
+        exported = export_round(
             venue, venue_data_dir(args.venue, args.data), args.round, ExportFormat(args.format), args.live
         )
     except VenueError as exc:
@@ -67,24 +74,25 @@ def run_round_export(args: argparse.Namespace) -> int:
     except EventLogError as exc:  # a damaged log: as `serve` says it
         print(f"{PROG}: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    if args.output is None:
-        sys.stdout.write(text)
+    if args.output is None:  # the bytes as they are: a report file keeps its encoding and line breaks
+        sys.stdout.flush()
+        sys.stdout.buffer.write(exported.data)
+        sys.stdout.buffer.flush()
     else:
         try:
-            args.output.write_text(text, encoding="utf-8")
+            args.output.write_bytes(exported.data)
         except OSError as exc:
             return _refuse(f"{args.output}: cannot be written ({exc.strerror}) / dosya yazılamıyor")
-    if summary:
-        print(f"{PROG}: {summary}", file=sys.stderr)
+    if exported.summary:
+        print(f"{PROG}: {exported.summary}", file=sys.stderr)
     return 0
 
 
-def export_round(
-    venue: Venue, data_dir: Path, round_number: int, fmt: ExportFormat, live: bool
-) -> tuple[str, str]:
-    """The round's export from the data directory's log, and a summary line (empty when nothing to say)."""
+def export_round(venue: Venue, data_dir: Path, round_number: int, fmt: ExportFormat, live: bool) -> Exported:
+    """The round's export from the data directory's log, with a summary line (empty when nothing to say)."""
     check_round(venue, round_number, fmt)  # before the log is opened: a wrong format needs no data
-    return export_text(venue, read_round(venue, data_dir, round_number), round_number, fmt, live=live)
+    matches = read_round(venue, data_dir, round_number)
+    return export_round_file(venue, matches, round_number, fmt, live=live)
 
 
 def _refuse(message: str) -> int:

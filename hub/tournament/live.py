@@ -18,7 +18,7 @@ from hub.tournament.hallresults import round_results
 from hub.tournament.model import Outcome, Tournament
 from hub.tournament.prizes import board_prizes
 from hub.tournament.standings import rounds_recorded, standings
-from hub.tournament.tiebreaks import default_tiebreaks, parse_tiebreaks
+from hub.tournament.tiebreaks import event_tiebreaks, parse_tiebreaks
 from hub.tournament.trf import TrfError, load_trf
 from hub.venue import TournamentConfig, Venue, VenueError, file_stamp
 
@@ -66,7 +66,7 @@ class LiveStandings:
                     counted += 1
         current = max((m.info.round for m in games), default=rounds_recorded(tournament))
         team_event = tournament.is_team_event
-        tiebreaks = self.tiebreaks or default_tiebreaks(team_event)
+        tiebreaks = event_tiebreaks(tournament, self.tiebreaks)
         try:
             rows = standings(tournament, tiebreaks=tiebreaks)
         except ValueError as exc:  # a file read again that no longer fits the tie-breaks (a team file now)

@@ -80,6 +80,31 @@ GAME_OUTCOMES = {
 }
 
 
+class TextEncoding(StrEnum):
+    """How a report file's bytes are text: UTF-8, or Turkish Windows (Swiss-Manager's non-Unicode export)."""
+
+    UTF8 = "utf-8"
+    WINDOWS_1254 = "windows-1254"  # the name HTTP and Python's codecs both know
+
+
+class LineEnding(StrEnum):
+    """The line break a report file uses (the first one found; a file mixing them is written with that one)."""
+
+    LF = "\n"
+    CRLF = "\r\n"
+    CR = "\r"
+
+
+@dataclass(frozen=True, slots=True)
+class FileForm:
+    """How a report file was stored, so that it is written back the same way, byte for byte."""
+
+    encoding: TextEncoding = TextEncoding.UTF8
+    bom: bool = False  # a UTF-8 byte-order mark before the first record
+    newline: LineEnding = LineEnding.LF
+    final_newline: bool = True  # the last line ends with a line break
+
+
 class Colour(StrEnum):
     """The colour a player had in a round."""
 
@@ -151,7 +176,8 @@ class Tournament:
     teams: tuple[Team, ...] = ()
     rounds: int = 0  # the number of rounds the event has (XXR or 142), or the most any player has
     header: dict[str, str] = field(default_factory=dict, hash=False)  # record code -> its text (first one)
-    lines: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()  # without their line breaks
+    form: FileForm = FileForm()  # the encoding and line breaks the file was read with
 
     @property
     def is_team_event(self) -> bool:

@@ -1,7 +1,8 @@
 """`boardcast standings FILE.trf`: the standings of a tournament report file, one JSON line per player or team.
 
-Offline: reads the file, prints, exits. A file that cannot be read is one line on stderr naming the place
-(exit 2); so is an unknown tie-break.
+Offline: reads the file, prints, exits. The tie-breaks are --tiebreaks, else the file's own (record 212 or
+202), else the defaults (`hub.tournament.tiebreaks.event_tiebreaks`). A file that cannot be read is one line
+on stderr naming the place (exit 2); so is an unknown tie-break, and --rounds outside the file's rounds.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import json
 import sys
 from typing import Any
 
+from hub.tournament.model import Tournament
 from hub.tournament.standings import standings
-from hub.tournament.tiebreaks import parse_tiebreaks
+from hub.tournament.tiebreaks import event_tiebreaks, parse_tiebreaks, stated_text, stated_tiebreaks
 from hub.tournament.trf import TrfError, load_trf
 
 
@@ -37,18 +39,29 @@ def run_standings(args: argparse.Namespace) -> int:
     """Print the standings; 2 for a bad file, a bad round count or an unknown tie-break."""
     try:
         names = [n for n in (args.tiebreaks or "").split(",") if n.strip()]
-        tiebreaks = parse_tiebreaks(names) if names else None
+        named = parse_tiebreaks(names) if names else None
         tournament = load_trf(args.trf)
-        lines = standings(tournament, args.rounds, tiebreaks)
-    except TrfError as exc:
-        print(str(exc), file=sys.stderr)
+        _check_rounds(args.rounds, tournament)
+        lines = standings(tournament, args.rounds, event_tiebreaks(tournament, named))
+    except (TrfError, ValueError) as exc:
+        print(" ".join(str(exc).split()), file=sys.stderr)  # one line, whatever the message held
         return 2
-    except OSError as exc:
-        print(f"{args.trf}: {exc.strerror or exc} / dosya okunamadı", file=sys.stderr)
-        return 2
-    except ValueError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+    if named is None and stated_tiebreaks(tournament) is None and stated_text(tournament):
+        print(
+            f"{args.trf}: the file's tie-breaks ({stated_text(tournament)}) are not all known here for this "
+            f"event; the defaults are used / dosyadaki eşitlik bozma ölçütleri tanınmadı, varsayılanlar "
+            f"kullanıldı",
+            file=sys.stderr,
+        )
     for line in lines:
         print(json.dumps(line.to_json(), ensure_ascii=False))
     return 0
+
+
+def _check_rounds(rounds: int | None, tournament: Tournament) -> None:
+    """--rounds counts from 1 up to the rounds the file has."""
+    if rounds is not None and not 1 <= rounds <= tournament.rounds:
+        raise ValueError(
+            f"--rounds {rounds}: the file has rounds 1 to {tournament.rounds} "
+            f"/ dosyada 1 ile {tournament.rounds} arası turlar var"
+        )

@@ -2,15 +2,19 @@
 
 A tie-break is named by the regulations' short name (`BH-1`, `GP`, `DE`, …) or by its FIDE C.07 descriptor
 (`BH/C1`, `EDE`, `BC`, …). `parse_tiebreaks` turns names into `Tiebreak` values; an unknown name is an
-error naming the nearest known one. The values carry the criterion `hub.tournament.standings` asks the
+error naming the nearest known one. `event_tiebreaks` is the one rule for which apply: the ones named (venue
+or command line), else the report file's own (record 212, or the older 202), else the defaults. The values carry the criterion `hub.tournament.standings` asks the
 tie-break library for: an individual criterion id, a team descriptor, or a stage computed here.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+
+from hub.tournament.model import Tournament
 
 
 class Ruleset(StrEnum):
@@ -129,3 +133,35 @@ def parse_tiebreaks(names: tuple[str, ...] | list[str]) -> tuple[Tiebreak, ...]:
 def default_tiebreaks(team_event: bool) -> tuple[Tiebreak, ...]:
     """The tie-breaks used when none are configured."""
     return parse_tiebreaks(TEAM_DEFAULT if team_event else INDIVIDUAL_DEFAULT)
+
+
+# TRF-2025's record of the tie-breaks used to define the standings, then the older record; a comma list
+STATED_RECORDS = ("212", "202")
+
+
+def stated_text(tournament: Tournament) -> str:
+    """The report file's record of its tie-breaks as written (212, else 202), or ""."""
+    return next((tournament.header[c] for c in STATED_RECORDS if tournament.header.get(c, "").strip()), "")
+
+
+def stated_tiebreaks(tournament: Tournament) -> tuple[Tiebreak, ...] | None:
+    """The tie-breaks the report file states (record 212, else 202), or None when it states none or names
+    one unknown here or not for its kind of event (individual or team)."""
+    names = [n for n in stated_text(tournament).split(",") if n.strip()]
+    if not names:
+        return None
+    try:
+        parsed = parse_tiebreaks(names)
+    except ValueError:
+        return None
+    team = tournament.is_team_event
+    if any((t.team if team else t.individual) is None for t in parsed):
+        return None
+    return parsed
+
+
+def event_tiebreaks(tournament: Tournament, named: Sequence[Tiebreak] | None) -> tuple[Tiebreak, ...]:
+    """The tie-breaks an event's standings use: those named, else the file's own, else the defaults."""
+    if named:
+        return tuple(named)
+    return stated_tiebreaks(tournament) or default_tiebreaks(tournament.is_team_event)

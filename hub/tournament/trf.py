@@ -4,30 +4,48 @@ Reading checks every field it uses at its columns and names the line and column 
 wrong. The records read are the header (012 name, 142/XXR rounds, and the other 0x2 lines kept as text),
 players (001), and teams, either TRF-16's 013 (name, then the players' starting ranks) or TRF-2025's 310
 (number, name, strength, match points, game points, rank, players). Any other record is kept as it is.
+The bytes are UTF-8 (a byte-order mark is skipped) or else Windows-1254, the Turkish Windows code page
+pairing programs' non-Unicode exports use; lines end in LF, CRLF or CR. A paired round whose line ends
+right after the colour (its blank result trimmed away, as editors do) is a game without a result yet.
 
 Writing (`write_round`) changes only what a round's results change: the result columns of that round and the
-players' (and 310 teams') totals; every other byte of the file is the one read.
+players' (and 310 teams') totals; every other byte of the file is the one read, in the encoding, byte-order
+mark and line breaks it was read with.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from fractions import Fraction
 from pathlib import Path
 
-from hub.tournament.model import Colour, Entry, Outcome, Player, Team, Tournament
+from hub.tournament.model import (
+    Colour,
+    Entry,
+    FileForm,
+    LineEnding,
+    Outcome,
+    Player,
+    Team,
+    TextEncoding,
+    Tournament,
+)
+from hub.tournament.results import team_totals
 
 _CODE = re.compile(r"^(?:[0-9]{3}|[A-Z]{3}|###)(?: |$)")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _ROUND_START = 91  # 0-based column of round 1's opponent field on a 001 line; each round takes 10
 _OUTCOMES = {o.value: o for o in Outcome}
 
 
 class TrfError(ValueError):
-    """A report file that cannot be read; str() names the file, line and column."""
+    """A report file that cannot be read; str() names the file, and the line and column when there is one."""
 
     def __init__(self, source: str, line: int, column: int, message: str) -> None:
         self.source, self.line, self.column = source, line, column
-        super().__init__(f"{source}:{line}:{column}: {message}")
+        where = f"{source}:{line}:{column}" if line else source  # a file not read at all has no place in it
+        super().__init__(f"{where}: {message}")
 
 
 def load_trf(path: Path | str) -> Tournament:
@@ -37,16 +55,49 @@ def load_trf(path: Path | str) -> Tournament:
         data = path.read_bytes()
     except OSError as exc:
         raise TrfError(str(path), 0, 0, f"cannot be read ({exc.strerror}) / dosya okunamadı") from None
+    text, encoding = decode_trf(data, str(path))
+    return parse_trf(text, str(path), encoding)
+
+
+def decode_trf(data: bytes, source: str = "<trf>") -> tuple[str, TextEncoding]:
+    """A report file's text and encoding: UTF-8 (a byte-order mark stays, as U+FEFF), else Windows-1254."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")  # older pairing programs write Latin-1
-    return parse_trf(text, str(path))
+        return data.decode(TextEncoding.UTF8.value), TextEncoding.UTF8
+    except UnicodeDecodeError as exc:
+        if data.startswith(codecs.BOM_UTF8):  # the file says it is UTF-8: no guessing
+            raise _byte_error(
+                data, exc.start, source, "UTF-8 (the file starts with its byte-order mark)"
+            ) from None
+    try:
+        return data.decode(TextEncoding.WINDOWS_1254.value), TextEncoding.WINDOWS_1254
+    except UnicodeDecodeError as exc:  # the few bytes Windows-1254 leaves undefined
+        raise _byte_error(data, exc.start, source, "UTF-8 or Windows-1254 (Turkish) text") from None
 
 
-def parse_trf(text: str, source: str = "<trf>") -> Tournament:
-    """Read a report file's text (see `load_trf`)."""
-    lines = tuple(text.splitlines())
+def _byte_error(data: bytes, at: int, source: str, what: str) -> TrfError:
+    line_start = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
+    line = len(_LINE_BREAK.findall(data[:line_start].decode("latin-1"))) + 1
+    return TrfError(
+        source,
+        line,
+        at - line_start + 1,
+        f"byte 0x{data[at]:02X} is not {what} / dosya UTF-8 ya da Windows-1254 (Türkçe) metin değil",
+    )
+
+
+def parse_trf(text: str, source: str = "<trf>", encoding: TextEncoding = TextEncoding.UTF8) -> Tournament:
+    """Read a report file's text (see `load_trf`); `encoding` is the one its bytes had, for writing back."""
+    marked = text.startswith("\ufeff")
+    text = text[1:] if marked else text
+    found = _LINE_BREAK.search(text)
+    form = FileForm(
+        encoding,
+        marked and encoding is TextEncoding.UTF8,  # only UTF-8 has the mark
+        LineEnding(found.group()) if found else LineEnding.LF,
+        text == "" or text[-1] in "\r\n",
+    )
+    split = _LINE_BREAK.split(text)
+    lines = tuple(split[:-1] if split[-1] == "" else split)
     players: dict[int, Player] = {}
     team_lines: list[tuple[int, str]] = []
     header: dict[str, str] = {}
@@ -90,6 +141,7 @@ def parse_trf(text: str, source: str = "<trf>") -> Tournament:
         max(declared, most),
         header,
         lines,
+        form,
     )
 
 
@@ -106,6 +158,8 @@ def _player(line: str, number: int, source: str) -> Player:
     points = _points(points_text, line, number, 80, source) if points_text else None
     rank_text = line[85:89].strip()
     rank = _int(line, number, 85, 89, "the rank", source) if rank_text else None
+    for column in (89, 90):  # the two blanks between the rank and round 1
+        _blank(line, number, column, source, "two blanks separate the rank from round 1 (columns 90-91)")
     rounds: list[Entry | None] = []
     column = _ROUND_START
     while column < len(line.rstrip()):
@@ -131,17 +185,26 @@ def _player(line: str, number: int, source: str) -> Player:
 
 def _entry(line: str, number: int, column: int, source: str) -> Entry | None:
     """One round's 8 columns: opponent (4), colour, result; all blank: nothing recorded."""
-    field = line[column : column + 8].ljust(8)
-    if not field.strip():
-        return None
-    if line[column + 8 : column + 10].strip():
+    round_number = (column - _ROUND_START) // 10 + 1
+    end = len(line.rstrip())
+    if column < end < column + 6:  # ended inside the opponent, or before the colour: a number may be cut
         raise TrfError(
             source,
             number,
-            column + 9,
-            "each round takes 10 columns ('  12 w 1  '): something is written between two rounds "
-            "/ turlar arasında fazladan karakter var",
+            end + 1,
+            f"round {round_number} is cut short: the line ends inside its 8 columns (opponent, colour, "
+            f"result) / {round_number}. tur eksik: satır turun 8 sütunu içinde bitiyor",
         )
+    for offset, why in (
+        (4, f"round {round_number}'s opponent and colour are separated by a blank"),
+        (6, f"round {round_number}'s colour and result are separated by a blank"),
+        (8, "two blanks separate one round from the next"),
+        (9, "two blanks separate one round from the next"),
+    ):
+        _blank(line, number, column + offset, source, why)
+    field = line[column : column + 8].ljust(8)
+    if not field.strip():
+        return None
     opponent_text = field[:4].strip()
     if opponent_text and not opponent_text.isdigit():
         raise TrfError(
@@ -149,12 +212,9 @@ def _entry(line: str, number: int, column: int, source: str) -> Entry | None:
         )
     opponent = int(opponent_text) if opponent_text else 0
     colour_char = field[5]
-    if colour_char not in ("w", "b", "-", " ") or field[4] != " " or field[6] != " ":
+    if colour_char not in ("w", "b", "-", " "):
         raise TrfError(
-            source,
-            number,
-            column + 6,
-            f"colour {colour_char!r} must be w, b or - (a space on each side) / renk w, b ya da - olmalı",
+            source, number, column + 6, f"colour {colour_char!r} must be w, b or - / renk w, b ya da - olmalı"
         )
     result_char = field[7]
     outcome = _OUTCOMES.get(result_char)
@@ -181,6 +241,18 @@ def _entry(line: str, number: int, column: int, source: str) -> Entry | None:
         )
     colour = Colour(colour_char) if colour_char != " " else Colour.NONE
     return Entry(opponent or None, colour, outcome)
+
+
+def _blank(line: str, number: int, column: int, source: str, why: str) -> None:
+    """Refuse a character in a column that must be blank (0-based `column`)."""
+    if line[column : column + 1].strip():
+        raise TrfError(
+            source,
+            number,
+            column + 1,
+            f"column {column + 1} must be blank, found {line[column]!r}: {why} "
+            f"/ {column + 1}. sütun boş olmalı",
+        )
 
 
 def _team(line: str, number: int, index: int, source: str) -> Team:
@@ -214,28 +286,8 @@ def _check_references(players: dict[int, Player], teams: tuple[Team, ...], sourc
     """Every opponent and team member must be a player of the file, and games must agree on both sides."""
     for player in players.values():
         for round_number, entry in enumerate(player.rounds, start=1):
-            if entry is None or entry.opponent is None:
-                continue
-            column = _ROUND_START + 10 * (round_number - 1) + 1
-            other = players.get(entry.opponent)
-            if other is None:
-                raise TrfError(
-                    source,
-                    player.line,
-                    column,
-                    f"round {round_number}: opponent {entry.opponent} is not a player of the file "
-                    f"/ rakip dosyada yok",
-                )
-            back = other.entry(round_number)
-            if back is None or back.opponent != player.number:
-                raise TrfError(
-                    source,
-                    player.line,
-                    column,
-                    f"round {round_number}: player {player.number} meets {entry.opponent}, but "
-                    f"{entry.opponent}'s line (line {other.line}) does not say so / eşleşme iki satırda "
-                    f"farklı",
-                )
+            if entry is not None and entry.opponent is not None:
+                _check_game(players, player, round_number, entry, source)
     seen: dict[int, Team] = {}
     for team in teams:
         for board, number in enumerate(team.players, start=1):
@@ -255,6 +307,59 @@ def _check_references(players: dict[int, Player], teams: tuple[Team, ...], sourc
                     f"/ oyuncu iki takımda",
                 )
             seen[number] = team
+
+
+def _check_game(
+    players: dict[int, Player], player: Player, round_number: int, entry: Entry, source: str
+) -> None:
+    """A game of `player`: a real opponent, who names `player` back, with a result that matches."""
+    column = _ROUND_START + 10 * (round_number - 1) + 1
+    if entry.opponent == player.number:
+        raise TrfError(
+            source,
+            player.line,
+            column,
+            f"round {round_number}: player {player.number} is paired with themselves "
+            f"/ oyuncu kendisiyle eşleştirilmiş",
+        )
+    other = players.get(entry.opponent or 0)
+    if other is None:
+        raise TrfError(
+            source,
+            player.line,
+            column,
+            f"round {round_number}: opponent {entry.opponent} is not a player of the file / rakip dosyada yok",
+        )
+    back = other.entry(round_number)
+    if back is None or back.opponent != player.number:
+        raise TrfError(
+            source,
+            player.line,
+            column,
+            f"round {round_number}: player {player.number} meets {entry.opponent}, but "
+            f"{entry.opponent}'s line (line {other.line}) does not say so / eşleşme iki satırda farklı",
+        )
+    if not _results_agree(entry.outcome, back.outcome):
+        first, second = sorted(((player, entry), (other, back)), key=lambda side: side[0].line)
+        raise TrfError(
+            source,
+            second[0].line,
+            column + 7,
+            f"round {round_number}: player {first[0].number} (line {first[0].line}) has "
+            f"{first[1].outcome.value!r} against {second[0].number}, who has {second[1].outcome.value!r} "
+            f"/ iki oyuncunun sonucu uyuşmuyor",
+        )
+
+
+def _results_agree(one: Outcome, other: Outcome) -> bool:
+    """The two sides of one game: both blank, a played result and its mirror (1-0, =-=, W-L, D-D…), or
+    forfeits where at most one side wins (+-, -+, --)."""
+    if Outcome.NOT_PLAYED in (one, other):
+        return one is other
+    if one.played != other.played:
+        return False
+    total = one.points + other.points
+    return total == 1 if one.played else total <= 1
 
 
 def _int(
@@ -289,21 +394,32 @@ def _points(text: str, line: str, number: int, start: int, source: str) -> Fract
 # -- writing --------------------------------------------------------------------------------------------------
 
 
-def write_round(tournament: Tournament, round_number: int) -> str:
-    """The file read, with `round_number`'s result columns and every total as `tournament` now has them."""
+def write_round(tournament: Tournament, round_number: int) -> bytes:
+    """The file read, with `round_number`'s result columns and the totals as `tournament` now has them, in
+    the encoding, byte-order mark and line breaks it was read with."""
     out: list[str] = []
     for line in tournament.lines:
         code = line[:3]
+        written = line
         if code == "001" and line[4:8].strip().isdigit() and int(line[4:8]) in tournament.players:
-            out.append(_player_line(line, tournament.players[int(line[4:8])], round_number))
+            written = _player_line(line, tournament.players[int(line[4:8])], round_number)
         elif code == "310":
             team = next(
                 (t for t in tournament.teams if t.line and line == tournament.lines[t.line - 1]), None
             )
-            out.append(_team_line(line, tournament, team) if team is not None else line)
-        else:
-            out.append(line)
-    return "\n".join(out) + "\n"
+            written = _team_line(line, tournament, team) if team is not None else line
+        # a line that changed only in trailing blanks did not change: it keeps its own
+        out.append(line if written.rstrip() == line.rstrip() else written)
+    return encode_trf(out, tournament.form)
+
+
+def encode_trf(lines: list[str] | tuple[str, ...], form: FileForm) -> bytes:
+    """Lines of a report file as the bytes of a file stored as `form` says."""
+    newline = form.newline.value
+    text = newline.join(lines) + (newline if form.final_newline and lines else "")
+    if form.bom:
+        text = "\ufeff" + text
+    return text.encode(form.encoding.value)
 
 
 def _player_line(line: str, player: Player, round_number: int) -> str:
@@ -311,9 +427,16 @@ def _player_line(line: str, player: Player, round_number: int) -> str:
     entry = player.entry(round_number)
     width = max(len(line), column + 8)
     chars = list(line.ljust(width))
-    if entry != _entry(line.ljust(width), 0, column, ""):  # an unchanged round keeps its own spelling
+    read = _entry(line.ljust(width), 0, column, "")
+    if entry != read:  # an unchanged round keeps its own spelling
         chars[column : column + 8] = list(_entry_text(entry))
-    chars[80:84] = list(f"{_points_text(player.points()):>4}")
+    # the stated total moves by what this round changed: the pairing program's way of scoring other rounds
+    # (byes, say) stays its own
+    stated = player.stated_points
+    change = (entry.points if entry else Fraction(0)) - (read.points if read else Fraction(0))
+    total = player.points() if stated is None else stated + change
+    if total != stated:
+        chars[80:84] = list(f"{_points_text(total):>4}")
     # up to the last round's result column: a game paired and not yet played keeps its blank result, which
     # readers that take each round as 10 columns need
     last = _ROUND_START + 10 * len(player.rounds) - 2 if player.rounds else 0
@@ -328,8 +451,6 @@ def _entry_text(entry: Entry | None) -> str:
 
 
 def _team_line(line: str, tournament: Tournament, team: Team) -> str:
-    from hub.tournament.results import team_totals  # the team scoring rule lives with the results
-
     match_points, game_points = team_totals(tournament, team)
     chars = list(line.ljust(71))
     chars[54:60] = list(f"{_points_text(match_points, 1):>6}")

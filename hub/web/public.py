@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hub import chess_feed
-from hub.tournament.export import ExportError, ExportFormat, export_text
+from hub.tournament.export import ExportError, ExportFormat, export_round_file
 from hub.tournament.trf import TrfError
 from hub.web.context import PublicContext
 from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
@@ -130,22 +130,26 @@ class PublicRoutes:
         """The venue's report file with a round's chess results: official ones, or with `?live=1` every one.
         Referees only: the file holds players' dates of birth and FIDE ids, which spectators never get."""
         referee_for(self.ctx.auth, request)
-        return await self._round_export(request, ExportFormat.TRF, "text/plain; charset=utf-8")
+        return await self._round_export(request, ExportFormat.TRF, "text/plain")
 
     async def round_csv(self, request: Request) -> Response:
         """A round's table-tennis and backgammon matches as CSV: scores official only, unless `?live=1`."""
-        return await self._round_export(request, ExportFormat.CSV, "text/csv; charset=utf-8")
+        return await self._round_export(request, ExportFormat.CSV, "text/csv")
 
     async def _round_export(self, request: Request, fmt: ExportFormat, media_type: str) -> Response:
         hall, number = self.ctx.hall, request.path_params["round"]
         live = request.query_params.get("live") == "1"
         try:  # the report file is read now, off the event loop: the pairing program may have written it since
-            text, _ = await asyncio.to_thread(
-                export_text, hall.venue, hall.public_matches(), number, fmt, live=live
+            exported = await asyncio.to_thread(
+                export_round_file, hall.venue, hall.public_matches(), number, fmt, live=live
             )
         except (ExportError, TrfError) as exc:
             raise NotFound(str(exc)) from None
-        return Response(text, media_type=media_type, headers={"Cache-Control": "no-cache, max-age=0"})
+        return Response(  # the bytes as made: a report file keeps the encoding it was read with
+            exported.data,
+            media_type=f"{media_type}; charset={exported.charset}",
+            headers={"Cache-Control": "no-cache, max-age=0"},
+        )
 
 
 def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[BaseRoute]:

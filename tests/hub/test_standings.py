@@ -18,12 +18,14 @@ from pathlib import Path
 import pytest
 import tiebreak_core as tc
 
+from hub.tournament.live import LiveStandings
 from hub.tournament.model import Colour, Entry, Outcome, Tournament
 from hub.tournament.results import TeamRound, match_points, team_totals
 from hub.tournament.standings import rank_teams, standings, team_match
 from hub.tournament.standings_cli import add_standings_parser, run_standings
 from hub.tournament.tiebreaks import DEFAULT_RULESET, Ruleset, parse_tiebreaks
 from hub.tournament.trf import load_trf
+from hub.venue import TournamentConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trf"
 FILES = sorted(FIXTURES.glob("*.trf"))
@@ -510,7 +512,48 @@ def test_cli_prints_one_json_line_each(capsys: pytest.CaptureFixture[str]) -> No
     assert lines[0] == {"rank": 1, "name": "Bruno", "points": 4, "tiebreaks": {"BH": 13, "SB": 9.5}}
     assert _cli(str(FIXTURES / "fideteam_nocolor.trf"), "--rounds", "3") == 0
     teams = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert len(teams) == 9 and list(teams[0]["tiebreaks"]) == ["BH-1", "GP", "DE"]
+    assert len(teams) == 9 and list(teams[0]["tiebreaks"]) == ["BC", "BBE"]  # the file's own (212)
+    assert _cli(str(FIXTURES / "fideteam_nocolor.trf"), "--rounds", "3", "--tiebreaks", "MP,BH-1") == 0
+    assert list(json.loads(capsys.readouterr().out.splitlines()[0])["tiebreaks"]) == ["BH-1"]
+
+
+def test_cli_without_tiebreaks_ranks_by_the_files_own(capsys: pytest.CaptureFixture[str]) -> None:
+    tournament = load_trf(FIXTURES / "fideteam_nocolor.trf")
+    assert _cli(str(FIXTURES / "fideteam_nocolor.trf")) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    stated = {t.name: t.stated_rank for t in tournament.teams}
+    assert {row["name"]: row["rank"] for row in rows} == stated
+    assert [row["name"] for row in rows] == sorted(stated, key=lambda name: stated[name] or 0)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ("202 PTS,BC,BBE", ["BC", "BBE"]),  # the older record, same format
+        ("212 PTS,BC,XYZ", ["BH-1", "GP", "DE"]),  # a name not known here: the defaults
+        ("212 PTS,ARO", ["BH-1", "GP", "DE"]),  # an individual tie-break in a team event: the defaults
+    ],
+)
+def test_the_files_tiebreaks_are_used_only_when_every_name_is_known(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], record: str, expected: list[str]
+) -> None:
+    text = (FIXTURES / "fideteam_nocolor.trf").read_text(encoding="utf-8").replace("212 PTS,BC,BBE", record)
+    path = tmp_path / "event.trf"
+    path.write_text(text, encoding="utf-8")
+    assert _cli(str(path)) == 0
+    captured = capsys.readouterr()
+    assert list(json.loads(captured.out.splitlines()[0])["tiebreaks"]) == expected
+    assert ("the defaults are used" in captured.err) == (expected != ["BC", "BBE"])
+
+
+@pytest.mark.parametrize("rounds", ["0", "-1", "8", "99"])
+def test_cli_rounds_outside_the_files_rounds_is_refused(
+    capsys: pytest.CaptureFixture[str], rounds: str
+) -> None:
+    assert _cli(str(FIXTURES / "fideteam_nocolor.trf"), "--rounds", rounds) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert f"--rounds {rounds}: the file has rounds 1 to 7 / " in captured.err
 
 
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -533,3 +576,13 @@ def test_live_team_round_counts_a_match_once_every_board_is_in() -> None:
     assert rows[4].points == 11  # the other matches of round 7 count
     done = {s.number: s for s in standings(live.with_result(7, 13, 1, "0-1"))}
     assert done[1].points == 14 and done[1].rank == 1
+
+
+def test_live_standings_use_the_files_tiebreaks_unless_the_venue_names_some() -> None:
+    path = FIXTURES / "fideteam_nocolor.trf"
+    stated = {t.name: t.stated_rank for t in load_trf(path).teams}
+    view = LiveStandings(TournamentConfig(path)).view([])
+    assert view["tiebreaks"] == ["BC", "BBE"]
+    assert {row["name"]: row["rank"] for row in view["rows"]} == stated
+    named = LiveStandings(TournamentConfig(path, tiebreaks=("MP", "BH-1", "GP"))).view([])
+    assert named["tiebreaks"] == ["BH-1", "GP"]
