@@ -3,16 +3,27 @@
 The header is `round,table,player_a,player_b`, with `partner_a,partner_b` for table-tennis doubles and, when
 the rows need them, `best_of` (table tennis) and `length` (backgammon); any other column is refused naming
 the nearest known one. Each row is one match on its table, id `R<round>-<table>`; the table's sport decides
-the match's keys. Every refusal names the CSV line and the column.
+the match's keys. Every refusal names the CSV line and the column. `draw_text` reads the file's bytes as UTF-8,
+naming where a byte is not.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from hub.tournament.plan import PlannedMatch, RoundError, RoundPlan, TomlValue, no_table, refuse_clashes
+from hub.tournament.plan import (
+    PlannedMatch,
+    RoundError,
+    RoundPlan,
+    TomlValue,
+    count,
+    no_table,
+    refuse_clashes,
+    sport_names,
+)
 from hub.venue import Venue
 from hub.venue.keys import nearest_key
 
@@ -21,6 +32,24 @@ COLUMNS = (*REQUIRED, "partner_a", "partner_b", "best_of", "length")
 DRAW_SPORTS = ("tabletennis", "backgammon")
 # the columns of a match's players, in the venue's order (doubles: A1, A2, B1, B2)
 PLAYER_COLUMNS = {2: ("player_a", "player_b"), 4: ("player_a", "partner_a", "player_b", "partner_b")}
+
+
+Fail = Callable[[str, str], RoundError]  # (column, message) -> the error naming the row's line
+
+
+def draw_text(data: bytes, source: str) -> str:
+    """A draw file's text; raise RoundError naming the line and column of the first byte that is not UTF-8
+    (a file saved as Latin-1 or Windows-1254)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = len(data[line_start : exc.start].decode("utf-8")) + 1
+        raise RoundError(
+            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02X} at line {line}, column {column}); save it "
+            f"as UTF-8 / dosya UTF-8 değil ({line}. satır, {column}. sütun); UTF-8 olarak kaydedin"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,15 +74,21 @@ def plan_csv_draw(
     """The venue entries of a draw (every round in it, or only `round_number`); raise RoundError naming the
     line and column of the first row that cannot be a match, and plan nothing."""
     if sport is not None and sport not in DRAW_SPORTS:
+        names = sport_names(DRAW_SPORTS)
         raise RoundError(
-            f"a draw file is for {' or '.join(DRAW_SPORTS)}; chess rounds come from the pairing program's TRF "
-            f"/ kura dosyası masa tenisi ve tavla içindir",
+            f"a draw file is for {names[0]}; chess rounds come from the pairing program's report file (.trf) "
+            f"/ kura dosyası {names[1]} içindir; satranç turları eşlendirme programının rapor dosyasından "
+            f"(.trf) gelir",
             source,
         )
     if best_of is not None and (best_of < 1 or best_of % 2 == 0):
-        raise RoundError(f"--best-of {best_of}: an odd number of games (3, 5, 7) / tek sayı olmalı")
+        raise RoundError(
+            f"--best-of {best_of}: an odd number of games (3, 5, 7) / oyun sayısı tek olmalı (3, 5, 7)"
+        )
     if length is not None and length < 1:
-        raise RoundError(f"--length {length}: a whole number of points from 1 / 1 veya büyük olmalı")
+        raise RoundError(
+            f"--length {length}: a whole number of points from 1 / maç uzunluğu 1 veya büyük bir tam sayı olmalı"
+        )
     reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
     columns = _header(next(reader, []), source)
     rows: list[_Row] = []
@@ -63,7 +98,8 @@ def plan_csv_draw(
         line = reader.line_num
         if len(values) != len(columns):
             raise RoundError(
-                f"{len(values)} fields, the header has {len(columns)} / alan sayısı başlıkla uyuşmuyor",
+                f"{len(values)} fields, the header has {len(columns)} "
+                f"/ {len(values)} alan var, başlıkta {len(columns)} sütun var",
                 source,
                 line,
             )
@@ -72,8 +108,12 @@ def plan_csv_draw(
         if round_number is None or row.round == round_number:
             rows.append(row)
     if not rows:
-        which = f"round {round_number}" if round_number is not None else "any round"
-        raise RoundError(f"no rows for {which} / bu tur için satır yok", source)
+        which = (
+            (f"round {round_number}", f"{round_number}. tur için")
+            if round_number is not None
+            else ("any round", "hiçbir tur için")
+        )
+        raise RoundError(f"no rows for {which[0]} / {which[1]} satır yok", source)
     _refuse_repeats(rows, source)
     _refuse_rounds_in_venue(rows, venue, source)
     refuse_clashes([r.match.id for r in rows], venue)
@@ -93,26 +133,31 @@ def _header(names: list[str], source: str) -> list[str]:
             hint = (f"; did you mean {near}?", f"; {near} mı demek istediniz?") if near else ("", "")
             raise RoundError(
                 f"unknown column {name!r} (column {index}){hint[0]}; known: {', '.join(COLUMNS)} "
-                f"/ bilinmeyen sütun{hint[1]}",
+                f"/ bilinmeyen sütun {name!r} ({index}. sütun){hint[1]}; bilinenler: {', '.join(COLUMNS)}",
                 source,
                 1,
                 "header",
             )
         if columns.index(name) != index - 1:
             raise RoundError(
-                f"column {name!r} is written twice / sütun iki kez yazılmış", source, 1, "header"
+                f"column {name!r} is written twice / {name!r} sütunu iki kez yazılmış", source, 1, "header"
             )
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise RoundError(
             f"the header needs {', '.join(missing)}: round,table,player_a,player_b[,partner_a,partner_b] "
-            f"/ başlıkta eksik sütun",
+            f"/ başlıkta eksik sütun: {', '.join(missing)}",
             source,
             1,
             "header",
         )
     if ("partner_a" in columns) != ("partner_b" in columns):
-        raise RoundError("partner_a and partner_b go together / ikisi birlikte yazılır", source, 1, "header")
+        raise RoundError(
+            "partner_a and partner_b go together / partner_a ile partner_b birlikte yazılır",
+            source,
+            1,
+            "header",
+        )
     return columns
 
 
@@ -125,11 +170,11 @@ def _row(
     best_of: int | None,
     length: int | None,
 ) -> _Row:
-    def fail(column: str, message: str) -> RoundError:
+    def fail(column: str, message: str) -> RoundError:  # a `Fail`
         return RoundError(message, source, line, column)
 
     round_number = _number(
-        fields["round"], 1, fail("round", "must be a whole number from 1 / 1 veya büyük tam sayı")
+        fields["round"], 1, fail("round", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı")
     )
     table_id = fields["table"]
     table = next((t for t in venue.tables if t.id == table_id), None)
@@ -137,10 +182,11 @@ def _row(
         raise fail("table", no_table(table_id, venue))
     wanted = (sport,) if sport is not None else DRAW_SPORTS
     if table.sport not in wanted:
+        has, names = sport_names([table.sport]), sport_names(wanted)
         raise fail(
             "table",
-            f"table {table_id} is a {table.sport} table; this draw is for {' or '.join(wanted)} "
-            f"/ masa başka bir spor dalının",
+            f"table {table_id} is a {has[0]} table; this draw is for {names[0]} "
+            f"/ {table_id} bir {has[1]} masası; bu kura {names[1]} içindir",
         )
     players = [fields["player_a"], fields["player_b"]]
     partners = [fields.get("partner_a", ""), fields.get("partner_b", "")]
@@ -152,7 +198,8 @@ def _row(
     extra: list[tuple[str, TomlValue]] = []
     if any(partners):
         if table.sport != "tabletennis":
-            raise fail("partner_a", f"{table.sport} is played one against one / bire bir oynanır")
+            names = sport_names([table.sport])
+            raise fail("partner_a", f"{names[0]} is played one against one / {names[1]} bire bir oynanır")
         players = [players[0], partners[0], players[1], partners[1]]
         extra.append(("doubles", True))
     extra += _sport_keys(fields, table.sport, fail, best_of, length)
@@ -161,28 +208,32 @@ def _row(
 
 
 def _sport_keys(
-    fields: dict[str, str], sport: str, fail, best_of: int | None, length: int | None
+    fields: dict[str, str], sport: str, fail: Fail, best_of: int | None, length: int | None
 ) -> list[tuple[str, TomlValue]]:
     """best_of for table tennis (the venue's default when none), length for backgammon (required)."""
     own, other = ("best_of", "length") if sport == "tabletennis" else ("length", "best_of")
     if fields.get(other):
-        raise fail(other, f"{other} is not for {sport} matches / bu spor dalında kullanılmaz")
+        names = sport_names([sport])
+        raise fail(
+            other, f"{other} is not for {names[0]} matches / {other} {names[1]} maçlarında kullanılmaz"
+        )
     text = fields.get(own, "")
     if sport == "tabletennis":
         if not text:
             return [] if best_of is None else [("best_of", best_of)]
-        odd = fail("best_of", "must be an odd number of games (3, 5, 7) / tek sayı olmalı")
+        odd = fail("best_of", "must be an odd number of games (3, 5, 7) / oyun sayısı tek olmalı (3, 5, 7)")
         games = _number(text, 1, odd)
         if games % 2 == 0:
             raise odd
         return [("best_of", games)]
     if text:
-        return [("length", _number(text, 1, fail("length", "must be a whole number from 1 / 1 veya büyük")))]
+        too_short = fail("length", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı")
+        return [("length", _number(text, 1, too_short))]
     if length is None:
         raise fail(
             "length",
             "a backgammon match needs its length in points: a length column or --length "
-            "/ tavla maçının uzunluğu gerekli",
+            "/ tavla maçının kaç sayılık olduğu gerekli: length sütunu ya da --length",
         )
     return [("length", length)]
 
@@ -202,18 +253,30 @@ def _refuse_repeats(rows: list[_Row], source: str) -> None:
         if earlier != row.line:
             raise RoundError(
                 f"table {row.table} is already used in round {row.round} on line {earlier} "
-                f"/ masa bu turda zaten kullanılmış",
+                f"/ {row.table} masası {row.round}. turda {earlier}. satırda zaten kullanılmış",
                 source,
                 row.line,
                 "table",
             )
         names = row.match.players
         columns = PLAYER_COLUMNS[len(names)]
-        for name, column in zip(names, columns, strict=True):
-            earlier = players.setdefault((row.round, name), row.line)
-            if earlier != row.line or names.count(name) > 1:
+        for index, (name, column) in enumerate(zip(names, columns, strict=True)):
+            if name in names[:index]:
+                half = len(names) // 2  # side A's players come first
+                same_side = (names.index(name) < half) == (index < half)
                 raise RoundError(
-                    f"{name} already plays in round {row.round} on line {earlier} / oyuncu bu turda zaten oynuyor",
+                    f"{name} is written twice on one side / {name} aynı tarafta iki kez yazılmış"
+                    if same_side
+                    else f"{name} is on both sides of the match / {name} maçın iki tarafında da yazılmış",
+                    source,
+                    row.line,
+                    column,
+                )
+            earlier = players.setdefault((row.round, name), row.line)
+            if earlier != row.line:
+                raise RoundError(
+                    f"{name} already plays in round {row.round} on line {earlier} "
+                    f"/ {name} {row.round}. turda {earlier}. satırda zaten oynuyor",
                     source,
                     row.line,
                     column,
@@ -226,9 +289,11 @@ def _refuse_rounds_in_venue(rows: list[_Row], venue: Venue, source: str) -> None
     for row in rows:
         have = sum(1 for m in venue.matches if m.round == row.round and sport_of.get(m.table) == row.sport)
         if have:
+            names = sport_names([row.sport])
             raise RoundError(
-                f"round {row.round} of {row.sport} is already in the venue ({have} matches); remove it first "
-                f"/ {row.round}. tur salon dosyasında zaten var",
+                f"round {row.round} of {names[0]} is already in the venue ({count(have, 'match', 'matches')}); "
+                f"remove it first / {names[1]} {row.round}. turu salon dosyasında zaten var ({have} maç); "
+                f"önce çıkarın",
                 source,
                 row.line,
                 "round",

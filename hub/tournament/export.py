@@ -24,6 +24,7 @@ from hub.rules.backgammon.state import BackgammonState
 from hub.rules.tabletennis.model import TableTennisState, match_result
 from hub.tournament.hallresults import GameLine, round_results
 from hub.tournament.model import Colour, TextEncoding, Tournament
+from hub.tournament.plan import sport_names
 from hub.tournament.trf import load_trf, write_round
 from hub.venue import Venue
 
@@ -157,12 +158,12 @@ def check_round(venue: Venue, round_number: int, fmt: ExportFormat) -> None:
             f"round {round_number} has no matches in the venue / salonda {round_number}. tur yok"
         )
     if not sports & set(fmt.sports):
-        has, takes = ", ".join(sorted(sports)), " and ".join(fmt.sports)
-        wanted = "csv" if fmt is not ExportFormat.CSV else "trf or pgn"
+        has, takes = sport_names(sorted(sports), ("and", "ve")), sport_names(fmt.sports, ("and", "ve"))
+        wanted = ("csv", "csv") if fmt is not ExportFormat.CSV else ("trf or pgn", "trf ya da pgn")
         raise ExportError(
-            f"round {round_number} has only {has}: --format {fmt.value} is for {takes}; use {wanted} "
-            f"/ {round_number}. turda yalnızca {has} var: --format {fmt.value} {takes} içindir; "
-            f"{wanted.replace(' or ', ' ya da ')} kullanın"
+            f"round {round_number} has only {has[0]}: --format {fmt.value} is for {takes[0]}; use {wanted[0]} "
+            f"/ {round_number}. turda yalnızca {has[1]} var: --format {fmt.value} {takes[1]} içindir; "
+            f"{wanted[1]} kullanın"
         )
 
 

@@ -1,10 +1,11 @@
 """A round planned as venue entries, and the write that adds them to the venue file.
 
 `RoundPlan` holds the `[[matches]]` and `[[team_matches]]` a round adds, and what the round has that is not a
-game on a table (byes, forfeits); `RoundPlan.toml` writes them as the venue docs show them. `table_list` reads
-`--tables`; `add_to_venue` appends a plan to the venue file, only once the whole text still reads as a venue,
-in one atomic replace. Planning a round is `hub.tournament.rounds` (report files) and `hub.tournament.draw`
-(CSV draws).
+game on a table (byes, forfeits); `RoundPlan.toml` writes them as the venue docs show them, byes and forfeits
+as comments after the entries. `table_list` reads `--tables`; `count` and `sport_names` word the messages in
+both languages; `add_to_venue` appends a plan to the venue file, only once the whole text still reads as a
+venue, in one atomic replace. Planning a round is `hub.tournament.rounds` (report files) and
+`hub.tournament.draw` (CSV draws).
 """
 
 from __future__ import annotations
@@ -14,13 +15,36 @@ import os
 import re
 import stat
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 from hub.venue import Venue, parse_venue
 
 TomlValue = str | int | bool | tuple[str, ...] | tuple[int, ...]
+# a venue sport id -> its name in English and Turkish, for messages
+SPORT_NAMES = {
+    "chess": ("chess", "satranç"),
+    "tabletennis": ("table tennis", "masa tenisi"),
+    "backgammon": ("backgammon", "tavla"),
+}
+
+
+def sport_names(sports: Iterable[str], joiner: tuple[str, str] = ("or", "ya da")) -> tuple[str, str]:
+    """Sports' names joined with "or" (or `joiner`), in English and in Turkish ("table tennis or backgammon",
+    "masa tenisi ya da tavla")."""
+    names = [SPORT_NAMES.get(s, (s, s)) for s in sports]
+    return _joined([n[0] for n in names], joiner[0]), _joined([n[1] for n in names], joiner[1])
+
+
+def _joined(words: list[str], last: str) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
+def count(number: int, one: str, many: str) -> str:
+    """A number with its noun in the singular or the plural ("1 game", "6 games")."""
+    return f"{number} {one if number == 1 else many}"
 
 
 class RoundError(ValueError):
@@ -37,7 +61,8 @@ class RoundError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Bye:
-    """A player with no game in the round: the code the file gives (U H F Z, or a forfeit without opponent)."""
+    """A player with no game in the round: the code the file gives (U H F Z, or a forfeit without an opponent
+    that is no board of a team match)."""
 
     round: int
     player: str
@@ -90,15 +115,15 @@ class RoundPlan:
     byes: tuple[Bye, ...] = ()
     forfeits: tuple[Forfeit, ...] = ()
     tournament_trf: str | None = None  # a `[tournament] trf` to add: the venue names no event yet
-    tables: tuple[str, ...] = field(default=())  # the tables used, in board order
+    tables: tuple[str, ...] = ()  # the tables used, in board order
 
     def toml(self) -> str:
         """The TOML text of the new entries, written as the venue docs show them, after a header comment."""
         rounds = ", ".join(str(r) for r in self.rounds)
-        label = "round" if len(self.rounds) == 1 else "rounds"
-        out = [
-            f"# {label} {rounds} from {Path(self.source).name} / {Path(self.source).name} dosyasından tur {rounds}"
-        ]
+        label = ("round", "tur") if len(self.rounds) == 1 else ("rounds", "turlar")
+        name = Path(self.source).name
+        ordinals = ", ".join(f"{r}." for r in self.rounds)
+        out = [f"# {label[0]} {rounds} from {name} / {name} dosyasından {ordinals} {label[1]}"]
         if self.tournament_trf is not None:
             out += ["", "[tournament]", f"trf = {toml_value(self.tournament_trf)}"]
         for team_match in self.team_matches:
@@ -122,7 +147,33 @@ class RoundPlan:
                 f"players = {toml_value(match.players)}",
             ]
             out += [f"{key} = {toml_value(value)}" for key, value in match.extra]
-        return "\n".join(out) + "\n"
+        return "\n".join(out + self._not_on_tables()) + "\n"
+
+    def _not_on_tables(self) -> list[str]:
+        """Comments after the entries for what is no entry: byes, and forfeits outside a team match (a team
+        match's forfeited boards are its `forfeits` entry)."""
+        in_entries = {f for t in self.team_matches for f in t.forfeits}
+        lines = [f"#   {forfeit_line(f)}" for f in self.forfeits if f not in in_entries]
+        lines += [f"#   {bye_line(b)}" for b in self.byes]
+        if not lines:
+            return []
+        head = (
+            "# not on a table (they stay in the report file) / masada oynanmayanlar (rapor dosyasında kalır):"
+        )
+        return ["", head, *lines]
+
+
+def forfeit_line(forfeit: Forfeit) -> str:
+    """A game decided by forfeit, as the command and the comments write it."""
+    return (
+        f"board {forfeit.board}: {forfeit.white} - {forfeit.black} {forfeit.result} "
+        f"(forfeit, no table / hükmen, masasız)"
+    )
+
+
+def bye_line(bye: Bye) -> str:
+    """A player with no game in the round, as the command and the comments write it."""
+    return f"{bye.player} ({bye.number}): {bye.code} {float(bye.points):g} (no game / maçsız)"
 
 
 def _forfeit_toml(forfeit: Forfeit) -> str:
@@ -164,9 +215,10 @@ def table_list(text: str | None, venue: Venue, sport: str, round_numbers: tuple[
             if table_id not in known:
                 raise RoundError(no_table(table_id, venue))
             if known[table_id].sport != sport:
+                has, wanted = sport_names([known[table_id].sport]), sport_names([sport])
                 raise RoundError(
-                    f"table {table_id} is a {known[table_id].sport} table, not a {sport} table "
-                    f"/ {table_id} masası bu spor dalının değil"
+                    f"table {table_id} is a {has[0]} table, not a {wanted[0]} table "
+                    f"/ {table_id} bir {has[1]} masası, {wanted[1]} masası değil"
                 )
             if table_id in chosen:
                 raise RoundError(f"table {table_id} is listed twice / {table_id} masası iki kez yazılmış")
@@ -197,7 +249,8 @@ def need_tables(tables: tuple[str, ...], needed: int) -> None:
     """Refuse a table list shorter than the games that need a table."""
     if len(tables) < needed:
         raise RoundError(
-            f"{needed} tables are needed, {len(tables)} given / {needed} masa gerekli, {len(tables)} verildi"
+            f"{count(needed, 'table is', 'tables are')} needed, {len(tables)} given "
+            f"/ {needed} masa gerekli, {len(tables)} verildi"
         )
 
 
@@ -208,7 +261,7 @@ def refuse_clashes(ids: list[str], venue: Venue) -> None:
     if clash:
         raise RoundError(
             f"the venue already has {len(clash)} of the ids this round would add ({', '.join(clash[:5])}) "
-            f"/ salonda bu kimlikler zaten var"
+            f"/ salonda bu turun eklediği kimliklerden {len(clash)} tanesi zaten var ({', '.join(clash[:5])})"
         )
 
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 from hub.tournament.model import Outcome, Team, Tournament
 
 WIN, DRAW, LOSS = Fraction(2), Fraction(1), Fraction(0)
+_FORFEITS = (Outcome.FORFEIT_WIN, Outcome.FORFEIT_LOSS)
 
 
 def match_points(ours: Fraction, theirs: Fraction) -> Fraction:
@@ -37,6 +38,7 @@ class TeamRound:
 def team_rounds(tournament: Tournament, team: Team) -> tuple[TeamRound | None, ...]:
     """The team's rounds, round 1 first; None where the team has nothing recorded."""
     by_player = {number: t for t in tournament.teams for number in t.players}
+    by_number = {t.number: t for t in tournament.teams}
     rounds: list[TeamRound | None] = []
     for round_number in range(1, tournament.rounds + 1):
         ours = Fraction(0)
@@ -63,6 +65,8 @@ def team_rounds(tournament: Tournament, team: Team) -> tuple[TeamRound | None, .
         if not any_entry:
             rounds.append(None)
             continue
+        if opponent is not None:  # the other team's boards won by forfeit with no opponent number (0000 - +)
+            theirs += _lone_forfeit_points(tournament, by_number[opponent], round_number)
         if opponent is None and bye:
             points = DRAW
         elif opponent is None:
@@ -71,6 +75,17 @@ def team_rounds(tournament: Tournament, team: Team) -> tuple[TeamRound | None, .
             points = match_points(ours, theirs)
         rounds.append(TeamRound(opponent, ours, theirs, points, complete, played))
     return tuple(rounds)
+
+
+def _lone_forfeit_points(tournament: Tournament, team: Team, round_number: int) -> Fraction:
+    """The points of the team's boards decided by forfeit without an opponent number in the round: the other
+    team's player on that board names no one, so the board is not met from the other side."""
+    points = Fraction(0)
+    for number in team.players:
+        entry = tournament.players[number].entry(round_number)
+        if entry is not None and entry.opponent is None and entry.outcome in _FORFEITS:
+            points += entry.points
+    return points
 
 
 def team_totals(tournament: Tournament, team: Team, rounds: int | None = None) -> tuple[Fraction, Fraction]:

@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED
-from hub.tournament.draw import DRAW_SPORTS, plan_csv_draw
+from hub.tournament.draw import DRAW_SPORTS, draw_text, plan_csv_draw
+from hub.tournament.plan import bye_line, count, forfeit_line
 from hub.tournament.rounds import RoundError, RoundPlan, add_to_venue, plan_trf_round
 from hub.tournament.trf import TrfError, load_trf
-from hub.venue import VenueError, load_venue
+from hub.venue import Venue, VenueError, load_venue
 
 
 def add_round_parser(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
@@ -36,19 +37,36 @@ def add_round_parser(commands: argparse._SubParsersAction) -> argparse._SubParse
     imp.add_argument(
         "--round",
         type=int,
-        help="the round (required for a .trf; a .csv without it gives all its rounds) / tur numarası",
+        help="the round (required for a .trf; a .csv without it gives all its rounds) / tur numarası "
+        "(.trf için gerekli; .csv'de verilmezse dosyanın bütün turları)",
     )
     imp.add_argument("--venue", type=Path, required=True, help="the venue file (TOML) / salon dosyası")
     imp.add_argument(
         "--tables",
         help="tables to use in board order: T1-T40 or T1,T2,T5; default: the venue's free tables of the "
-        "sport in file order / kullanılacak masalar",
+        "sport in file order / masa sırasıyla kullanılacak masalar: T1-T40 ya da T1,T2,T5; verilmezse "
+        "salonun bu spordaki boş masaları, dosyadaki sırayla",
     )
-    imp.add_argument("--time-control", help='chess: every game\'s time control, "5400+30" / satranç süresi')
-    imp.add_argument("--best-of", type=int, help="table tennis: games per match when the CSV gives none")
-    imp.add_argument("--length", type=int, help="backgammon: match length when the CSV gives none")
     imp.add_argument(
-        "--sport", choices=DRAW_SPORTS, help="a .csv: only tables of this sport / yalnızca bu spor"
+        "--time-control",
+        help='chess: every game\'s time control, "5400+30" / satranç: her oyunun süresi, "5400+30"',
+    )
+    imp.add_argument(
+        "--best-of",
+        type=int,
+        help="table tennis: games per match when the CSV gives none / masa tenisi: CSV vermediğinde bir "
+        "maçın oyun sayısı",
+    )
+    imp.add_argument(
+        "--length",
+        type=int,
+        help="backgammon: match length in points when the CSV gives none / tavla: CSV vermediğinde maçın "
+        "kaç sayılık olduğu",
+    )
+    imp.add_argument(
+        "--sport",
+        choices=DRAW_SPORTS,
+        help="a .csv: only tables of this sport / .csv: yalnızca bu sporun masaları",
     )
     imp.add_argument(
         "--print",
@@ -72,15 +90,21 @@ def run_round_import(args: argparse.Namespace) -> int:
     try:
         add_to_venue(args.venue, plan)
     except VenueError as exc:
-        return _refuse(f"the round could not be added, the venue file is unchanged: {exc}")
+        return _refuse(
+            f"the round could not be added, the venue file is unchanged / tur eklenemedi, salon dosyası "
+            f"değişmedi: {exc}"
+        )
     except OSError as exc:
-        print(f"boardcast: {args.venue}: cannot be written ({exc.strerror}) / yazılamadı", file=sys.stderr)
+        print(
+            f"boardcast: {args.venue}: cannot be written ({exc.strerror}) / salon dosyası yazılamadı",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     _summary(plan, args.venue)
     return 0
 
 
-def _plan(args: argparse.Namespace, venue) -> RoundPlan:
+def _plan(args: argparse.Namespace, venue: Venue) -> RoundPlan:
     path: Path = args.file
     kind = path.suffix.lower()
     if kind == ".trf":
@@ -94,14 +118,14 @@ def _plan(args: argparse.Namespace, venue) -> RoundPlan:
         if args.time_control is not None or args.tables is not None:
             raise RoundError(
                 "--time-control and --tables are for chess rounds (.trf); a draw names its tables "
-                "/ yalnızca satranç için; kura masaları kendisi yazar"
+                "/ --time-control ve --tables satranç turları (.trf) içindir; kura masaları kendisi yazar"
             )
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RoundError(f"{path}: cannot be read ({exc}) / dosya okunamadı") from None
+            data = path.read_bytes()
+        except OSError as exc:
+            raise RoundError(f"{path}: cannot be read ({exc.strerror}) / dosya okunamadı") from None
         return plan_csv_draw(
-            text,
+            draw_text(data, str(path)),
             venue,
             args.sport,
             source=str(path),
@@ -109,7 +133,9 @@ def _plan(args: argparse.Namespace, venue) -> RoundPlan:
             best_of=args.best_of,
             length=args.length,
         )
-    raise RoundError(f"{path}: a round comes from a .trf or a .csv file / dosya .trf ya da .csv olmalı")
+    raise RoundError(
+        f"{path}: a round comes from a .trf or a .csv file / tur bir .trf ya da .csv dosyasından gelir"
+    )
 
 
 def _refuse(message: str) -> int:
@@ -119,17 +145,38 @@ def _refuse(message: str) -> int:
 
 def _summary(plan: RoundPlan, venue: Path) -> None:
     rounds = ", ".join(str(r) for r in plan.rounds)
-    print(f"Round {rounds} added to {venue} / {rounds}. tur {venue} dosyasına eklendi:")
+    ordinals = ", ".join(f"{r}." for r in plan.rounds)
+    several = len(plan.rounds) > 1
+    print(
+        f"{'Rounds' if several else 'Round'} {rounds} added to {venue} "
+        f"/ {ordinals} {'turlar' if several else 'tur'} {venue} dosyasına eklendi:"
+    )
     if plan.team_matches:
-        print(f"  {len(plan.team_matches)} team matches / takım maçı")
-    tables = f"{plan.tables[0]} … {plan.tables[-1]}" if len(plan.tables) > 2 else ", ".join(plan.tables)
-    print(f"  {len(plan.matches)} games on tables {tables} / {len(plan.matches)} maç")
+        n = len(plan.team_matches)
+        print(f"  {count(n, 'team match', 'team matches')} / {n} takım maçı")
+    if plan.matches:
+        n = len(plan.matches)
+        print(f"  {count(n, 'match', 'matches')} on {_tables(plan.tables)} / {n} maç")
+    team_match_of = {f: t.id for t in plan.team_matches for f in t.forfeits}
     for forfeit in plan.forfeits:
-        print(
-            f"  board {forfeit.board}: {forfeit.white} - {forfeit.black} {forfeit.result} (no table / masasız)"
-        )
+        where = f"{team_match_of[forfeit]} " if forfeit in team_match_of else ""
+        print(f"  {where}{forfeit_line(forfeit)}")
     for bye in plan.byes:
-        print(f"  {bye.player} ({bye.number}): {bye.code} {float(bye.points):g} (no game / maçsız)")
+        print(f"  {bye_line(bye)}")
     if plan.tournament_trf is not None:
         print(f"  [tournament] trf = {plan.tournament_trf!r} (the hall's event / salonun turnuvası)")
-    print("Restart the hub to load the round. / Turun yüklenmesi için merkezi yeniden başlatın.")
+    print(
+        "A running hub takes the round from the file within 2 seconds, or at once when the chief referee asks "
+        "(POST /api/rounds). / Çalışan merkez turu 2 saniye içinde dosyadan alır; başhakem isterse hemen "
+        "(POST /api/rounds)."
+    )
+
+
+def _tables(tables: tuple[str, ...]) -> str:
+    """The tables used, each once: "table T1", "tables T1, T2", or "tables T1 … T6" for more than three."""
+    distinct = list(dict.fromkeys(tables))
+    if len(distinct) == 1:
+        return f"table {distinct[0]}"
+    if len(distinct) <= 3:
+        return f"tables {', '.join(distinct)}"
+    return f"tables {distinct[0]} … {distinct[-1]}"

@@ -405,7 +405,7 @@ def test_each_export_the_hall_cannot_give_is_refused_in_one_line(
     assert "no event log" in refusal(capsys, "--round", "9", "--format", "trf", *venue)
     assert not nowhere.exists()  # nothing made
     assert "only chess" in refusal(capsys, "--round", "1", "--format", "csv", *venue)
-    assert "only tabletennis" in refusal(capsys, "--round", "10", "--format", "trf", *venue)
+    assert "only table tennis" in refusal(capsys, "--round", "10", "--format", "trf", *venue)
     assert "use csv" in refusal(capsys, "--round", "10", "--format", "pgn", *venue)
 
 

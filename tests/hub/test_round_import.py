@@ -1,5 +1,6 @@
-"""Rounds from the pairing program into the venue file: every pairing of the public report files, team
-matches with their boards and home teams, CSV draws, and each refusal leaving the venue file byte-identical."""
+"""Rounds from the pairing program into the venue file: every pairing of the public report files in FIDE's board
+order, team matches with their boards (forfeited ones kept) and home teams, CSV draws, the messages in English
+and Turkish, and each refusal leaving the venue file byte-identical."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from hub.tournament.export import ExportError, ExportFormat, check_round
 from hub.tournament.model import Colour, Outcome, Tournament
+from hub.tournament.results import TeamRound, team_rounds, team_totals
 from hub.tournament.round_cli import add_round_parser
 from hub.tournament.rounds import (
     PlannedMatch,
@@ -306,7 +309,7 @@ def test_trf_refusals_leave_the_venue_untouched(
         venue_file, capsys, trf, "--round", "1", "--tables", "C1-C3"
     )
     assert "no table 'C99'" in refused(venue_file, capsys, trf, "--round", "1", "--tables", "C1-C8,C99")
-    assert "is a tabletennis table" in refused(
+    assert "is a table tennis table" in refused(
         venue_file, capsys, trf, "--round", "1", "--tables", "C1-C7,TT1,TT2"
     )
     assert "listed twice" in refused(venue_file, capsys, trf, "--round", "1", "--tables", "C1-C8,C8")
@@ -376,7 +379,7 @@ def test_csv_refusals_name_line_and_column(
     assert run("round", "import", str(draw), "--venue", str(venue_file)) == 0
     capsys.readouterr()
     draw.write_text(head + "1,TT2,C,D\n", encoding="utf-8")
-    assert ":2: round: round 1 of tabletennis is already in the venue (1 matches)" in refused(
+    assert ":2: round: round 1 of table tennis is already in the venue (1 match)" in refused(
         venue_file, capsys, str(draw)
     )
 
@@ -411,7 +414,7 @@ def test_import_keeps_the_files_bytes_and_adds_the_event(
     out = capsys.readouterr().out
     after = venue_file.read_bytes()
     assert after.startswith(before) and after[len(before) :].decode("utf-8") == "\n" + printed
-    assert "6 games on tables C1 … C6" in out and "Maria - Jessica 1-0F" in out and "Nick (12): Z 0" in out
+    assert "6 matches on tables C1 … C6" in out and "Maria - Jessica 1-0F" in out and "Nick (12): Z 0" in out
     parse_venue(after.decode("utf-8"), venue_file)
     assert run("round", "import", str(trf), "--round", "5", "--venue", str(venue_file)) == 0
     assert venue_file.read_text(encoding="utf-8").count("[tournament]") == 1, "the event is added once"
@@ -461,3 +464,180 @@ def test_boards_are_places_among_the_players_who_play_the_round(venue_file: Path
         (("B two", "A one"), 1),
         (("A three", "B three"), 2),
     ]
+
+
+# -- board order (FIDE C.04.2), forfeited team boards, messages -----------------------------------------------
+
+
+def rounds_text(*games: tuple[int, str, str]) -> str:
+    """A player's rounds from column 92: (opponent, colour, result) each, 0 for no opponent."""
+    return "".join(f"{o if o else '0000':>4} {c} {r}  " for o, c, r in games)
+
+
+def test_board_order_is_fides_score_then_both_scores_then_the_higher_players_rank(venue_file: Path) -> None:
+    """Before round 2: 2, 3, 4, 7 have 1 point. 3-4 (sum 2) comes first; 2-8 before 1-7, as the higher-ranked
+    player of 1-7 is 7 (1 point), not 1."""
+    players = [
+        (1, "P1", [(2, "w", "0"), (7, "w", " ")]),
+        (2, "P2", [(1, "b", "1"), (8, "w", " ")]),
+        (3, "P3", [(5, "w", "1"), (4, "w", " ")]),
+        (4, "P4", [(6, "w", "1"), (3, "b", " ")]),
+        (5, "P5", [(3, "b", "0"), (6, "w", " ")]),
+        (6, "P6", [(4, "b", "0"), (5, "b", " ")]),
+        (7, "P7", [(8, "w", "1"), (1, "b", " ")]),
+        (8, "P8", [(7, "b", "0"), (2, "b", " ")]),
+    ]
+    lines = ["012 Order", "XXR 2"] + [
+        trf_player(n, name, 2000 - n, rounds_text(*games)) for n, name, games in players
+    ]
+    plan = plan_trf_round(parse_trf("\n".join(lines) + "\n"), 2, load_venue(venue_file))
+    assert [(m.id, m.players) for m in plan.matches] == [
+        ("R2-B1", ("P3", "P4")),
+        ("R2-B2", ("P2", "P8")),
+        ("R2-B3", ("P1", "P7")),
+        ("R2-B4", ("P5", "P6")),
+    ]
+
+
+def test_team_matches_are_ordered_by_match_points_then_their_sum(venue_file: Path) -> None:
+    """Teams of one: after round 1 teams 1, 2 and 4 have 2 match points; 2-4 (sum 4) before 1-3 (sum 2)."""
+    players = [
+        (1, [(5, "w", "1"), (3, "w", " ")]),
+        (2, [(6, "w", "1"), (4, "w", " ")]),
+        (3, [(4, "b", "0"), (1, "b", " ")]),
+        (4, [(3, "w", "1"), (2, "b", " ")]),
+        (5, [(1, "b", "0"), (6, "w", " ")]),
+        (6, [(2, "b", "0"), (5, "b", " ")]),
+    ]
+    lines = ["012 Teams", "XXR 2"]
+    lines += [trf_player(n, f"P{n}", 2000, rounds_text(*games)) for n, games in players]
+    lines += ["013 " + f"Team {n}".ljust(32) + f"{n:>4}" for n in range(1, 7)]
+    plan = plan_trf_round(parse_trf("\n".join(lines) + "\n"), 2, load_venue(venue_file))
+    assert [(t.id, t.pairing) for t in plan.team_matches] == [
+        ("R2-M1", (2, 4)),
+        ("R2-M2", (1, 3)),
+        ("R2-M3", (5, 6)),
+    ]
+
+
+def forfeited_board_1(board_2: tuple[str, str] = (" ", " ")) -> Tournament:
+    """Alpha - Beta, two boards: board 1 forfeited without opponent numbers (A one 0000 - -, B one 0000 - +),
+    board 2 B two (White) against A two with `board_2`'s codes (B two's, A two's)."""
+    text = "\n".join(
+        [
+            "012 Forfeit",
+            "XXR 1",
+            "013 " + "Alpha".ljust(32) + "   1    2",
+            "013 " + "Beta".ljust(32) + "   3    4",
+            trf_player(1, "A one", 2000, rounds_text((0, "-", "-"))),
+            trf_player(2, "A two", 1900, rounds_text((4, "b", board_2[1]))),
+            trf_player(3, "B one", 2100, rounds_text((0, "-", "+"))),
+            trf_player(4, "B two", 2050, rounds_text((2, "w", board_2[0]))),
+        ]
+    )
+    return parse_trf(text + "\n")
+
+
+def test_a_team_board_forfeited_without_an_opponent_keeps_its_board(venue_file: Path) -> None:
+    """Board 1: A one did not come (0000 - -), B one wins by forfeit (0000 - +); board 2 is played."""
+    plan = plan_trf_round(forfeited_board_1(), 1, load_venue(venue_file))
+    (team_match,) = plan.team_matches
+    assert team_match.teams == ("Alpha", "Beta"), "Alpha has Black on board 2: it is at home"
+    assert [(f.board, f.white, f.black, f.result) for f in team_match.forfeits] == [
+        (1, "A one", "B one", "0-1F")
+    ]
+    assert [(m.players, dict(m.extra)["board"]) for m in plan.matches] == [(("B two", "A two"), 2)]
+    assert plan.byes == () and plan.forfeits == team_match.forfeits
+    add_to_venue(venue_file, plan)
+    (config,) = load_venue(venue_file).team_matches
+    assert [(f.board, f.players, f.result) for f in config.forfeits] == [(1, ("A one", "B one"), "0-1F")]
+
+
+def test_a_board_forfeited_without_an_opponent_counts_for_the_other_team() -> None:
+    """Board 2 drawn: Alpha lost 1/2 - 1 1/2, not drew 1/2 - 1/2 (B one's forfeit win names no opponent)."""
+    tournament = forfeited_board_1(("=", "="))
+    alpha, beta = tournament.teams
+    assert team_rounds(tournament, alpha)[0] == TeamRound(
+        2, Fraction(1, 2), Fraction(3, 2), Fraction(0), True, True
+    )
+    assert team_totals(tournament, beta) == (Fraction(2), Fraction(3, 2))
+
+
+def test_the_command_says_how_a_running_hub_takes_the_round(
+    tmp_path: Path, venue_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    draw = tmp_path / "draw.csv"
+    draw.write_text("round,table,player_a,player_b\n1,TT1,A,B\n2,TT1,A,C\n", encoding="utf-8")
+    assert run("round", "import", str(draw), "--venue", str(venue_file)) == 0
+    out = capsys.readouterr().out
+    assert "Restart" not in out and "within 2 seconds" in out and "POST /api/rounds" in out
+    assert "Rounds 1, 2 added" in out and "1., 2. turlar" in out
+    assert "2 matches on table TT1 /" in out and "…" not in out
+    one = tmp_path / "one.csv"
+    one.write_text("round,table,player_a,player_b\n3,BG1,A,B\n", encoding="utf-8")
+    assert run("round", "import", str(one), "--venue", str(venue_file), "--length", "5") == 0
+    out = capsys.readouterr().out
+    assert "Round 3 added" in out and "1 match on table BG1 /" in out
+
+
+def test_print_shows_byes_and_forfeits_as_comments(
+    tmp_path: Path, venue_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trf = copy_trf(tmp_path, "held_swiss_9.trf")
+    assert run("round", "import", str(trf), "--round", "4", "--venue", str(venue_file), "--print") == 0
+    printed = capsys.readouterr().out
+    comments = [line for line in printed.splitlines() if line.startswith("#")]
+    assert any("Maria - Jessica 1-0F" in line for line in comments)
+    assert any("Nick (12): Z 0" in line for line in comments) and any("Paul" in line for line in comments)
+    last_entry = max(i for i, line in enumerate(printed.splitlines()) if line.startswith("[[matches]]"))
+    assert all(not line.startswith("[") for line in printed.splitlines()[last_entry + 1 :])
+    assert printed.rstrip().splitlines()[-1].startswith("#"), "after the entries"
+    parse_venue(venue_file.read_text(encoding="utf-8") + "\n" + printed, venue_file)
+
+
+def test_a_player_on_both_sides_and_a_file_not_in_utf8(
+    tmp_path: Path, venue_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    draw = tmp_path / "draw.csv"
+    draw.write_text("round,table,player_a,player_b\n1,TT1,A,A\n", encoding="utf-8")
+    err = refused(venue_file, capsys, str(draw))
+    assert ":2: player_b: A is on both sides of the match" in err and "already plays" not in err
+    draw.write_bytes("round,table,player_a,player_b\n1,TT1,Çağrı,Ayşe\n".encode("cp1254"))
+    err = refused(venue_file, capsys, str(draw))
+    assert (
+        f"{draw}: not UTF-8 text (byte 0xC7 at line 2, column 7); save it as UTF-8 / dosya UTF-8 değil" in err
+    )
+
+
+def test_messages_are_english_and_turkish(venue_file: Path) -> None:
+    venue = load_venue(venue_file)
+    with pytest.raises(RoundError) as caught:
+        plan_csv_draw("round,table,player_a,player_b\n1,TT1,A,B\n", venue, "chess")
+    english, turkish = str(caught.value).split(" / ")
+    assert "table tennis or backgammon" in english and "masa tenisi ya da tavla" in turkish
+    with pytest.raises(RoundError) as caught:
+        plan_csv_draw("round,table,player_a,player_b\n1,C1,A,B\n", venue)
+    english, turkish = str(caught.value).split(" / ")
+    assert "C1 is a chess table" in english and "satranç" in turkish and "chess" not in turkish
+    parser = argparse.ArgumentParser(prog="boardcast")
+    add_round_parser(parser.add_subparsers(dest="command"))
+    actions = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    round_actions = next(
+        a for a in actions.choices["round"]._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    helps = {
+        opt: a.help for a in round_actions.choices["import"]._actions for opt in a.option_strings if a.help
+    }
+    del helps["-h"], helps["--help"]  # argparse's own
+    assert all(" / " in text for text in helps.values()), helps
+
+
+def test_the_export_sport_refusal_names_the_sports_in_each_language(venue_file: Path) -> None:
+    text = venue_file.read_text(encoding="utf-8") + '\n[[matches]]\nid = "R1-C1"\ntable = "C1"\nround = 1\n'
+    with pytest.raises(ExportError) as caught:
+        check_round(parse_venue(text, venue_file), 1, ExportFormat.CSV)
+    english, turkish = str(caught.value).split(" / ")
+    assert "has only chess: --format csv is for table tennis and backgammon; use trf or pgn" in english
+    assert (
+        "yalnızca satranç var: --format csv masa tenisi ve tavla içindir; trf ya da pgn kullanın" in turkish
+    )
