@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from hub.auth import hash_token
 from hub.tournament.export import ExportFormat, export_round_file, trf_with_round
 from hub.tournament.model import LineEnding, TextEncoding
 from hub.tournament.trf import TrfError, load_trf, parse_trf, write_round
 from hub.venue import load_venue
 from tests.hub.test_round_export import export
-from tests.hubsupport import running_hub
+from tests.hubsupport import REFEREE_TOKEN, running_hub
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "devices" / "simulators" / "games" / "demo.trf"
@@ -69,13 +70,16 @@ async def test_the_export_gives_the_file_in_its_own_encoding(tmp_path: Path) -> 
         f'[venue]\nname = "Demo"\n[tournament]\ntrf = "{path.name}"\n'
         '[[tables]]\nid = "C1"\nsport = "chess"\n'
         '[[matches]]\nid = "R2-1"\ntable = "C1"\nround = 2\nplayers = ["Mert Aydın", "Barış Yalçın"]\n'
-        "pairing = [1, 9]\n",
+        "pairing = [1, 9]\n"
+        f'[[referees]]\nname = "Hakem"\nrole = "chief"\ntoken_sha256 = "{hash_token(REFEREE_TOKEN)}"\n',
         encoding="utf-8",
     )
     exported = export_round_file(load_venue(venue), [], 2, ExportFormat.TRF, live=True)
     assert (exported.data, exported.charset) == (data, "windows-1254")  # no result yet: the file as read
     async with running_hub(tmp_path, load_venue(venue)) as url:  # over HTTP, as the hall's hub serves it
-        response = await asyncio.to_thread(urllib.request.urlopen, url + "api/rounds/2/export.trf?live=1")
+        request = urllib.request.Request(url + "api/rounds/2/export.trf?live=1")
+        request.add_header("Authorization", f"Bearer {REFEREE_TOKEN}")  # the file is for referees only
+        response = await asyncio.to_thread(urllib.request.urlopen, request)
         with response:
             assert response.headers["Content-Type"] == "text/plain; charset=windows-1254"
             assert response.read() == data
