@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import signal
@@ -36,6 +35,7 @@ from hub.tournament.round_cli import add_round_parser
 from hub.tournament.standings_cli import add_standings_parser
 from hub.venue import ID_PATTERN as _DEVICE_ID
 from hub.venue import Venue, VenueError, load_venue
+from hub.venue.write import append_to_venue, toml_value
 
 if TYPE_CHECKING:  # imported where a hub is run: after `prefer_returning_allocator` (see `_hub_runtime`)
     import uvicorn
@@ -292,7 +292,7 @@ def _referee_token(name: str, role: str, venue_path: Path | None) -> int:
         return EXIT_BAD_INPUT
     token = new_token()
     block = (
-        f"[[referees]]\nname = {_toml_string(name)}\nrole = {_toml_string(role)}\n"
+        f"[[referees]]\nname = {toml_value(name)}\nrole = {toml_value(role)}\n"
         f'token_sha256 = "{hash_token(token)}"\n'
     )
     if venue_path is not None:
@@ -308,28 +308,21 @@ def _referee_token(name: str, role: str, venue_path: Path | None) -> int:
                 file=sys.stderr,
             )
             return EXIT_BAD_INPUT
-        before = venue_path.read_text(encoding="utf-8")
-        separator = "" if before.endswith("\n\n") else "\n" if before.endswith("\n") else "\n\n"
-        venue_path.write_text(before + separator + block, encoding="utf-8")
-        try:  # the file must still be a venue; if not, put it back as it was
-            load_venue(venue_path)
+        try:  # the file must still be a venue: else it stays as it was
+            append_to_venue(venue_path, block)
         except VenueError as exc:
-            venue_path.write_text(before, encoding="utf-8")
             print(f"boardcast: the referee could not be added, file unchanged: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
         print(f"Added {role} {name!r} to {venue_path} / {venue_path} dosyasına eklendi.")
-        print("Restart the hub to accept the token. / Anahtarın geçmesi için merkezi yeniden başlatın.")
+        print(
+            "A running hub accepts the token within 2 seconds. / Çalışan merkez anahtarı 2 saniye içinde tanır."
+        )
     else:
         print("Add this to the venue file / Salon dosyasına ekleyin:")
         print(block)
     print(f"Token for {name} (shown once; give it to the referee) / {name} anahtarı (bir kez gösterilir):")
     print(f"  {token}")
     return 0
-
-
-def _toml_string(text: str) -> str:
-    """A TOML basic string: JSON's escapes are TOML's."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 def _hub_runtime() -> type[HubRuntime]:

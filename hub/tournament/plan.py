@@ -11,18 +11,15 @@ venue, in one atomic replace. Planning a round is `hub.tournament.rounds` (repor
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from hub.venue import Venue, parse_venue
+from hub.venue import Venue
+from hub.venue.write import TomlValue, append_to_venue, toml_value
 
-TomlValue = str | int | bool | tuple[str, ...] | tuple[int, ...]
 # a venue sport id -> its name in English and Turkish, for messages
 SPORT_NAMES = {
     "chess": ("chess", "satranç"),
@@ -181,22 +178,6 @@ def _forfeit_toml(forfeit: Forfeit) -> str:
     return f"{{board = {forfeit.board}, players = {players}, result = {toml_value(forfeit.result)}}}"
 
 
-def toml_value(value: TomlValue) -> str:
-    """A value as TOML writes it: basic strings with TOML's escapes, numbers, booleans, one-line arrays."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, tuple):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-    return (
-        '"'
-        + "".join(escapes.get(c, f"\\u{ord(c):04x}" if ord(c) < 32 or ord(c) == 127 else c) for c in value)
-        + '"'
-    )
-
-
 # -- tables ---------------------------------------------------------------------------------------------------
 
 
@@ -270,22 +251,5 @@ def refuse_clashes(ids: list[str], venue: Venue) -> None:
 
 def add_to_venue(path: Path | str, plan: RoundPlan) -> None:
     """Append the plan's entries to the venue file, once the whole text still reads as a venue (else raise
-    its VenueError and change nothing); the file's own bytes are kept, the new file replaces it atomically."""
-    path = Path(path)
-    before = path.read_bytes()
-    text = before.decode("utf-8")
-    separator = "" if text.endswith("\n\n") or not text else "\n" if text.endswith("\n") else "\n\n"
-    added = separator + plan.toml()
-    parse_venue(text + added, path)
-    mode = stat.S_IMODE(path.stat().st_mode)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(before + added.encode("utf-8"))
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    its VenueError and change nothing)."""
+    append_to_venue(Path(path), plan.toml())
