@@ -48,3 +48,10 @@ export class Feed {
     if (this.ws) this.ws.close();
   }
 }
+
+/** Show the link to the hub in a page's indicator: "open" reads as connected (on a match page "Live" is the
+ * match's status, not the link's), the other states by their own name. */
+export function showConnection(node, state, texts) {
+  node.className = `conn conn-${state}`;
+  node.textContent = state === "open" ? texts.connected : texts[state];
+}

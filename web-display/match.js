@@ -1,7 +1,7 @@
 // The match screen: one table's live scoreboard, big enough to read across a hall, mirrored to the table's ends.
 // `render(match)` draws a match topic's data (hub public_view) and is exported so tests can draw a crafted state
 // with the very same code the live feed uses.
-import { Feed } from "./feed.js";
+import { Feed, showConnection } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
 import { CHESS_TEXTS, awaitingResult, renderChess } from "./chess.js";
@@ -248,12 +248,7 @@ function renderAge() {
   $("board").classList.toggle("stale", stale);
 }
 
-function renderConnection() {
-  const el = $("connection");
-  el.className = `conn conn-${connection}`;
-  // "Live" is the match status here; the link to the hub is "connected".
-  el.textContent = connection === "open" ? t().connected : t()[connection];
-}
+function renderConnection() { showConnection($("connection"), connection, t()); }
 
 function applyLanguage() {
   document.documentElement.lang = lang;

@@ -4,7 +4,7 @@
 // result is confirmed by a referee. `renderStandings(view)` is exported so tests draw crafted views with the very
 // code the live feed uses. On a hall screen the table fits the screen (in columns when long); `?rotate=8` pages
 // through it 60 rows at a time, then the byes and board prizes.
-import { Feed } from "./feed.js";
+import { Feed, showConnection } from "./feed.js";
 import { STANDINGS_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 import { fmtScore } from "./team.js";
 import { rotateSeconds } from "./wall-pager.js";
@@ -311,11 +311,7 @@ function layout() {
   fitTable();
 }
 
-function renderConnection() {
-  const c = $("connection");
-  c.className = `conn conn-${connection}`;
-  c.textContent = connection === "open" ? t().connected : t()[connection];
-}
+function renderConnection() { showConnection($("connection"), connection, t()); }
 
 function applyLanguage() {
   document.documentElement.lang = lang;

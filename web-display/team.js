@@ -2,7 +2,7 @@
 // per board (category, players with their colours, result, status) linking to the game. Live on `team:ID`.
 // `renderTeam(view)` and `renderTeamTile(tile, view, lang)` are exported so tests and the wall draw crafted views
 // with the very code the live feed uses.
-import { Feed } from "./feed.js";
+import { Feed, showConnection } from "./feed.js";
 import { TEAM_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
@@ -186,11 +186,7 @@ export function renderTeamTile(tile, view, language) {
 
 function anyLive(view) { return (view.boards || []).some((b) => b.status === "live"); }
 
-function renderConnection() {
-  const c = $("connection");
-  c.className = `conn conn-${connection}`;
-  c.textContent = connection === "open" ? t().connected : t()[connection];
-}
+function renderConnection() { showConnection($("connection"), connection, t()); }
 
 function applyLanguage() {
   document.documentElement.lang = lang;

@@ -20,12 +20,11 @@ from tests.conftest import DemoProcess, free_port, get_json, start_demo
 from tests.hub.test_round_export import HELD, blanked, round_games, venue_text
 from tests.hubsupport import post_json
 from tests.web.test_board_screen import shots
+from tests.web.test_chess_screen import PHONE, TV
+from tests.web.test_chess_screen import open_page as open_any_page
 from tests.web.test_wall_browser import browser  # noqa: F401  (the shared Chromium fixture)
 
 pytestmark = pytest.mark.browser
-
-TV = {"width": 1920, "height": 1080}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +36,8 @@ def page_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoProcess]
 
 
 def open_page(browser: Browser, url: str, locale: str = "tr-TR", viewport: dict | None = None) -> Page:  # noqa: F811
-    context = browser.new_context(locale=locale, viewport=viewport or TV)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors  # type: ignore[attr-defined]
-    page.goto(url)
+    """A page as the other screens' tests open it, once its script has drawn the language button."""
+    page = open_any_page(browser, url, locale, viewport)
     page.wait_for_function("document.getElementById('lang').textContent !== ''")
     return page
 
