@@ -428,7 +428,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         + (f", {args.bg_tables} backgammon tables" if args.bg_tables else "")
         + (f", a chess team match on {args.chess_boards} DGT boards" if args.chess_boards else ""),
         f"  Spectators / Seyirciler:  {url}",
-        *([f"  Standings / Sıralama:     {url}standings"] if args.chess_boards else []),
+        *([f"  Standings / Puan durumu:  {url}standings"] if args.chess_boards else []),
         f"  API:                      {url}api/matches",
         f"  Referee console / Hakem masası: {url}console",
         f"  Referee token / Hakem anahtarı: {demo.token}",

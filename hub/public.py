@@ -203,7 +203,7 @@ class PublicHall:
         """The event's standings as spectators may see them, or None when the venue names no report file."""
         if self.standings is None:
             return None
-        if self._standings_view is None:
+        if self._standings_view is None or self.standings.stale():
             self._standings_view = self.standings.view(self.public.values())
         return self._standings_view
 
@@ -219,6 +219,12 @@ class PublicHall:
             self._send_standings()
         elif self._standings_timer is None:  # results that come together go out as one standings
             self._standings_timer = loop.call_later(STANDINGS_EVERY_S, self._send_standings)
+
+    def refresh_standings(self) -> None:
+        """Send the standings again if the report file changed on disk since they were worked out."""
+        if self.standings is not None and self.standings.stale():
+            self._standings_view = None
+            self._send_standings()
 
     def _send_standings(self) -> None:
         self._standings_timer = None

@@ -57,13 +57,15 @@ async def take_new_rounds(hall: Hall, actor: str | None, auth: Authenticator | N
 
 
 async def watch_venue_file(hall: Hall, auth: Authenticator, every_s: float = WATCH_EVERY_S) -> None:
-    """Take new rounds when the venue file changes; a file that cannot be taken is logged and waited out."""
+    """Take new rounds when the venue file changes (and send the standings again when the event's report file
+    does); a file that cannot be taken is logged and waited out."""
     path = hall.venue.path
     if path is None:
         return
     seen = file_stamp(path)
     while True:
         await asyncio.sleep(every_s)
+        hall.refresh_standings()  # the report file is watched too: the pairing program may write it
         stamp = file_stamp(path)
         if stamp == seen or stamp is None:
             continue

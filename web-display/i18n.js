@@ -117,7 +117,7 @@ export const STANDINGS_TEXTS = {
     error: (e) => `Rapor dosyası yeniden okunamadı, önceki hali gösteriliyor: ${e}`,
     noRows: "Henüz sıralama yok", notFound: "Bu etkinliğin puan durumu yok",
     byes: (round) => `${round}. tur: bay ve hükmen sonuçlar`,
-    codes: { U: "eşlendirme dışı bay", H: "yarım puanlık bay", F: "tam puanlık bay", Z: "sıfır puanlık bay",
+    codes: { U: "eşlendirmenin verdiği bay", H: "yarım puanlık bay", F: "tam puanlık bay", Z: "sıfır puanlık bay",
       "+": "hükmen galibiyet", "-": "hükmen mağlubiyet" },
     boardPrizes: "Masa ödülleri", boardCategory: (boards, category) => `${boards}. masa${category ? ` — ${category}` : ""}`,
     prizeCols: { rank: "Sıra", name: "Oyuncu", team: "Takım", games: "Oyun", points: "Puan",

@@ -35,6 +35,10 @@ class LiveStandings:
             parse_tiebreaks(list(config.tiebreaks)) if config.tiebreaks else None
         )  # the venue parser has checked the names
 
+    def stale(self) -> bool:
+        """The report file changed on disk since it was last read (a new round's pairings, a correction)."""
+        return file_stamp(self.config.trf) != self._stamp
+
     def base(self) -> Tournament | None:
         """The report file as last read; read again when it changed on disk."""
         stamp = file_stamp(self.config.trf)

@@ -43,9 +43,9 @@ def add_round_parser(commands: argparse._SubParsersAction) -> argparse._SubParse
     imp.add_argument("--venue", type=Path, required=True, help="the venue file (TOML) / salon dosyası")
     imp.add_argument(
         "--tables",
-        help="tables to use in board order: T1-T40 or T1,T2,T5; default: the venue's free tables of the "
-        "sport in file order / masa sırasıyla kullanılacak masalar: T1-T40 ya da T1,T2,T5; verilmezse "
-        "salonun bu spordaki boş masaları, dosyadaki sırayla",
+        help="tables to use in board order: T1-T40 or T1,T2,T5; default: the venue's tables of the sport "
+        "in file order / masa sırasıyla kullanılacak masalar: T1-T40 ya da T1,T2,T5; verilmezse salonun "
+        "bu spordaki masaları, dosyadaki sırayla",
     )
     imp.add_argument(
         "--time-control",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -44,7 +45,7 @@ def run_standings(args: argparse.Namespace) -> int:
         _check_rounds(args.rounds, tournament)
         lines = standings(tournament, args.rounds, event_tiebreaks(tournament, named))
     except (TrfError, ValueError) as exc:
-        print(" ".join(str(exc).split()), file=sys.stderr)  # one line, whatever the message held
+        print("boardcast standings: " + " ".join(str(exc).split()), file=sys.stderr)  # one line
         return 2
     if named is None and stated_tiebreaks(tournament) is None and stated_text(tournament):
         print(
@@ -53,8 +54,12 @@ def run_standings(args: argparse.Namespace) -> int:
             f"kullanıldı",
             file=sys.stderr,
         )
-    for line in lines:
-        print(json.dumps(line.to_json(), ensure_ascii=False))
+    try:
+        for line in lines:
+            print(json.dumps(line.to_json(), ensure_ascii=False))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
     return 0
 
 

@@ -132,6 +132,10 @@ def parse_trf(text: str, source: str = "<trf>", encoding: TextEncoding = TextEnc
             if code in ("XXR", "142"):
                 declared = _int(line, number, 4, len(line), "the number of rounds", source)
     teams = tuple(_team(line, number, index, source) for index, (number, line) in enumerate(team_lines))
+    if not players:  # an empty or cut file: nothing to pair, nothing to stand on
+        raise TrfError(
+            source, len(lines) + 1 if lines else 1, 1, "no player records (001) / oyuncu kaydı (001) yok"
+        )
     _check_references(players, teams, source)
     most = max((len(p.rounds) for p in players.values()), default=0)
     return Tournament(
@@ -147,6 +151,14 @@ def parse_trf(text: str, source: str = "<trf>", encoding: TextEncoding = TextEnc
 
 def _player(line: str, number: int, source: str) -> Player:
     """A 001 record: starting rank, sex, title, name, rating, federation, FIDE id, birth, points, rank, rounds."""
+    if len(line.rstrip()) < 84:  # a record cut before its points (columns 81-84) is not one to guess at
+        raise TrfError(
+            source,
+            number,
+            len(line.rstrip()) + 1,
+            "the player record ends before its points (columns 81-84) / oyuncu kaydı puan sütunlarından "
+            "(81-84) önce bitiyor",
+        )
     if len(line) < 89:
         line = line.ljust(89)
     start = _int(line, number, 4, 8, "the starting rank", source)

@@ -95,3 +95,25 @@ async def test_a_venue_without_a_report_file_has_no_standings(tmp_path: Path) ->
                 assert getattr(exc, "code", None) == 404, exc
             else:
                 raise AssertionError(f"/{path} answered without a report file")
+
+
+async def test_the_report_file_changed_on_disk_is_shown_and_a_spoilt_one_keeps_the_last_good(
+    tmp_path: Path,
+) -> None:
+    venue_file, _ = hall(tmp_path)
+    event = tmp_path / "event.trf"
+    async with running_hub(tmp_path, load_venue(venue_file)) as url:
+        before = await standings_now(url)
+        assert "Alyx" in {r["name"] for r in before["rows"]}
+        async with connect(url.replace("http", "ws") + "ws") as ws:
+            await ws.send(json.dumps({"subscribe": ["standings"]}))
+            await next_standings(ws, lambda v: True)
+            event.write_text(event.read_text(encoding="utf-8").replace("Alyx ", "Alix ", 1), encoding="utf-8")
+            renamed = await next_standings(
+                ws, lambda v: "Alix" in {r["name"] for r in v["rows"]}
+            )  # no result
+            assert renamed["error"] is None
+        event.write_text("", encoding="utf-8")  # the pairing program caught writing it
+        spoilt = await standings_now(url)
+        assert spoilt["error"].startswith("event.trf:") and "no player records" in spoilt["error"]
+        assert spoilt["rows"] == renamed["rows"]  # the last good copy

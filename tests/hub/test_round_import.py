@@ -433,12 +433,13 @@ def test_both_players_with_white_is_refused(
 
 
 def trf_player(number: int, name: str, rating: int, rounds: str) -> str:
-    """A 001 record: starting rank (5-8), name (15-47), rating (49-52), rounds from column 92."""
+    """A 001 record: starting rank (5-8), name (15-47), rating (49-52), points (81-84), rounds from column 92."""
     line = list(" " * 91)
     line[0:3] = "001"
     line[4:8] = f"{number:>4}"
     line[14 : 14 + len(name)] = name
     line[48:52] = f"{rating:>4}"
+    line[80:84] = " 0.0"
     return "".join(line) + rounds
 
 

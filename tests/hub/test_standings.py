@@ -561,7 +561,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Cap
     bad.write_text("001    1 m    X                                 abcd\n")
     assert _cli(str(bad)) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"{bad}:1:")
+    assert len(err) == 1 and err[0].startswith(f"boardcast standings: {bad}:1:")
     assert _cli(str(FIXTURES / "held_swiss_5.trf"), "--tiebreaks", "BHX") == 2
     assert "did you mean" in capsys.readouterr().err
 

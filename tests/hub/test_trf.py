@@ -241,3 +241,19 @@ def test_the_reader_imports_the_team_scoring_at_the_top_without_a_cycle() -> Non
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "says"),
+    [
+        ("", 1, 1, "no player records (001)"),
+        ("012 An event\nXXR 5\n", 3, 1, "no player records (001)"),
+        ("001    1 m    Alyx    2150 zz\n", 1, 30, "ends before its points (columns 81-84)"),
+    ],
+)
+def test_a_file_without_players_or_cut_before_the_points_is_refused(
+    text: str, line: int, column: int, says: str
+) -> None:
+    with pytest.raises(TrfError) as caught:
+        parse_trf(text, "event.trf")
+    assert (caught.value.line, caught.value.column) == (line, column) and says in str(caught.value)

@@ -173,7 +173,7 @@ def test_an_individual_event_in_both_languages_with_shared_places_byes_provenanc
     assert texts(page, "#bye-list .code") == ["H", "U", "+", "-"]
     assert texts(page, "#bye-list .bye-points") == ["½", "1", "1", "0"]
     legend = {
-        "U": "eşlendirme dışı bay",
+        "U": "eşlendirmenin verdiği bay",
         "H": "yarım puanlık bay",
         "+": "hükmen galibiyet",
         "-": "hükmen mağlubiyet",
