@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hub.matches import MatchState, MatchStatus
+from hub.matches import MatchInfo, MatchState, MatchStatus
 from hub.rules.chess import pgn
 from hub.teams import game_result, home_is_white
 from hub.venue import Venue
@@ -24,7 +24,7 @@ def game_headers(match: MatchState, venue: Venue) -> dict[str, str]:
         "Event": venue.name,
         "Site": venue.name,
         "Date": time.strftime("%Y.%m.%d", time.gmtime(started)) if started else "????.??.??",
-        "Round": f"{info.round}.{info.board}" if info.board else str(info.round),
+        "Round": f"{info.round}.{_board_in_round(info, venue)}" if info.board else str(info.round),
         "White": info.players[0] or "?",
         "Black": info.players[1] or "?",
         "Result": game_result(match) or "*",
@@ -41,6 +41,25 @@ def game_headers(match: MatchState, venue: Venue) -> dict[str, str]:
     headers["Annotator"] = "Boardcast"
     headers["Status"] = "official" if match.status is MatchStatus.OFFICIAL else "informational"
     return headers
+
+
+def _board_in_round(info: MatchInfo, venue: Venue) -> int:
+    """A team game's board counted through the round (the second team match's board 1 follows the first's
+    last board), so that every game of a round has its own `Round` tag as relays number them."""
+    earlier = []
+    for config in venue.team_matches:
+        if config.id == info.team_match:
+            break
+        if config.round == info.round:
+            earlier.append(config.id)
+    boards = {t: 0 for t in earlier}
+    for other in venue.matches:
+        if other.team_match in boards:
+            boards[other.team_match] = max(boards[other.team_match], other.board or 0)
+    for config in venue.team_matches:
+        if config.id in boards:
+            boards[config.id] = max([boards[config.id], *(f.board for f in config.forfeits)])
+    return sum(boards.values()) + (info.board or 0)
 
 
 def game_pgn(match: MatchState, venue: Venue) -> str:

@@ -3,10 +3,12 @@ counted in the team match's score, refused where a game claims the same board or
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from hub.chess_feed import round_pgn
 from hub.matches import new_match
 from hub.teams import team_match_view
 from hub.tournament.rounds import plan_trf_round
@@ -86,3 +88,18 @@ def test_an_imported_round_keeps_a_forfeited_team_match_as_one(tmp_path: Path) -
         True,
         True,
     )
+
+
+def test_every_game_of_a_team_round_has_its_own_pgn_round_tag(tmp_path: Path) -> None:
+    """Four team matches of two boards: their games are boards 1-8 of the round, as relays number them."""
+    trf = Path(__file__).resolve().parents[1] / "fixtures" / "trf" / "fideteam_nocolor.trf"
+    hall = tmp_path / "hall.toml"
+    hall.write_text('[venue]\nname = "Lig"\n\n' + TABLES, encoding="utf-8")
+    plan = plan_trf_round(load_trf(trf), 1, load_venue(hall), trf_path=trf)
+    hall.write_text(hall.read_text(encoding="utf-8") + plan.toml(), encoding="utf-8")
+    venue = load_venue(hall)
+    text = round_pgn([new_match(m) for m in venue.matches], venue, 1)
+    tags = re.findall(r'\[Round "([^"]+)"\]', text)
+    assert tags == [f"1.{n}" for n in range(1, 9)]
+    boards = re.findall(r'\[Board "([^"]+)"\]', text)
+    assert boards == ["1", "2"] * 4  # each game keeps its board in its team match
