@@ -34,6 +34,7 @@ class RoundResults:
     unconfirmed: tuple[str, ...] = ()  # match ids: a result not yet official (written only when live)
     unfinished: tuple[str, ...] = ()  # match ids: no result yet
     unpaired: tuple[str, ...] = ()  # chess games with no `pairing`: not in the report file
+    provisional: int = 0  # of `games`, those written though not yet official (only when live)
 
     def summary(self) -> str:
         """One line for the person exporting: games written, left blank, not in the file."""
@@ -67,6 +68,7 @@ def round_results(matches: Iterable[MatchState], round_number: int, *, live: boo
     unconfirmed: list[str] = []
     unfinished: list[str] = []
     unpaired: list[str] = []
+    provisional = 0
     chosen = [m for m in matches if m.info.sport == "chess" and m.info.round == round_number]
     for match in sorted(chosen, key=lambda m: m.info.id):
         result = chess_result(match)
@@ -76,6 +78,9 @@ def round_results(matches: Iterable[MatchState], round_number: int, *, live: boo
             unfinished.append(match.info.id)
         elif match.official or (live and match.status in _STANDING):
             games.append((*match.info.pairing, result))
+            provisional += not match.official
         else:
             unconfirmed.append(match.info.id)
-    return RoundResults(round_number, tuple(games), tuple(unconfirmed), tuple(unfinished), tuple(unpaired))
+    return RoundResults(
+        round_number, tuple(games), tuple(unconfirmed), tuple(unfinished), tuple(unpaired), provisional
+    )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from hub.matches import MatchState, MatchStatus
+from hub.matches import MatchState
 from hub.tournament.hallresults import round_results
 from hub.tournament.model import Outcome, Tournament
 from hub.tournament.prizes import board_prizes
@@ -60,11 +60,12 @@ class LiveStandings:
         if base is None:
             return {"event": "", "kind": "individual", "rows": [], "error": self.error}
         tournament = base
-        counted = provisional = 0
+        counted = provisional = pending = 0
         for round_number in sorted({m.info.round for m in games}):
-            shown = round_results(games, round_number, live=True).games
-            provisional += len(shown) - len(round_results(games, round_number, live=False).games)
-            for white, black, result in shown:
+            shown = round_results(games, round_number, live=True)
+            provisional += shown.provisional
+            pending += len(shown.unfinished)
+            for white, black, result in shown.games:
                 if white in tournament.players and black in tournament.players:  # the import checked this
                     tournament = tournament.with_result(round_number, white, black, result)
                     counted += 1
@@ -75,7 +76,6 @@ class LiveStandings:
             rows = standings(tournament, tiebreaks=tiebreaks)
         except ValueError as exc:  # a file read again that no longer fits the tie-breaks (a team file now)
             return {"event": tournament.name, "kind": "individual", "rows": [], "error": str(exc)}
-        pending = sum(1 for m in games if not _decided(m))
         view: dict[str, Any] = {
             "event": tournament.name,
             "kind": "team" if team_event else "individual",
@@ -102,10 +102,6 @@ class LiveStandings:
                 for category in board_prizes(tournament, self.config.board_prize_min_games)
             ]
         return view
-
-
-def _decided(match: MatchState) -> bool:
-    return match.status in (MatchStatus.FINISHED, MatchStatus.OFFICIAL, MatchStatus.FORFEIT)
 
 
 def _byes(tournament: Tournament, round_number: int) -> list[dict[str, Any]]:
