@@ -66,7 +66,7 @@ def accepts(match: MatchState, request: dict[str, Any], role: str, at: float) ->
     """Whether the hub takes the request (an action through `prepare`, an input as its route does)."""
     try:
         if "type" in request:
-            prepare_input(match, request)
+            prepare_input(match, request, at)
         else:
             prepare(match, request, role=role, at=at)
     except REFUSALS:
@@ -143,7 +143,7 @@ def step(folder: Folder, at: float, rng: random.Random) -> float:
         for request in candidates:
             if accepts(match, request, role, at):
                 if "type" in request:
-                    event = prepare_input(match, request)
+                    event = prepare_input(match, request, at)
                 else:
                     event = prepare(match, request, role=role, at=at)
                 folder.fold(event.kind, event.body, at, "Hakem")

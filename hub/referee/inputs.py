@@ -9,6 +9,8 @@ from hub.matches import ActionRefused, EventKind, MatchState
 from hub.referee.actions import check_inputs_open
 from hub.referee.model import MAX_INPUT_NUMBER, MAX_TEXT, ActionInvalid, RefereeEvent
 from hub.referee.request import unknown_fields
+from hub.rules.base import Severity
+from hub.rules.names import named
 
 
 def input_fields(match: MatchState, request: Any) -> frozenset[str] | None:
@@ -20,11 +22,20 @@ def input_fields(match: MatchState, request: Any) -> frozenset[str] | None:
         return None
 
 
-def prepare_input(match: MatchState, request: Any) -> RefereeEvent:
-    """A referee input checked for its fields (ActionInvalid) and then for the match taking inputs now
-    (ActionRefused: not once locked or closed): the event to log."""
+def prepare_input(match: MatchState, request: Any, at: float) -> RefereeEvent:
+    """A referee input checked for its fields (ActionInvalid), then for the match taking inputs now and for
+    the sport's rules accepting it at `at` (ActionRefused: not once locked or closed, nor what the rules call
+    an error, such as a point after the match's end): the event to log."""
     event = check_input(match, request)
     check_inputs_open(match)
+    rules = match.info.rules
+    outcome = rules.apply(match.sport_state, rules.report_from_dict(event.body["input"]), at)
+    error = next((a for a in outcome.anomalies if a.severity is Severity.ERROR), None)
+    if error is not None:  # the referee's own input breaks the rules: say so and log nothing
+        players, doubles = match.info.players, match.info.doubles
+        raise ActionRefused(
+            f"{named(error.message_en, players, doubles, 'en')} / {named(error.message_tr, players, doubles, 'tr')}"
+        )
     return event
 
 

@@ -150,11 +150,12 @@ class RefereeRoutes:
         locked or closed."""
         match_id, match = self._working(request)
         body = await read_object(request, lambda body: input_fields(match, body), self.ctx.refused)
+        at = time.time()
         try:  # what the rules read, rebuilt (the log never holds the request as sent); not once locked/closed
-            event = prepare_input(self.ctx.hall.working[match_id], body)
+            event = prepare_input(self.ctx.hall.working[match_id], body, at)
         except ActionInvalid as exc:
             raise Invalid(str(exc), ("type", *body)) from None
-        await self.ctx.hall.record(match_id, event.kind, event.body, time.time(), actor=referee.name)
+        await self.ctx.hall.record(match_id, event.kind, event.body, at, actor=referee.name)
         return ORJSONResponse(public_view(self.ctx.hall.match(match_id)))
 
     async def action(self, request: Request, referee: RefereeConfig) -> Response:

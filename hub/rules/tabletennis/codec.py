@@ -55,7 +55,7 @@ def to_input(report: Any) -> Input:
             if report.kind == "point":
                 return UmpirePoint(_side_of(data))
             if report.kind == "undo":
-                return UmpireUndo(_side_of(data))
+                return UmpireUndo(None if data.get("side") is None else _side_of(data))
         except ValueError:
             pass
         return OtherEvent(report.kind, data)
@@ -181,7 +181,7 @@ class _Point(_Input, tag="point", frozen=True):
 
 
 class _Undo(_Input, tag="undo", frozen=True):
-    side: _Side
+    side: _Side | None = None  # the last point of the game in play, whoever won it
 
     def input(self) -> Input:
         return UmpireUndo(self.side)
@@ -219,7 +219,7 @@ _MUST = {
     "expedite": "one of True, False or null",
     "server_player": f"one of {', '.join(DOUBLES_PLAYERS)} or null",
     "player": f"one of {', '.join(DOUBLES_PLAYERS)} or null",
-    "side": "0 or 1",
+    "side": "0 or 1",  # or null for an undo
     "card": f"one of {', '.join(CARDS)}",
     "ball_in_play": "one of True, False or null",
     "reason": "text",

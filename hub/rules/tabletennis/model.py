@@ -137,9 +137,9 @@ class UmpirePoint:
 
 @dataclass(frozen=True, slots=True)
 class UmpireUndo:
-    """The umpire takes back the last point given to a side."""
+    """The umpire takes back the last point of the game in play (given to `side`, when named)."""
 
-    side: int
+    side: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

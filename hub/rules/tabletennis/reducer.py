@@ -152,15 +152,19 @@ class _Fold(_Steps):
         self.set_points(target)
 
     def _after_decision(self, d: Display) -> None:
+        """A display once the match is won: the board may show the last game's end, or roll it into its games
+        count (at 0-0 or keeping the game's score); anything else is an overrun."""
         s = self.s
         won, scores = match_result(s)
         last = scores[-1] if scores else (0, 0)
-        settled = (d.games == s.games and d.points == s.points) or (
-            d.games == won and d.points in ((0, 0), last)
-        )
-        if settled:
-            if d.games == won and s.games != won:  # the board rolls the deciding game into its games count
-                self.s = replace(s, games=won, points=d.points, game_scores=scores)
+        before_last = list(won)
+        before_last[0 if last[0] > last[1] else 1] -= 1
+        if d.games == (before_last[0], before_last[1]) and d.points == last:
+            return  # the board still shows the deciding game's last point
+        if (d.games == s.games and d.points == s.points) or (d.games == won and d.points in ((0, 0), last)):
+            if d.games == won and s.games != won:  # a games count kept as a board reported it
+                self.s = replace(s, games=won, game_scores=scores)
+            self.s = replace(self.s, points=d.points)
             return
         self._overrun(d)
 
@@ -308,7 +312,8 @@ def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTenni
         elif isinstance(item, Card):
             fold.card(item)
         elif isinstance(item, ExpediteStart):
-            fold.introduce_expedite(item.ball_in_play)
+            if not fold.after_match("expedite", None):
+                fold.introduce_expedite(item.ball_in_play)
         elif isinstance(item, UmpirePoint):
             fold.umpire_point(item.side)
         elif isinstance(item, UmpireUndo):

@@ -35,6 +35,14 @@ from hub.rules.tabletennis.service import (
 )
 
 
+# what an input after the match's end was, in a message (`_Steps.after_match`)
+_AFTER_MATCH = {
+    "point": ("a point", "bir sayı"),
+    "timeout": ("a time-out", "bir mola"),
+    "expedite": ("the expedite system", "hızlandırma kuralı"),
+}
+
+
 class _Steps:
     """One input being folded: the state so far and what the rules saw on the way."""
 
@@ -127,9 +135,12 @@ class _Steps:
             side = 0 if s.points[0] > s.points[1] else 1
             self.fact("game", side=side, score=list(s.points), game=s.game_number)
             if s.games[side] + 1 >= s.games_to_win:
-                scores = (*s.game_scores, s.points)
-                won, _ = match_result(s)
-                self.s = replace(s, winner=side, final_scores=scores)
+                # the deciding game is counted at once: no later report rolls it (a hand-scored table's
+                # last point is the last input); the points stay as the game ended
+                won, scores = match_result(s)
+                self.s = replace(
+                    s, winner=side, final_scores=scores, games=won, game_scores=scores, timeout_active=None
+                )
                 self.fact("match", side=side, games=list(won))
 
     def set_points(self, points: tuple[int, int]) -> None:
@@ -149,10 +160,20 @@ class _Steps:
         self.s = replace(s, points=points, points_log=tuple(log))
         if max(points) < _swap_point(s.config.ruleset):
             self.s = replace(self.s, swap_at=None)
-        decided_here = s.final_scores is not None and len(s.final_scores) > len(s.game_scores)
-        if s.winner is not None and decided_here and not game_over(points, s.config.ruleset):
-            self.s = replace(self.s, winner=None, final_scores=None)  # the deciding game no longer shows won
         self.after_points(before)
+
+    def reopen_deciding_game(self) -> None:
+        """The match's last game back in play at its final score (its last point about to be taken back)."""
+        s = self.s
+        scores = s.final_scores
+        if s.winner is None or not scores or len(scores) != sum(s.games):
+            return
+        last = scores[-1]
+        games = list(s.games)
+        games[0 if last[0] > last[1] else 1] -= 1
+        self.s = replace(
+            s, winner=None, final_scores=None, games=(games[0], games[1]), game_scores=scores[:-1], points=last
+        )
 
     def new_game(self, closing_side: int) -> None:
         """Roll into the next game: record the finished one, change ends, and set the next serve order."""
@@ -282,6 +303,8 @@ class _Steps:
         )
 
     def timeout(self, side: int) -> None:
+        if self.after_match("timeout", side):
+            return
         s = self.s
         if s.timeouts[side]:
             self.flag(
@@ -343,24 +366,51 @@ class _Steps:
     def umpire_point(self, side: int) -> None:
         s = self.s
         if s.winner is not None:
-            points = list(s.points)
-            points[side] += 1
-            self._overrun(Display((points[0], points[1]), s.games))
+            self.after_match("point", side)
             return
         if game_over(s.points, s.config.ruleset):
             self.new_game(0 if s.points[0] > s.points[1] else 1)
         self.score_point(side)
 
-    def umpire_undo(self, side: int) -> None:
+    def after_match(self, what: str, side: int | None) -> bool:
+        """An umpire's point, time-out or expedite once the match is won: flagged, the score kept (whether
+        the match was over). A referee's input so flagged is refused (`hub.referee.inputs`)."""
         s = self.s
-        if s.points[side] == 0:
+        if s.winner is None:
+            return False
+        won, _ = match_result(s)
+        en, tr = _AFTER_MATCH[what]
+        self.flag(
+            _anomaly(
+                "tt.match_overrun",
+                f"The match was already won by {_who(s.winner)} ({_fmt(won)}); {en} was entered after it.",
+                f"Maçı {_who(s.winner)} zaten kazanmıştı ({_fmt(won)}); ardından {tr} girildi.",
+                winner=s.winner,
+                games=list(won),
+                input=what,
+                **({} if side is None else {"side": side}),
+            )
+        )
+        return True
+
+    def umpire_undo(self, side: int | None) -> None:
+        """Take back the last point of the game in play (the last one won by `side`, when named)."""
+        self.reopen_deciding_game()
+        s = self.s
+        game = s.game_number
+        last = next(
+            (p for p in reversed(s.points_log) if p.game == game and not p.penalty and side in (None, p.side)),
+            None,
+        )
+        taken = last.side if last is not None else side
+        if taken is None or s.points[taken] == 0:
             self.fact("undo", side=side, ignored=True)
             return
         points = list(s.points)
-        points[side] -= 1
+        points[taken] -= 1
         self.set_points((points[0], points[1]))
         self.s = replace(self.s, rallies=max(0, self.s.rallies - 1))
-        self.fact("undo", side=side, points=points, game=s.game_number)
+        self.fact("undo", side=taken, points=points, game=game)
 
     def set_games(self, games: tuple[int, int], scores: tuple[tuple[int, int], ...], **more: Any) -> None:
         """Games as a report or a referee sets them, not as rallies won them: the game in play starts again
