@@ -461,7 +461,29 @@ def test_the_board_closing_a_game_with_its_last_point_in_its_history_is_fine() -
 
 
 def test_games_that_jump_by_two_are_a_games_mismatch() -> None:
-    assert Match().feed(show((0, 0), (2, 0))).codes == ["tt.games_mismatch"]
+    assert Match().feed(show((0, 0)), show((0, 0), (2, 0))).codes == ["tt.games_mismatch"]
+
+
+def test_a_first_display_under_way_is_where_the_match_stands_not_a_jump() -> None:
+    m = Match().feed(show((6, 10), (0, 1), game_scores=((6, 11),)))
+    assert m.codes == []
+    joined = [f for f in m.facts if f.kind == "joined"]
+    assert [f.data["points"] for f in joined] == [[6, 10]] and joined[0].data["games"] == [0, 1]
+    assert m.state.points == (6, 10) and m.state.games == (0, 1) and m.state.game_scores == ((6, 11),)
+    m.rallies("B")  # what follows is judged: the game and the next rally count as ever
+    assert m.state.games == (0, 1) and [f.kind for f in m.facts][-1] == "game"
+    m.next_game().rallies("A")
+    assert m.codes == [] and m.state.games == (0, 2) and m.state.points == (1, 0)
+    m.feed(show((5, 1), (0, 2)))
+    assert m.codes == ["tt.score_jump"]
+
+
+def test_joining_a_match_already_won_is_its_result() -> None:
+    m = Match().feed(show((0, 0), (1, 3), game_scores=((11, 6), (3, 11), (6, 11), (9, 11))))
+    assert m.codes == [] and m.state.winner == 1
+    assert tt.match_result(m.state) == ((1, 3), ((11, 6), (3, 11), (6, 11), (9, 11)))
+    m = Match().feed(show((6, 11), (0, 2), game_scores=((6, 11), (3, 11))))
+    assert m.codes == [] and m.state.winner == 1 and m.state.games == (0, 3)
 
 
 def test_a_board_history_that_does_not_add_up_to_its_games_is_a_games_mismatch() -> None:

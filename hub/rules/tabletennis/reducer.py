@@ -55,7 +55,9 @@ class _Fold(_Steps):
                 self.fact("ends", ends=d.ends, source="board")
         self.ensure_toss(d)
         s = self.s
-        if s.winner is not None:
+        if s.last_display is None and not s.points_log and not _first_rally_or_none(d):
+            self.join(d)
+        elif s.winner is not None:
             self._after_decision(d)
         elif d.games == s.games:
             self._same_game(d.points)
@@ -78,6 +80,28 @@ class _Fold(_Steps):
         if changed:
             self._check_board(d)
         self.s = replace(self.s, last_display=d)
+
+    def join(self, d: Display) -> None:
+        """The first display of a match already under way (a hub started or a board plugged in mid-match):
+        the score it shows is where the match stands, a catch-up, not a jump; only what follows is judged."""
+        scores = d.game_scores if len(d.game_scores) == sum(d.games) else ()
+        decided = False
+        if d.games != (0, 0):
+            self.set_games(d.games, scores)
+            decided = self.winner_by_games(d.games, scores)
+        # the game's ten minutes (2.15.1) counted from here: when it began is not known
+        self.s = replace(self.s, points=d.points, game_clock=self.at)
+        self.fact(
+            "joined",
+            points=list(d.points),
+            games=list(d.games),
+            game_scores=[list(g) for g in scores],
+            game=self.s.game_number,
+        )
+        if decided:
+            self.fact("match", side=self.s.winner, games=list(d.games))
+        else:
+            self.after_points((0, 0))  # a game (or the match) the board shows won at its last point
 
     def _first_server_choice(self, d: Display) -> None:
         """2.13.4: in doubles the serving pair chooses which of its players serves first; a board at 0-0
@@ -291,6 +315,11 @@ class _Fold(_Steps):
                     )
                 )
                 self.s = replace(s, ends_flagged=changes)
+
+
+def _first_rally_or_none(d: Display) -> bool:
+    """A first display that is a match's start: 0-0, or its first rally."""
+    return d.games == (0, 0) and d.points in ((0, 0), (1, 0), (0, 1))
 
 
 def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTennisState]:
