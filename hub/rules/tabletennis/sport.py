@@ -62,12 +62,11 @@ class TableTennisSport(SportDefaults[TableTennisState]):
         return state.winner
 
     def is_fresh_start(self, report: Any) -> bool:
-        """A display at 0-0 with no games: a board reset for a new match."""
-        return (
-            isinstance(report, ScoreboardState)
-            and tuple(report.points) == (0, 0)
-            and tuple(report.games) == (0, 0)
-        )
+        """A report that can only be a match's beginning once the table's match is over: a display in the
+        first game (0-0, or a few rallies in when the reset was missed), or an umpire's point."""
+        if isinstance(report, ScoreboardState):  # not a best-of-1 match's final display: no game's end
+            return tuple(report.games) == (0, 0) and max(report.points) < model.game_target("ittf")
+        return isinstance(report, DeviceEvent) and report.kind == "point"
 
     def config(self, info: MatchTerms) -> TableTennisConfig:
         """Best of, doubles, the first server and receiver and the ruleset from the venue."""
