@@ -91,6 +91,9 @@ class SportRules(Protocol[S, C]):
     def config(self, info: MatchTerms) -> C:
         """The rules' match configuration from the venue's terms for the match (`MatchInfo`)."""
 
+    def result_input(self, state: S, score: tuple[float, float]) -> Any | None:
+        """The rules input a referee's corrected match score stands for (table tennis: the games), or None."""
+
     def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
         """A forfeit's score, the winner's and the loser's."""
 

@@ -112,3 +112,25 @@ async def test_the_time_out_shown_ends_with_the_match(tmp_path: Path) -> None:
         assert status == 200 and match["state"]["timeout_active"] == 1
         match = await _score(url, "M-T1", [0])
         assert match["state"]["winner"] == 0 and match["state"]["timeout_active"] is None
+
+
+async def test_a_corrected_result_is_the_state_the_rules_reach(tmp_path: Path) -> None:
+    v = venue(TableConfig("T1", "tabletennis"))
+    async with running_hub(tmp_path, v) as url:
+        await _score(url, "M-T1", _games(0, 1, 0) + [0] * 4)  # the umpire stopped entering at 4-0 in game 4
+        status, match = await asyncio.to_thread(
+            post_json,
+            url + "api/matches/M-T1/actions",
+            {"action": "correct", "score": [3, 1], "winner": 0, "reason": "score sheet"},
+        )
+        assert status == 200, match
+        served = await _get(url + "api/matches/M-T1")
+        assert served["state"]["games"] == [3, 1] and served["state"]["winner"] == 0
+        assert served["result"]["score"] == [3, 1]
+    log = EventLog(tmp_path / "data" / "events.sqlite3")
+    log.open()
+    try:
+        replayed, _ = replay_match(v.matches[0], log)
+        assert replayed.sport_state.games == (3, 1) and replayed.sport_state.winner == 0
+    finally:
+        await log.close()

@@ -97,6 +97,10 @@ class SportDefaults(ABC, Generic[S]):
         """No notation for a result: the sport says only who won (`winner`)."""
         return None
 
+    def result_input(self, state: S, score: tuple[float, float]) -> Any | None:
+        """No rules input stands for a referee's corrected result: the result record alone carries it."""
+        return None
+
     def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
         """A forfeit is 1-0."""
         return (1, 0)

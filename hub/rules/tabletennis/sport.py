@@ -74,6 +74,13 @@ class TableTennisSport(SportDefaults[TableTennisState]):
             info.best_of, info.doubles, info.first_server, info.first_receiver, info.ruleset
         )
 
+    def result_input(self, state: TableTennisState, score: tuple[float, float]) -> Any | None:
+        """A corrected score is the games won: a correction to them at 0-0, unless the games already say so."""
+        games = (int(score[0]), int(score[1]))
+        if games != score or min(games) < 0 or model.match_result(state)[0] == games:
+            return None
+        return model.Correction((0, 0), games, "result corrected")
+
     def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
         """The games needed to win, to none."""
         return (info.best_of // 2 + 1, 0)
