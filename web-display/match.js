@@ -157,8 +157,9 @@ export function render(match) {
     }));
 
     const timeout = el.querySelector(".timeout");
-    const active = s.timeout_active === side;
-    const used = Boolean(s.timeouts && s.timeouts[side]);
+    const over = s.winner !== null && s.winner !== undefined;
+    const active = !over && s.timeout_active === side;
+    const used = !over && Boolean(s.timeouts && s.timeouts[side]); // nothing left to use once the match is over
     timeout.hidden = !(active || used);
     timeout.className = `timeout ${active ? "active" : "used"}`;
     timeout.textContent = active ? t().timeoutActive : t().timeout;

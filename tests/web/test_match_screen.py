@@ -217,6 +217,10 @@ def test_markers_for_serve_ends_expedite_timeouts_and_cards(
     expect(page.locator("#side-1 .timeout")).to_have_attribute("data-state", "active")
     expect(page.locator("#side-1 .timeout")).to_have_text("Molada")
     expect(page.locator("#side-0 .timeout")).to_have_attribute("data-state", "used")
+    draw(page, crafted(points=[11, 9], games=[3, 1], winner=0, timeout_active=None))  # the match over
+    expect(page.locator("#side-0 .timeout")).to_be_hidden()
+    expect(page.locator("#side-1 .timeout")).to_be_hidden()
+    draw(page, crafted())
     expect(page.locator("#side-0 .card")).to_have_count(1)
     expect(page.locator("#side-0 .card-yellow")).to_have_attribute("aria-label", "Sarı kart")
     expect(page.locator("#side-1 .card")).to_have_count(2)
