@@ -672,3 +672,20 @@ def test_malformed_input_data_is_refused_naming_the_field(data: dict[str, Any], 
 def test_a_skeleton_log_body_without_a_type_reads_as_a_display() -> None:
     body = {"points": [3, 2], "games": [1, 0], "server": 1, "game_scores": [[11, 8]]}
     assert tt.input_from_dict(body) == Display((3, 2), (1, 0), 1, ((11, 8),))
+
+
+def test_a_board_joined_again_after_the_hub_was_away_is_a_catch_up() -> None:
+    m = win_game(Match()).rallies("AB")
+    caught_up = tt.apply(m.state, show((7, 9), (1, 1), game_scores=((11, 0), (8, 11))), 100.0, joined=True)
+    assert caught_up.anomalies == ()
+    assert [f.kind for f in caught_up.facts] == ["joined"]
+    assert caught_up.state.games == (1, 1) and caught_up.state.game_scores == ((11, 0), (8, 11))
+    assert caught_up.state.points == (7, 9)
+    unjoined = tt.apply(m.state, show((7, 9), (1, 1), game_scores=((11, 0), (8, 11))), 100.0)
+    assert "tt.score_jump" in [a.code for a in unjoined.anomalies]  # not joined: judged
+    # a board that only went on by a rally is read as ever, joined or not
+    one_more = tt.apply(m.state, show((2, 1), (1, 0)), 100.0, joined=True)
+    assert [f.kind for f in one_more.facts] == ["point"] and one_more.anomalies == ()
+    at_the_end = win_game(Match()).rallies("A" * 11)
+    next_game = tt.apply(at_the_end.state, show((0, 0), (2, 0)), 100.0, joined=True)
+    assert next_game.state.game_scores == ((11, 0), (11, 0)) and next_game.state.winner is None

@@ -45,7 +45,7 @@ from hub.rules.tabletennis.steps import _Steps
 class _Fold(_Steps):
     """One input folded through every rule: a scoreboard display read and checked, or an umpire's input."""
 
-    def display(self, d: Display) -> None:
+    def display(self, d: Display, *, joined: bool = False) -> None:
         s = self.s
         changed = s.last_display != d
         if s.last_display is None and not s.points_log and d.ends in ENDS:  # the toss winner chose an end
@@ -55,7 +55,7 @@ class _Fold(_Steps):
                 self.fact("ends", ends=d.ends, source="board")
         self.ensure_toss(d)
         s = self.s
-        if s.last_display is None and not s.points_log and not _first_rally_or_none(d):
+        if s.winner is None and (joined or s.last_display is None and not s.points_log) and not _follows(s, d):
             self.join(d)
         elif s.winner is not None:
             self._after_decision(d)
@@ -82,15 +82,18 @@ class _Fold(_Steps):
         self.s = replace(self.s, last_display=d)
 
     def join(self, d: Display) -> None:
-        """The first display of a match already under way (a hub started or a board plugged in mid-match):
-        the score it shows is where the match stands, a catch-up, not a jump; only what follows is judged."""
-        scores = d.game_scores if len(d.game_scores) == sum(d.games) else ()
+        """A display of a match already under way, the first since the hub joined the board (the hub started
+        or restarted, the board plugged in mid-match): the score, games and history it shows are where the
+        match stands, a catch-up, not a jump; only what follows is judged."""
+        s = self.s
+        known = (*s.game_scores, s.points) if game_over(s.points, s.config.ruleset) else s.game_scores
+        scores = d.game_scores if len(d.game_scores) == sum(d.games) else known[: sum(d.games)]
         decided = False
-        if d.games != (0, 0):
+        if d.games != s.games:
             self.set_games(d.games, scores)
             decided = self.winner_by_games(d.games, scores)
-        # the game's ten minutes (2.15.1) counted from here: when it began is not known
-        self.s = replace(self.s, points=d.points, game_clock=self.at)
+        if self.s.game_clock is None:  # the game's ten minutes (2.15.1) count from here: its start is not known
+            self.s = replace(self.s, game_clock=self.at)
         self.fact(
             "joined",
             points=list(d.points),
@@ -100,8 +103,7 @@ class _Fold(_Steps):
         )
         if decided:
             self.fact("match", side=self.s.winner, games=list(d.games))
-        else:
-            self.after_points((0, 0))  # a game (or the match) the board shows won at its last point
+        self.set_points(d.points)  # a game (or the match) the board shows won at its last point ends here
 
     def _first_server_choice(self, d: Display) -> None:
         """2.13.4: in doubles the serving pair chooses which of its players serves first; a board at 0-0
@@ -317,13 +319,18 @@ class _Fold(_Steps):
                 self.s = replace(s, ends_flagged=changes)
 
 
-def _first_rally_or_none(d: Display) -> bool:
-    """A first display that is a match's start: 0-0, or its first rally."""
-    return d.games == (0, 0) and d.points in ((0, 0), (1, 0), (0, 1))
+def _follows(s: TableTennisState, d: Display) -> bool:
+    """A display that goes on from the score reached as play does: the same, or one rally more."""
+    over = game_over(s.points, s.config.ruleset)
+    if d.games != s.games:  # the next game begun, its first rally at most
+        return over and _one_game_more(s.games, d.games) and d.points in ((0, 0), (1, 0), (0, 1))
+    delta = (d.points[0] - s.points[0], d.points[1] - s.points[1])
+    return delta in ((0, 0), (1, 0), (0, 1)) and not over
 
 
-def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTennisState]:
-    """Fold one input (an engine input, or a device's ScoreboardState or DeviceEvent) into the match.
+def apply(state: TableTennisState, report: Any, at: float, *, joined: bool = False) -> Outcome[TableTennisState]:
+    """Fold one input (an engine input, or a device's ScoreboardState or DeviceEvent) into the match;
+    `joined` for a board's first report since the hub joined it (`_Fold.join`).
 
     Never raises on a rule violation: the input is kept as reported and the violation is an anomaly.
     """
@@ -331,7 +338,7 @@ def apply(state: TableTennisState, report: Any, at: float) -> Outcome[TableTenni
     fold = _Fold(state, at)
     fold.check_expedite_due()
     if isinstance(item, Display):
-        fold.display(item)
+        fold.display(item, joined=joined)
     elif isinstance(item, OtherEvent | Tick):
         pass
     else:
