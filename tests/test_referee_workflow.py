@@ -130,7 +130,10 @@ def test_a_correction_supersedes_the_live_result_and_keeps_what_the_board_showed
     state = folder.act({"action": "correct", "score": [1, 2], "reason": "scoresheet signed 1-2"}, 2000.0)
     assert state.result is not None and state.result.score == (1, 2) and state.winner == 1
     # history is never rewritten: every point and game the board showed stays; the rules reach 1-2 from it
-    assert state.sport_state.points_log == shown.points_log and state.sport_state.game_scores == shown.game_scores
+    assert (
+        state.sport_state.points_log == shown.points_log
+        and state.sport_state.game_scores == shown.game_scores
+    )
     assert state.sport_state.games == (1, 2) and state.sport_state.winner == 1
     assert state.status is MatchStatus.FINISHED  # still to be confirmed
     with pytest.raises(ActionInvalid, match="does not agree"):

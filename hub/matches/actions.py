@@ -79,7 +79,9 @@ def result(
     referee = audited(match.referee, EventKind.REFEREE_RESULT, body, offset, at, actor, result=written)
     status = MatchStatus.FINISHED if match.status in _ENDS_UNPLAYED else match.status
     finished_at = match.finished_at if match.finished_at is not None else at
-    facts: tuple[Fact, ...] = (Fact("result_corrected", {"winner": written.winner, "score": list(written.score)}),)
+    facts: tuple[Fact, ...] = (
+        Fact("result_corrected", {"winner": written.winner, "score": list(written.score)}),
+    )
     rules = match.info.rules
     stands_for = rules.result_input(match.sport_state, written.score)
     sport_state = match.sport_state
@@ -87,7 +89,14 @@ def result(
         outcome = rules.apply(sport_state, stands_for, at)
         sport_state, facts = outcome.state, (*facts, *outcome.facts)
     return settle(
-        match, offset, at, facts, status=status, finished_at=finished_at, referee=referee, sport_state=sport_state
+        match,
+        offset,
+        at,
+        facts,
+        status=status,
+        finished_at=finished_at,
+        referee=referee,
+        sport_state=sport_state,
     )
 
 

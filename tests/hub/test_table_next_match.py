@@ -56,7 +56,9 @@ def _rallies(final: tuple[int, int]) -> Iterator[tuple[int, int]]:
     before_last = list(final)
     before_last[winner] -= 1
     while points != before_last:
-        side = 0 if points[0] < before_last[0] and (points[0] <= points[1] or points[1] == before_last[1]) else 1
+        side = (
+            0 if points[0] < before_last[0] and (points[0] <= points[1] or points[1] == before_last[1]) else 1
+        )
         points[side] += 1
         yield points[0], points[1]
     yield final

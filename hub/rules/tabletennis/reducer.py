@@ -55,7 +55,11 @@ class _Fold(_Steps):
                 self.fact("ends", ends=d.ends, source="board")
         self.ensure_toss(d)
         s = self.s
-        if s.winner is None and (joined or s.last_display is None and not s.points_log) and not _follows(s, d):
+        if (
+            s.winner is None
+            and (joined or (s.last_display is None and not s.points_log))
+            and not _follows(s, d)
+        ):
             self.join(d)
         elif s.winner is not None:
             self._after_decision(d)
@@ -92,7 +96,9 @@ class _Fold(_Steps):
         if d.games != s.games:
             self.set_games(d.games, scores)
             decided = self.winner_by_games(d.games, scores)
-        if self.s.game_clock is None:  # the game's ten minutes (2.15.1) count from here: its start is not known
+        if (
+            self.s.game_clock is None
+        ):  # the game's ten minutes (2.15.1) count from here: its start is not known
             self.s = replace(self.s, game_clock=self.at)
         self.fact(
             "joined",
@@ -328,7 +334,9 @@ def _follows(s: TableTennisState, d: Display) -> bool:
     return delta in ((0, 0), (1, 0), (0, 1)) and not over
 
 
-def apply(state: TableTennisState, report: Any, at: float, *, joined: bool = False) -> Outcome[TableTennisState]:
+def apply(
+    state: TableTennisState, report: Any, at: float, *, joined: bool = False
+) -> Outcome[TableTennisState]:
     """Fold one input (an engine input, or a device's ScoreboardState or DeviceEvent) into the match;
     `joined` for a board's first report since the hub joined it (`_Fold.join`).
 

@@ -34,7 +34,6 @@ from hub.rules.tabletennis.service import (
     service,
 )
 
-
 # what an input after the match's end was, in a message (`_Steps.after_match`)
 _AFTER_MATCH = {
     "point": ("a point", "bir sayı"),
@@ -172,7 +171,12 @@ class _Steps:
         games = list(s.games)
         games[0 if last[0] > last[1] else 1] -= 1
         self.s = replace(
-            s, winner=None, final_scores=None, games=(games[0], games[1]), game_scores=scores[:-1], points=last
+            s,
+            winner=None,
+            final_scores=None,
+            games=(games[0], games[1]),
+            game_scores=scores[:-1],
+            points=last,
         )
 
     def new_game(self, closing_side: int) -> None:
@@ -399,7 +403,11 @@ class _Steps:
         s = self.s
         game = s.game_number
         last = next(
-            (p for p in reversed(s.points_log) if p.game == game and not p.penalty and side in (None, p.side)),
+            (
+                p
+                for p in reversed(s.points_log)
+                if p.game == game and not p.penalty and side in (None, p.side)
+            ),
             None,
         )
         taken = last.side if last is not None else side
