@@ -5,17 +5,20 @@ line) taken at round import when --time-control is not given."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from hub.chess_feed import event_tags, game_pgn, round_pgn
-from hub.matches import new_match
+from hub.matches import MatchStatus, new_match
+from hub.teams import team_match_view
 from hub.tournament.controls import read_time_control
 from hub.tournament.export import ExportFormat, export_round_file
 from hub.tournament.rounds import RoundError, add_to_venue, pgn_title, plan_trf_round
 from hub.tournament.trf import load_trf, parse_trf
 from hub.venue import VenueError, load_venue, parse_venue
+from tests.hub.chess_support import Table
 
 DEMO_EVENT = Path(__file__).resolve().parents[2] / "devices" / "simulators" / "games" / "demo.trf"
 TABLES = "".join(f'[[tables]]\nid = "T{n}"\nsport = "chess"\n\n' for n in range(1, 17))
@@ -199,3 +202,28 @@ def test_venue_player_data_is_read(tmp_path: Path) -> None:
             tmp_path / "hall.toml",
         )
     assert "titles is for chess matches" in str(caught.value)
+
+
+def test_the_team_view_gives_each_boards_titles_ratings_and_live_clock(tmp_path: Path) -> None:
+    venue = load_venue(imported(tmp_path))
+    config = venue.team_matches[0]  # R1-M1, Ankara - Bursa: board 1 is Mert Aydın (GM) - Hasan Öz (WFM)
+    games = [m for m in venue.matches if m.team_match == config.id]
+    board1 = next(m for m in games if m.board == 1)
+    state = new_match(board1)
+    table = Table(board1.rules.config(board1))
+    table.clock(5400, 5395, 1, dt=10.0)  # the right side runs; White's side is learned, not known yet
+    live = replace(state, sport_state=table.state, status=MatchStatus.LIVE)
+    view = team_match_view(config, [live, *(new_match(m) for m in games if m.board != 1)])
+    row = next(b for b in view["boards"] if b["board"] == 1)
+    white, black = board1.players
+    assert (row["white"], row["white_title"], row["white_rating"]) == (white, "GM", 2386)
+    assert (row["black"], row["black_title"], row["black_rating"]) == (black, "WFM", 2275)
+    clock = row["clock"]
+    assert clock is not None and clock["as_of"] == 10.0
+    assert sorted([clock["white_ms"], clock["black_ms"]]) == [5_395_000, 5_400_000]
+    other = next(b for b in view["boards"] if b["board"] == 2)
+    assert other["clock"] is None and other["white_title"] is None  # no reading yet; no title
+    # a game with a result: its clock stands still on the page
+    done = replace(live, status=MatchStatus.FINISHED)
+    stopped = team_match_view(config, [done])["boards"][0]["clock"]
+    assert stopped is not None and stopped["running"] is None
