@@ -87,21 +87,19 @@ def _game_extras(game: MatchState, result: str | None) -> dict[str, Any]:
 
 def team_match_view(config: TeamMatchConfig, games: list[MatchState]) -> dict[str, Any]:
     """The team match as spectators see it: every board with its players and result, the score, match points."""
-    scored: list[tuple[dict[str, Any], str | None]] = [  # each board with its result as the rules score it
-        (
-            _board_row(
-                game.info.board or 0,
-                game.info.players,
-                (result := game_result(game)),
-                match_id=game.info.id,
-                status=game.status.value,
-                official=game.status is MatchStatus.OFFICIAL,
-                **_game_extras(game, result),
-            ),
-            result,
+    scored: list[tuple[dict[str, Any], str | None]] = []  # each board with its result as the rules score it
+    for game in games:
+        played = game_result(game)
+        row = _board_row(
+            game.info.board or 0,
+            game.info.players,
+            played,
+            match_id=game.info.id,
+            status=game.status.value,
+            official=game.status is MatchStatus.OFFICIAL,
+            **_game_extras(game, played),
         )
-        for game in games
-    ]
+        scored.append((row, played))
     scored += [  # decided before play: no game, no table; the point counts all the same
         (
             _board_row(
