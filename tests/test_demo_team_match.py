@@ -6,6 +6,7 @@ standings, imported with the round from its report file, move as the boards fini
 from __future__ import annotations
 
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,6 +60,14 @@ def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(ches
     assert all(row["games"] == 2 and row["forfeits"] == 0 for c in prizes for row in c["rows"])
     assert team["decided"] == 8 and team["match_points"] is not None
     assert sorted(team["match_points"]) in ([0, 2], [1, 1])
+
+    # the relay's PGN: the event and city from the report file, the players' ratings from the round import
+    pgn = urllib.request.urlopen(url + "pgn/round-2.pgn").read().decode()
+    assert pgn.count('[Event "Boardcast Demo Ligi / Demo League"]') == 8 and '[Site "Ankara TUR"]' in pgn
+    assert (
+        '[White "Mert Aydın"]\n[Black "Barış Yalçın"]' in pgn
+        and '[WhiteElo "2386"]\n[BlackElo "2402"]' in pgn
+    )
 
     status, games = get_json_as(url + "api/referee/matches", chess_demo.token)
     assert status == 200
