@@ -4,7 +4,9 @@ line) taken at round import when --time-control is not given."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from hub.tournament.rounds import RoundError, add_to_venue, pgn_title, plan_trf_
 from hub.tournament.trf import load_trf, parse_trf
 from hub.venue import VenueError, load_venue, parse_venue
 from tests.hub.chess_support import Table
+from tests.hubsupport import running_hub
 
 DEMO_EVENT = Path(__file__).resolve().parents[2] / "devices" / "simulators" / "games" / "demo.trf"
 TABLES = "".join(f'[[tables]]\nid = "T{n}"\nsport = "chess"\n\n' for n in range(1, 17))
@@ -227,3 +230,20 @@ def test_the_team_view_gives_each_boards_titles_ratings_and_live_clock(tmp_path:
     done = replace(live, status=MatchStatus.FINISHED)
     stopped = team_match_view(config, [done])["boards"][0]["clock"]
     assert stopped is not None and stopped["running"] is None
+
+
+async def test_the_hubs_pgn_routes_name_the_event_and_its_players(tmp_path: Path) -> None:
+    venue = load_venue(imported(tmp_path))
+    game = next(m for m in venue.matches if m.pairing == (1, 17))
+    async with running_hub(tmp_path, venue) as url:
+        one = await asyncio.to_thread(get_text, f"{url}pgn/{game.id}.pgn")
+        whole = await asyncio.to_thread(get_text, f"{url}pgn/round-1.pgn")
+    headers = tags(one)
+    assert (headers["Event"], headers["Site"]) == ("Boardcast Demo Ligi / Demo League", "Ankara TUR")
+    assert (headers["WhiteTitle"], headers["WhiteElo"], headers["WhiteFideId"]) == ("GM", "2386", "34567890")
+    assert whole.count('[Site "Ankara TUR"]') == len(venue.matches)
+
+
+def get_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return answer.read().decode("utf-8")
