@@ -133,7 +133,9 @@ def _chess_part(
         tables,
         tuple(replace(g, clock_white="left") for g in games),
         tuple(t for t in imported.team_matches if t.id in played),
-        None if imported.tournament is None else replace(imported.tournament, board_prize_min_games=1),
+        # two games of the league's three (the national regulations ask seven of nine): one game's
+        # performance is never ranked
+        None if imported.tournament is None else replace(imported.tournament, board_prize_min_games=2),
     )
 
 

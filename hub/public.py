@@ -134,7 +134,11 @@ class PublicHall:
     def team_view(self, team_match_id: str) -> dict[str, Any]:
         """A chess team match as spectators see it (boards, score, match points)."""
         config = self.team_matches[team_match_id]
-        return team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
+        view = team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
+        delay = self.venue.broadcast_delay_s
+        if delay:  # the boards' clocks are read that late: screens run them late too
+            view["broadcast_delay_s"] = delay
+        return view
 
     def venue_snapshot(self) -> dict[str, Any]:
         """The venue topic's full state, as spectators may see it."""

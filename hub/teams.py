@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from hub.matches import MatchState, MatchStatus
+from hub.rules.chess.codec import clock_view
 from hub.tournament.model import GAME_OUTCOMES
 from hub.tournament.results import match_points as match_points_of
 from hub.venue import CHESS_BOARD_CATEGORIES, TeamMatchConfig
@@ -45,7 +46,8 @@ def home_is_white(board: int) -> bool:
 
 
 def _board_row(board: int, players: tuple[str, ...], result: str | None, **rest: Any) -> dict[str, Any]:
-    """One board of a team match as spectators see it (`rest`: its match id, status, official, forfeit)."""
+    """One board of a team match as spectators see it (`rest`: its match id, status, official, forfeit, and
+    the players' titles, ratings and the game's clock where known)."""
     category = CHESS_BOARD_CATEGORIES.get(board, ("", ""))
     return {
         "board": board,
@@ -59,22 +61,45 @@ def _board_row(board: int, players: tuple[str, ...], result: str | None, **rest:
     }
 
 
+def _game_extras(game: MatchState, result: str | None) -> dict[str, Any]:
+    """A game's players' titles and ratings (None: not known; a rating 0 is unrated) and its clock by colour,
+    running only while the game is live without a result (the team page counts it down as the game page)."""
+    info = game.info
+    titles = info.titles or ("", "")
+    ratings = info.ratings or (0, 0)
+    clock = clock_view(game.sport_state) if info.sport == "chess" else None
+    running = clock["running"] if clock and game.status is MatchStatus.LIVE and result is None else None
+    return {
+        "white_title": titles[0] or None,
+        "black_title": titles[1] or None,
+        "white_rating": ratings[0] or None,
+        "black_rating": ratings[1] or None,
+        "clock": None
+        if clock is None
+        else {
+            "white_ms": clock["white_ms"],
+            "black_ms": clock["black_ms"],
+            "running": running,
+            "as_of": clock["as_of"],
+        },
+    }
+
+
 def team_match_view(config: TeamMatchConfig, games: list[MatchState]) -> dict[str, Any]:
     """The team match as spectators see it: every board with its players and result, the score, match points."""
-    scored: list[tuple[dict[str, Any], str | None]] = [  # each board with its result as the rules score it
-        (
-            _board_row(
-                game.info.board or 0,
-                game.info.players,
-                (result := game_result(game)),
-                match_id=game.info.id,
-                status=game.status.value,
-                official=game.status is MatchStatus.OFFICIAL,
-            ),
-            result,
+    scored: list[tuple[dict[str, Any], str | None]] = []  # each board with its result as the rules score it
+    for game in games:
+        played = game_result(game)
+        row = _board_row(
+            game.info.board or 0,
+            game.info.players,
+            played,
+            match_id=game.info.id,
+            status=game.status.value,
+            official=game.status is MatchStatus.OFFICIAL,
+            **_game_extras(game, played),
         )
-        for game in games
-    ]
+        scored.append((row, played))
     scored += [  # decided before play: no game, no table; the point counts all the same
         (
             _board_row(

@@ -6,6 +6,7 @@ standings, imported with the round from its report file, move as the boards fini
 from __future__ import annotations
 
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,15 +34,17 @@ def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(ches
     assert start["kind"] == "team" and start["round"] == 2 and start["pending"] >= 1
     before = {r["name"]: r for r in start["rows"]}
     assert before["Bursa Gençlik Spor"]["points"] == 2  # won round 2 by forfeit: already in the file
-    seen_counts = {start["counted"]}
+    seen_counts = {start["from_hall"]}
     deadline = time.monotonic() + 150
     while not (team := get_json(url + "api/team-matches/R2-M1"))["complete"]:
         assert time.monotonic() < deadline, f"the team match did not finish: {team['decided']} of 8 decided"
-        seen_counts.add(get_json(url + "api/standings")["counted"])
+        seen_counts.add(get_json(url + "api/standings")["from_hall"])
         time.sleep(1)
     time.sleep(1.5)  # the standings follow within a second of the last result
     standings = get_json(url + "api/standings")
-    assert standings["counted"] == 8 and standings["pending"] == 0 and standings["official"] is False
+    assert standings["from_hall"] == 8 and standings["pending"] == 0 and standings["official"] is False
+    # every board result the standings stand on: round 1's 16 from the file, round 2's forfeited match, the hall's
+    assert standings["counted"] == 16 + 8 + 8
     assert len(seen_counts) >= 3  # they moved board by board, not only at the end
     after = {r["name"]: r for r in standings["rows"]}
     ankara, izmir = after["Ankara Satranç Kulübü"], after["İzmir Satranç İhtisas"]
@@ -51,9 +54,20 @@ def test_the_demo_team_match_reaches_match_points_with_the_arbiters_results(ches
     assert ankara["points"] + izmir["points"] == before["Ankara Satranç Kulübü"]["points"] * 2 + 2
     prizes = standings["board_prizes"]
     assert [c["boards"] for c in prizes] == [[1, 2, 3, 4], [5], [6], [7], [8]]
-    assert sum(len(c["rows"]) for c in prizes) == 32  # every player of the four clubs has played a game
+    # two games played are needed: the players of the clubs that played round 2 in the hall (the other two
+    # clubs' round 2 was a forfeit, no game)
+    assert sum(len(c["rows"]) for c in prizes) == 16
+    assert all(row["games"] == 2 and row["forfeits"] == 0 for c in prizes for row in c["rows"])
     assert team["decided"] == 8 and team["match_points"] is not None
     assert sorted(team["match_points"]) in ([0, 2], [1, 1])
+
+    # the relay's PGN: the event and city from the report file, the players' ratings from the round import
+    pgn = urllib.request.urlopen(url + "pgn/round-2.pgn").read().decode()
+    assert pgn.count('[Event "Boardcast Demo Ligi / Demo League"]') == 8 and '[Site "Ankara TUR"]' in pgn
+    assert (
+        '[White "Mert Aydın"]\n[Black "Barış Yalçın"]' in pgn
+        and '[WhiteElo "2386"]\n[BlackElo "2402"]' in pgn
+    )
 
     status, games = get_json_as(url + "api/referee/matches", chess_demo.token)
     assert status == 200

@@ -282,7 +282,8 @@ const el = (tag, cls, text) => {
   return e;
 };
 
-function clockEl(cls, ms, running, asOf, delayS) {
+/** A clock element that counts down on the page's one ticker while it runs (the team page uses it too). */
+export function clockEl(cls, ms, running, asOf, delayS) {
   const c = el("span", cls);
   c.dataset.chessClock = "";
   c.dataset.ms = ms == null ? "" : String(ms);

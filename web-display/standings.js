@@ -6,7 +6,6 @@
 // through it 60 rows at a time, then the byes and board prizes.
 import { Feed, showConnection } from "./feed.js";
 import { STANDINGS_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
-import { fmtScore } from "./team.js";
 import { rotateSeconds } from "./wall-pager.js";
 
 const ROWS_PER_COLUMN = 20;  // past this a wide screen splits the table into columns side by side
@@ -36,13 +35,44 @@ function asNumber(value) {
   return null;
 }
 
-/** Points or a tie-break as chess players write them (4.5 → "4½"); anything not a number → "–". */
+const QUARTERS = ["", "¼", "½", "¾"];
+
+/** Points or a tie-break as chess players write them, in quarters (4.5 → "4½", 11.25 → "11¼"; Sonneborn-Berger
+ * gives quarters); a value that is no quarter in decimals; anything not a number → "–". */
 export function fmtNumber(value) {
   const n = asNumber(value);
   if (n == null) return "–";
   if (n < 0) return `−${fmtNumber(-n)}`;
-  if (Number.isInteger(n * 2)) return fmtScore(n);
-  return String(Math.round(n * 100) / 100);  // a quarter (Sonneborn-Berger) or an average: as it is
+  if (!Number.isInteger(n * 4)) return String(Math.round(n * 100) / 100);
+  const whole = Math.floor(n);
+  const quarter = QUARTERS[Math.round((n - whole) * 4)];
+  return quarter ? `${whole || ""}${quarter}` : String(whole);
+}
+
+function decimals(n) { return Number.isInteger(n) ? 0 : Number.isInteger(n * 10) ? 1 : 2; }
+
+/**
+ * How a column's values are written, the same way on every row: in quarters (½ ¼ ¾) when every value is one,
+ * else all in decimals with the same digits (an average such as ARO or AOB: "12.50", "11.33"), so that a column
+ * never mixes "½" and "0.25".
+ */
+export function columnFormat(values) {
+  const numbers = values.map(asNumber).filter((n) => n != null);
+  if (numbers.every((n) => Number.isInteger(n * 4))) return fmtNumber;
+  const digits = Math.max(...numbers.map(decimals));
+  return (value) => {
+    const n = asNumber(value);
+    if (n == null) return "–";
+    return n < 0 ? `−${(-n).toFixed(digits)}` : n.toFixed(digits);
+  };
+}
+
+// The formats of the standings' points and tie-break columns, worked out over every row of the view.
+function tableFormats(view) {
+  const rows = view.rows || [];
+  const tiebreaks = {};
+  for (const name of view.tiebreaks || []) tiebreaks[name] = columnFormat(rows.map((r) => (r.tiebreaks || {})[name]));
+  return { points: columnFormat(rows.map((r) => r.points)), tiebreaks };
 }
 
 function fmtPlain(value, digits, language) {
@@ -115,7 +145,7 @@ function standingsHead(view) {
   return head;
 }
 
-function standingsRow(view, row, label, shared) {
+function standingsRow(view, row, label, shared, formats) {
   const tr = el("tr", "st-row");
   tr.dataset.rank = row.rank == null ? "" : String(row.rank);
   tr.dataset.number = row.number == null ? "" : String(row.number);
@@ -123,9 +153,9 @@ function standingsRow(view, row, label, shared) {
   const tiebreaks = row.tiebreaks || {};
   tr.append(
     el("td", "st-rank", label), ...(numbered(view) ? [el("td", "st-no", row.number == null ? "" : String(row.number))] : []),
-    el("td", "st-name", row.name || "—"), el("td", "st-points", fmtNumber(row.points)),
+    el("td", "st-name", row.name || "—"), el("td", "st-points", formats.points(row.points)),
     ...(view.tiebreaks || []).map((name) => {
-      const td = el("td", "st-tb", fmtNumber(tiebreaks[name]));
+      const td = el("td", "st-tb", formats.tiebreaks[name](tiebreaks[name]));
       td.dataset.tiebreak = name;
       return td;
     }),
@@ -141,6 +171,7 @@ function renderTables(view, columns, start, end) {
   box.style.setProperty("--cols", String(columns));
   if (!rows.length) { box.replaceChildren(el("p", "st-empty", st().noRows)); return; }
   const labels = rankLabels(rows);
+  const formats = tableFormats(view);
   const per = Math.ceil((end - start) / columns);
   const parts = [];
   for (let first = start; first < end; first += per) {
@@ -152,7 +183,7 @@ function renderTables(view, columns, start, end) {
       if (i === first && label === "") label = labels.slice(0, i).reverse().find((l) => l !== "") || "";
       const rank = rows[i].rank;
       const shared = rank != null && (rows[i - 1]?.rank === rank || rows[i + 1]?.rank === rank);
-      body.append(standingsRow(view, rows[i], label, shared));
+      body.append(standingsRow(view, rows[i], label, shared, formats));
     }
     table.append(body);
     const wrap = el("div", "st-box");
@@ -162,11 +193,26 @@ function renderTables(view, columns, start, end) {
   box.replaceChildren(...parts);
 }
 
+// A team match forfeited on every board: one line, the teams and their board points, not a chip per player.
+function teamForfeitLine(match, x, format) {
+  const [home, away] = match.teams || ["", ""];
+  const [a, b] = match.score || [null, null];
+  const li = el("li", "team-forfeit");
+  li.append(el("span", "tf-team", home || "—"), el("span", "tf-score", `${format(a)}–${format(b)}`),
+    el("span", "tf-team", away || "—"), el("span", "tf-note", `(${x.forfeit})`));
+  return li;
+}
+
 function renderByes(view) {
   const x = st();
   const byes = view.byes || [];
-  $("byes").hidden = !byes.length;
+  const forfeits = view.team_forfeits || [];
+  $("byes").hidden = !byes.length && !forfeits.length;
   $("byes-title").textContent = x.byes(view.round ?? "");
+  const format = columnFormat([...forfeits.flatMap((m) => m.score || []), ...byes.map((b) => b.points)]);
+  $("team-forfeits").hidden = !forfeits.length;
+  $("team-forfeits").replaceChildren(...forfeits.map((match) => teamForfeitLine(match, x, format)));
+  $("bye-list").hidden = !byes.length;
   $("bye-list").replaceChildren(...byes.map((bye) => {
     const li = el("li", "bye");
     li.dataset.code = bye.code || "";
@@ -174,7 +220,7 @@ function renderByes(view) {
     code.title = x.codes[bye.code] || "";
     li.append(code, el("span", "bye-name", bye.name || "—"));
     if (bye.number != null) li.append(el("span", "bye-no", `(${bye.number})`));
-    li.append(el("span", "bye-points", fmtNumber(bye.points)));
+    li.append(el("span", "bye-points", format(bye.points)));
     return li;
   }));
   const used = CODES.filter((code) => byes.some((bye) => bye.code === code));
@@ -188,13 +234,16 @@ function renderByes(view) {
 
 const PRIZE_COLUMNS = ["rank", "name", "team", "games", "points", "performance", "wins", "percent"];
 
-function prizeCell(column, row) {
+function prizeCell(column, row, points, x) {
   const cls = `p-${column}`;
   if (column === "name" || column === "team") return el("td", cls, row[column] || "—");
-  if (column === "points") return el("td", cls, fmtNumber(row.points));
+  if (column === "points") return el("td", cls, points(row.points));
   if (column === "percent") return el("td", cls, fmtPlain(row.percent, 1, lang));
-  if (column === "performance" && asNumber(row.performance) === 0) return el("td", cls, "–");  // no game yet
-  return el("td", cls, fmtPlain(row[column], 0, lang));
+  if (column === "performance" && !asNumber(row.performance)) return el("td", cls, "–");  // no game played
+  const td = el("td", cls, fmtPlain(row[column], 0, lang));
+  const forfeits = asNumber(row.forfeits) || 0;
+  if (column === "games" && forfeits) td.title = x.forfeitsNotGames(forfeits);  // in points, not in games
+  return td;
 }
 
 function renderPrizes(view) {
@@ -213,11 +262,20 @@ function renderPrizes(view) {
     const body = el("tbody");
     const rows = prize.rows || prize.lines || [];
     const labels = rankLabels(rows);
+    const points = columnFormat(rows.map((row) => row.points));
     body.append(...rows.map((row, i) => {
       const tr = el("tr");
-      tr.append(...PRIZE_COLUMNS.map((c) => (c === "rank" ? el("td", "p-rank", labels[i]) : prizeCell(c, row))));
+      tr.append(...PRIZE_COLUMNS.map((c) => (c === "rank" ? el("td", "p-rank", labels[i]) : prizeCell(c, row, points, x))));
       return tr;
     }));
+    const least = asNumber(view.board_prize_min_games);
+    if (!rows.length && least) {
+      const td = el("td", "p-empty", x.noPrizeYet(least));
+      td.colSpan = PRIZE_COLUMNS.length;
+      const tr = el("tr");
+      tr.append(td);
+      body.append(tr);
+    }
     table.append(thead, body);
     const wrap = el("div", "st-box");
     wrap.append(table);
@@ -249,7 +307,7 @@ export function renderStandings(view) {
   root.dataset.kind = view.kind === "team" ? "team" : "individual";
   root.dataset.official = String(Boolean(view.official));
   const counted = asNumber(view.counted);
-  $("counted").textContent = counted != null ? x.counted(counted) : "";
+  $("counted").textContent = counted != null ? x.counted(counted, asNumber(view.from_hall) || 0) : "";
   const pending = asNumber(view.pending) || 0;
   $("pending").textContent = pending ? x.pending(pending, view.round ?? "") : "";
   $("error").hidden = !view.error;

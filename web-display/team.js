@@ -1,7 +1,9 @@
 // The chess team match screen: both teams, the live score, match points once every board is done, and one row
-// per board (category, players with their colours, result, status) linking to the game. Live on `team:ID`.
+// per board (category, players with their colours, titles and ratings, each game's clocks counting down, result,
+// status) linking to the game. Live on `team:ID`.
 // `renderTeam(view)` and `renderTeamTile(tile, view, lang)` are exported so tests and the wall draw crafted views
 // with the very code the live feed uses.
+import { clockEl } from "./chess.js";
 import { Feed, showConnection } from "./feed.js";
 import { TEAM_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 
@@ -46,10 +48,18 @@ export function boardScore(board) {
   return board.home_is_white ? `${white}–${black}` : `${black}–${white}`;
 }
 
-/** The home and away player of a board with their colours. */
+/** The home and away player of a board with their colours, titles, ratings and clock times (null: not known). */
 export function boardPlayers(board) {
-  const white = { name: board.white || "—", colour: "white" };
-  const black = { name: board.black || "—", colour: "black" };
+  const clock = board.clock || null;
+  const side = (colour) => ({
+    name: board[colour] || "—",
+    colour,
+    title: board[`${colour}_title`] || null,
+    rating: board[`${colour}_rating`] || null,
+    ms: clock ? clock[`${colour}_ms`] ?? null : null,
+    running: Boolean(clock && clock.running === colour),
+  });
+  const white = side("white"), black = side("black");
   return board.home_is_white ? [white, black] : [black, white];
 }
 
@@ -123,9 +133,23 @@ export function renderTeam(view) {
       row.title = x.openGame;
     }
     const [homePlayer, awayPlayer] = boardPlayers(board);
+    const delayS = Number(view.broadcast_delay_s) || 0;
     const player = (p, cls) => {
       const cell = el("span", `player ${cls}`);
-      cell.append(colourDot(p.colour, p.colour === "white" ? x.white : x.black), el("span", "pname", p.name));
+      const info = el("span", "pinfo");
+      const name = el("span", "pname");
+      if (p.title) name.append(el("span", "ptitle", p.title), " ");
+      name.append(p.name);
+      info.append(name);
+      const meta = el("span", "pmeta");
+      if (p.rating) meta.append(el("span", "prating", String(p.rating)));
+      if (board.clock) {
+        const clock = clockEl("pclock", p.ms, p.running, board.clock.as_of, delayS);
+        clock.title = p.running ? x.clockRunning : x.clock;
+        meta.append(clock);
+      }
+      if (meta.childNodes.length) info.append(meta);
+      cell.append(colourDot(p.colour, p.colour === "white" ? x.white : x.black), info);
       return cell;
     };
     const res = el("span", "c-res", boardScore(board) || "–");

@@ -88,6 +88,8 @@ class MatchInfo:
     start_score: tuple[int, int] = (0, 0)  # backgammon: a match resumed at a score
     pairing: tuple[int, int] | None = None  # chess: White's and Black's starting ranks in the tournament file
     ratings: tuple[int, int] | None = None  # chess: White's and Black's ratings (0: unrated)
+    titles: tuple[str, str] | None = None  # chess: White's and Black's FIDE titles ("GM"; "": none)
+    fide_ids: tuple[int, int] | None = None  # chess: White's and Black's FIDE ids (0: none)
 
     @property
     def rules(self) -> SportRules[Any, Any]:

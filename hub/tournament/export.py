@@ -83,10 +83,18 @@ def _check_pairing(
         )
 
 
-def round_pgn(matches: Sequence[MatchState], venue: Venue, round_number: int, *, live: bool) -> str:
-    """The round's chess games as PGN (`hub.chess_feed`): official ones, or every game when `live`."""
+def round_pgn(
+    matches: Sequence[MatchState],
+    venue: Venue,
+    round_number: int,
+    *,
+    live: bool,
+    event: Tournament | None = None,
+) -> str:
+    """The round's chess games as PGN (`hub.chess_feed`): official ones, or every game when `live`; `event` is
+    the venue's report file (the event's name and city)."""
     chosen = [m for m in matches if live or m.official]
-    return chess_round_pgn(chosen, venue, round_number)
+    return chess_round_pgn(chosen, venue, round_number, event)
 
 
 # -- table tennis and backgammon ------------------------------------------------------------------------------
@@ -188,7 +196,8 @@ def export_round_file(
         return Exported(round_csv(matches, round_number, live=live).encode(utf8), utf8, "")
     results = round_results(matches, round_number, live=live)
     if fmt is ExportFormat.PGN:
-        pgn = round_pgn(matches, venue, round_number, live=live)
+        event = load_trf(venue.tournament.trf) if venue.tournament is not None else None
+        pgn = round_pgn(matches, venue, round_number, live=live, event=event)
         return Exported(pgn.encode(utf8), utf8, results.summary())
     assert venue.tournament is not None  # `check_round` refused a venue without one
     tournament = load_trf(venue.tournament.trf)

@@ -17,6 +17,7 @@ from hub.matches import MatchState
 from hub.tournament.hallresults import round_results
 from hub.tournament.model import Outcome, Tournament
 from hub.tournament.prizes import board_prizes
+from hub.tournament.results import team_rounds
 from hub.tournament.standings import rounds_recorded, standings
 from hub.tournament.tiebreaks import event_tiebreaks, parse_tiebreaks
 from hub.tournament.trf import TrfError, load_trf
@@ -60,7 +61,7 @@ class LiveStandings:
         if base is None:
             return {"event": "", "kind": "individual", "rows": [], "error": self.error}
         tournament = base
-        counted = provisional = pending = 0
+        from_hall = provisional = pending = 0
         for round_number in sorted({m.info.round for m in games}):
             shown = round_results(games, round_number, live=True)
             provisional += shown.provisional
@@ -68,7 +69,7 @@ class LiveStandings:
             for white, black, result in shown.games:
                 if white in tournament.players and black in tournament.players:  # the import checked this
                     tournament = tournament.with_result(round_number, white, black, result)
-                    counted += 1
+                    from_hall += 1
         current = max((m.info.round for m in games), default=rounds_recorded(tournament))
         team_event = tournament.is_team_event
         tiebreaks = event_tiebreaks(tournament, self.tiebreaks)
@@ -82,16 +83,19 @@ class LiveStandings:
             "rounds": tournament.rounds,
             "round": current,
             "official": provisional == 0 and pending == 0,  # every result in and confirmed
-            "counted": counted,
+            "counted": results_counted(tournament),  # the report file's results and the hall's alike
+            "from_hall": from_hall,
             "provisional": provisional,
             "pending": pending,
             "points": "MP" if team_event else "PTS",  # what `points` counts: match points, or game points
             "tiebreaks": list(rows[0].tiebreaks) if rows else [],
             "rows": [row.to_json() for row in rows],
             "byes": _byes(tournament, current),
+            "team_forfeits": team_forfeits(tournament, current),
             "error": self.error,
         }
         if team_event and self.config.board_prize_min_games:
+            view["board_prize_min_games"] = self.config.board_prize_min_games
             view["board_prizes"] = [
                 {
                     "boards": list(category.boards),
@@ -104,12 +108,61 @@ class LiveStandings:
         return view
 
 
+def results_counted(tournament: Tournament) -> int:
+    """The game results the standings count: each game with a result once, forfeits included, in every
+    round (the report file's and those the hall wrote over it); byes are no game."""
+    games: set[tuple[int, int, int]] = set()
+    lone = 0  # a team board forfeited without an opponent number: a result with one side
+    for player in tournament.players.values():
+        for round_number, entry in enumerate(player.rounds, start=1):
+            if entry is None or entry.outcome is Outcome.NOT_PLAYED or entry.outcome.is_bye:
+                continue
+            if entry.opponent is None:
+                lone += entry.outcome in (Outcome.FORFEIT_WIN, Outcome.FORFEIT_LOSS)
+                continue
+            low, high = sorted((player.number, entry.opponent))
+            games.add((round_number, low, high))
+    return len(games) + lone
+
+
+def team_forfeits(tournament: Tournament, round_number: int) -> list[dict[str, Any]]:
+    """The round's team matches decided by forfeit on every board (no game played), one each: the teams as the
+    file lists them and their board points."""
+    out = []
+    by_number = {t.number: t for t in tournament.teams}
+    for team in tournament.teams:
+        rounds = team_rounds(tournament, team)
+        row = rounds[round_number - 1] if 0 < round_number <= len(rounds) else None
+        if row is None or row.opponent is None or row.played or not row.complete:
+            continue
+        if row.opponent < team.number and row.opponent in by_number:
+            continue  # given from the other team's side
+        out.append(
+            {
+                "teams": [team.name, by_number[row.opponent].name],
+                "score": [float(row.game_points), float(row.opponent_game_points)],
+                "numbers": [team.number, row.opponent],
+            }
+        )
+    return out
+
+
 def _byes(tournament: Tournament, round_number: int) -> list[dict[str, Any]]:
-    """The round's byes and forfeits without a game, as the report file records them."""
+    """The round's byes and forfeits without a game, as the report file records them; the boards of a team
+    match forfeited whole are left to `team_forfeits` (one line, not a player each)."""
+    whole = {
+        number
+        for match in team_forfeits(tournament, round_number)
+        for team in tournament.teams
+        if team.number in match["numbers"]
+        for number in team.players
+    }
     out = []
     for player in tournament.players.values():
         entry = player.entry(round_number)
         if entry is None or entry.outcome.played or entry.outcome is Outcome.NOT_PLAYED:
+            continue
+        if player.number in whole and entry.outcome in (Outcome.FORFEIT_WIN, Outcome.FORFEIT_LOSS):
             continue
         out.append(
             {

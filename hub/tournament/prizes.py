@@ -4,13 +4,18 @@ Pure: a team `Tournament` in, ranked players per category out. A player's board 
 in the team's lineup (the team's board order) among the team's players who sat at a board that round; the
 board's category comes from `hub.venue.CHESS_BOARD_CATEGORIES` (boards 1-4 open, 5 under 20, 6 women,
 7 under 16, 8 under-16 girls). A player is placed in the category they played most (equal: the upper
-board's), and ranked there once they have `min_games` games, forfeits included.
+board's), and ranked there once they have played `min_games` games over the board: a forfeit is no game
+(FIDE: an unplayed game is not rated), so it neither makes up the minimum nor enters the performance.
 
 Order: rating performance, then wins, then percentage (points per game), then direct encounter (points
-against the others still level), then the lower rating. Performance is FIDE's tournament performance
-rating (C.07 §10.2, by the tie-break library): the opponents' average rating plus the FIDE table's
-rating difference for the score, over games played at the board; an unrated player or opponent counts as
-1000, and an opponent's rating counts as at most 400 away from the player's own.
+against the others still level), then the lower rating; wins and percentage count forfeits (the
+regulations' criteria include forfeited games). Performance is FIDE's tournament performance rating (C.07
+§10.2, by the tie-break library): the opponents' average rating plus the FIDE table's rating difference for
+the score (B.02 table 8.1.a), over games played at the board; an unrated player or opponent counts as 1000,
+and an opponent's rating counts as at most 400 away from the player's own. The table's difference runs
+from -800 (0 %) to +800 (100 %): one game won against a 2275 is 2275 + 800 = 3075 for a player rated 1875
+or more (below that the opponent counts as the player's rating + 400), which is why the minimum of games
+comes first: a performance from fewer games is not ranked at all.
 """
 
 from __future__ import annotations
@@ -38,11 +43,12 @@ class BoardPrizeLine:
     number: int  # the player's starting rank
     name: str
     team: str
-    games: int  # forfeits included
-    points: Fraction
+    games: int  # played over the board (forfeits are no game)
+    points: Fraction  # forfeits included
     performance: int  # 0: no game played at the board
     wins: int  # forfeit wins included
-    percent: float  # points per game x 100
+    percent: float  # points per game x 100, forfeits included
+    forfeits: int = 0  # boards decided by forfeit (won or lost)
 
     def to_json(self) -> dict[str, object]:
         """The line as one JSON object."""
@@ -51,8 +57,9 @@ class BoardPrizeLine:
             "name": self.name,
             "team": self.team,
             "games": self.games,
+            "forfeits": self.forfeits,
             "points": float(self.points),
-            "performance": self.performance,
+            "performance": self.performance or None,  # none without a game played
             "wins": self.wins,
             "percent": self.percent,
         }
@@ -82,7 +89,9 @@ def board_prizes(
     for category in dict.fromkeys(CHESS_BOARD_CATEGORIES.values()):
         boards = tuple(b for b, c in CHESS_BOARD_CATEGORIES.items() if c == category)
         eligible = [
-            (p, t) for p, t in placed.get(category, []) if _games(p, last) >= min_games and _games(p, last)
+            (p, t)
+            for p, t in placed.get(category, [])
+            if _played(p, last) >= max(1, min_games)  # performance needs a game
         ]
         out.append(BoardCategory(boards, category, _ranked(tournament, eligible, last)))
     return tuple(out)
@@ -123,8 +132,9 @@ def _known(player: Player, rounds: int) -> list[Entry]:
     ]
 
 
-def _games(player: Player, rounds: int) -> int:
-    return len(_known(player, rounds))
+def _played(player: Player, rounds: int) -> int:
+    """Games played over the board with a result: what the minimum counts (a forfeit is no game)."""
+    return sum(1 for e in _known(player, rounds) if e.outcome.played)
 
 
 def _rating(player: Player) -> int:
@@ -159,7 +169,7 @@ def _ranked(
     for key in (
         lambda n: -lines[n].performance,
         lambda n: -lines[n].wins,
-        lambda n: -Fraction(lines[n].points, lines[n].games),
+        lambda n: -Fraction(lines[n].points, lines[n].games + lines[n].forfeits),  # forfeits included
     ):
         groups = split_groups(groups, key)
     groups = [tier for g in groups for tier in _direct(tournament, g, rounds)]
@@ -179,7 +189,11 @@ def _line(tournament: Tournament, player: Player, team: Team, rounds: int) -> Bo
     wins = sum(1 for e in known if e.points == 1)
     percent = round(float(points) / len(known) * 100, 1)
     rating = performance(tournament, player, rounds)
-    return BoardPrizeLine(0, player.number, player.name, team.name, len(known), points, rating, wins, percent)
+    played = _played(player, rounds)
+    forfeits = len(known) - played
+    return BoardPrizeLine(
+        0, player.number, player.name, team.name, played, points, rating, wins, percent, forfeits
+    )
 
 
 def _direct(tournament: Tournament, group: list[int], rounds: int) -> list[list[int]]:

@@ -49,7 +49,8 @@ def add_round_parser(commands: argparse._SubParsersAction) -> argparse._SubParse
     )
     imp.add_argument(
         "--time-control",
-        help='chess: every game\'s time control, "5400+30" / satranç: her oyunun süresi, "5400+30"',
+        help="chess: every game's time control, \"5400+30\"; default: the report file's own (its 122 line) / "
+        'satranç: her oyunun süresi, "5400+30"; verilmezse rapor dosyasındaki (122 satırı)',
     )
     imp.add_argument(
         "--best-of",

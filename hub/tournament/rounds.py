@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from hub.tournament.controls import read_time_control
 from hub.tournament.draw import plan_csv_draw
 from hub.tournament.model import Colour, Entry, Outcome, Player, Team, Tournament
 from hub.tournament.plan import (
@@ -38,7 +39,7 @@ from hub.tournament.plan import (
     table_list,
 )
 from hub.tournament.results import team_totals
-from hub.venue import Venue
+from hub.venue import CHESS_TITLES, Venue
 
 __all__ = [
     "Bye",
@@ -82,6 +83,8 @@ def plan_trf_round(
     _refuse_round_in_venue(venue, round_number)
     if time_control is not None:
         _check_time_control(time_control)
+    else:
+        time_control = _file_time_control(tournament, source)
     chosen = table_list(tables, venue, "chess", (round_number,))
     extra: tuple[tuple[str, TomlValue], ...] = (("time_control", time_control),) if time_control else ()
     if tournament.is_team_event:
@@ -182,6 +185,22 @@ def _check_time_control(text: str) -> None:
         raise RoundError(f"--time-control {text!r}: {exc}") from None
 
 
+def _file_time_control(tournament: Tournament, source: str) -> str | None:
+    """The report file's own time control (its `122` line) when `--time-control` is not given; None when the
+    file has none; refused when it holds one the hub cannot read."""
+    line = tournament.header.get("122", "").strip()
+    if not line:
+        return None
+    control = read_time_control(line)
+    if control is None:
+        raise RoundError(
+            f"{source}: the time control {line!r} (line 122) cannot be read; pass --time-control, such as "
+            f'"5400+30" (90 minutes + 30 seconds a move) / {source}: 122 satırındaki süre {line!r} okunamadı; '
+            f'--time-control verin, örneğin "5400+30" (90 dakika + hamle başına 30 saniye)'
+        )
+    return control
+
+
 def _tournament_section(venue: Venue, trf_path: Path | None) -> str | None:
     """The `[tournament] trf` to add when the venue names no event; refuse a venue that names another file."""
     if trf_path is None:
@@ -247,6 +266,15 @@ def _forfeit(round_number: int, board: int, game: _Game) -> Forfeit:
 def _chess_match(
     match_id: str, table: str, round_number: int, game: _Game, extra: tuple[tuple[str, TomlValue], ...]
 ) -> PlannedMatch:
+    """A game's venue entry: its players by name and starting rank, their ratings, and their titles and FIDE
+    ids where the file gives one of either (relays print them in the PGN)."""
+    players = (game.white, game.black)
+    titles = tuple(pgn_title(p.title) for p in players)
+    fide_ids = tuple(int(p.fide_id) if p.fide_id.isdigit() else 0 for p in players)
+    known: tuple[tuple[str, TomlValue], ...] = (
+        *((("titles", titles),) if any(titles) else ()),
+        *((("fide_ids", fide_ids),) if any(fide_ids) else ()),
+    )
     return PlannedMatch(
         match_id,
         table,
@@ -255,9 +283,22 @@ def _chess_match(
         (
             ("pairing", (game.white.number, game.black.number)),
             ("ratings", (game.white.rating, game.black.rating)),
+            *known,
             *extra,
         ),
     )
+
+
+# TRF-16 writes titles as PGN does (GM, WIM); the earlier report files as letters (g, wm)
+_OLD_TITLES = {"g": "GM", "m": "IM", "f": "FM", "c": "CM", "wg": "WGM", "wm": "WIM", "wf": "WFM", "wc": "WCM"}
+
+
+def pgn_title(text: str) -> str:
+    """A report file's title field as PGN writes it ("GM"), or "" when it holds none FIDE awards."""
+    title = text.strip()
+    if title.upper() in CHESS_TITLES:
+        return title.upper()
+    return _OLD_TITLES.get(title.lower(), "")
 
 
 def _team_plan(

@@ -28,6 +28,7 @@ from hub.venue.keys import (
 from hub.venue.matches import RULESETS
 from hub.venue.model import (
     CHESS_BOARD_CATEGORIES,
+    CHESS_TITLES,
     ID_PATTERN,
     PlayerConfig,
     RefereeConfig,
@@ -43,6 +44,7 @@ __all__ = [
     "BACKGAMMON_CLOCK_KEYS",
     "CHESS_BOARD_CATEGORIES",
     "CHESS_BOARD_PROTOCOLS",
+    "CHESS_TITLES",
     "DEVICE_URL_PARSERS",
     "ID_PATTERN",
     "MATCH_KEYS",

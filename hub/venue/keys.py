@@ -103,6 +103,8 @@ SPORT_MATCH_KEYS = {
         "awaiting_result_s",
         "pairing",
         "ratings",
+        "titles",
+        "fide_ids",
     ),
 }
 TEAM_MATCH_KEYS = ("id", "round", "teams", "pairing", "forfeits")

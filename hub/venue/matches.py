@@ -20,7 +20,7 @@ from hub.venue.keys import (
     nearest_key,
     unknown_key,
 )
-from hub.venue.model import CHESS_BOARD_CATEGORIES, TableConfig, TeamMatchConfig
+from hub.venue.model import CHESS_BOARD_CATEGORIES, CHESS_TITLES, TableConfig, TeamMatchConfig
 
 RULESETS = ("ittf", "legacy21")
 
@@ -95,7 +95,8 @@ def _match(
     best_of, ruleset, first_server, first_receiver = _tabletennis_fields(m, doubles, fail)
     length, clock, start_score = 0, None, (0, 0)
     clock_white, board, team_match = None, None, None
-    pairing = ratings = None
+    pairing = ratings = fide_ids = None
+    titles: tuple[str, str] | None = None
     if table.sport == "backgammon":
         length, clock = _backgammon_fields(m, fail)
         start_score = _start_score(m, length, fail)
@@ -111,6 +112,8 @@ def _match(
         rnd = next(t.round for t in team_matches if t.id == team_match) if team_match else rnd
         pairing = number_pair(m, "pairing", fail, least=1, what="starting ranks")
         ratings = number_pair(m, "ratings", fail, least=0, what="ratings")
+        fide_ids = number_pair(m, "fide_ids", fail, least=0, what="FIDE ids")
+        titles = _titles(m, fail)
     return MatchInfo(
         mid,
         table.sport,
@@ -131,6 +134,8 @@ def _match(
         start_score=start_score,
         pairing=pairing,
         ratings=ratings,
+        titles=titles,
+        fide_ids=fide_ids,
     )
 
 
@@ -206,6 +211,21 @@ def number_pair(m: dict[str, Any], key: str, fail, *, least: int, what: str) -> 
     ):
         raise fail(
             key, f"must be two {what} from {least}, such as [12, 7] / {least} veya büyük iki sayı olmalı"
+        )
+    return value[0], value[1]
+
+
+def _titles(m: dict[str, Any], fail) -> tuple[str, str] | None:
+    """`titles = ["GM", ""]`: White's and Black's FIDE titles as PGN writes them ("": no title)."""
+    value = m.get("titles")
+    if value is None:
+        return None
+    if not (isinstance(value, list) and len(value) == 2 and all(v in ("", *CHESS_TITLES) for v in value)):
+        known = ", ".join(CHESS_TITLES)
+        raise fail(
+            "titles",
+            f'must be two titles, each one of {known} or "" (none), such as ["GM", ""], got {value!r} '
+            f'/ iki unvan olmalı, her biri {known} ya da "" (unvansız)',
         )
     return value[0], value[1]
 

@@ -73,6 +73,9 @@ CHESS_BOARD_CATEGORIES = {
 }
 
 
+# FIDE's titles as PGN writes them (`WhiteTitle`); "" is a player with none
+CHESS_TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
+
 FORFEIT_RESULTS = ("1-0F", "0-1F", "0-0F")  # White won, Black won, neither came; the game was not played
 
 

@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from hub import chess_feed
 from hub.tournament.export import ExportError, ExportFormat, export_round_file
+from hub.tournament.model import Tournament
 from hub.tournament.trf import TrfError
 from hub.web.context import PublicContext
 from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
@@ -117,14 +118,19 @@ class PublicRoutes:
         match = self.ctx.hall.public_match(request.path_params["match_id"])
         if match.info.sport != "chess":
             raise NotFound("PGN is for chess games only / PGN yalnızca satranç oyunları için")
-        return pgn_response(chess_feed.game_pgn(match, self.ctx.hall.venue))
+        return pgn_response(chess_feed.game_pgn(match, self.ctx.hall.venue, self._event()))
 
     async def round_pgn(self, request: Request) -> Response:
         """Every chess game of a round as one PGN."""
         hall, number = self.ctx.hall, request.path_params["round"]
         if not any(m.sport == "chess" and m.round == number for m in hall.infos.values()):
             raise NotFound(f"no chess games in round {number} / bu turda satranç oyunu yok")
-        return pgn_response(chess_feed.round_pgn(hall.public_matches(), hall.venue, number))
+        return pgn_response(chess_feed.round_pgn(hall.public_matches(), hall.venue, number, self._event()))
+
+    def _event(self) -> Tournament | None:
+        """The venue's report file as the standings last read it (the PGN's Event and Site), if it has one."""
+        standings = self.ctx.hall.standings
+        return None if standings is None else standings.base()
 
     async def round_trf(self, request: Request) -> Response:
         """The venue's report file with a round's chess results: official ones, or with `?live=1` every one.

@@ -77,14 +77,35 @@ def test_board_is_the_place_among_those_who_sat() -> None:
     assert "P12" in names["under 20"] and not names["woman"]
 
 
-def test_min_games_counts_forfeits() -> None:
+def test_a_forfeit_is_no_game_for_the_minimum_nor_the_performance() -> None:
     tournament = _event({}, {(1, 1): "+", (2, 1): "1"})
-    lines = board_prizes(tournament, min_games=2)[0].lines
+    # one game played and one forfeit: short of a minimum of two games, so not ranked at all
+    assert "P1" not in {line.name for line in board_prizes(tournament, min_games=2)[0].lines}
+    lines = board_prizes(tournament, min_games=1)[0].lines
     p1 = next(line for line in lines if line.name == "P1")
-    assert (p1.games, p1.wins, p1.points) == (2, 2, Fraction(2))
+    assert (p1.games, p1.forfeits, p1.wins, p1.points, p1.percent) == (1, 1, 2, Fraction(2), 100.0)
     # the forfeit is not a game at the board: performance over the one game played (vs 2000: 2000 + 800)
     assert p1.performance == 2800
     assert p1.rank == 1
+    assert p1.to_json()["games"] == 1 and p1.to_json()["forfeits"] == 1
+
+
+def test_forfeits_only_give_no_line_and_no_performance() -> None:
+    tournament = _event({}, {(1, 1): "+", (2, 1): "+"})
+    assert "P1" not in {line.name for line in board_prizes(tournament, min_games=1)[0].lines}
+    assert performance(tournament, tournament.players[1], 2) == 0
+
+
+def test_one_win_is_800_over_the_opponent_as_fides_table_gives() -> None:
+    """FIDE's TPR for 1/1 is the opponent's rating + 800 (table 8.1.a: p = 1.00 gives dp = 800): one win over
+    a 2275 is 3075 for a player within 400 of 2275; a player rated 1800 has the 2275 counted as 2200."""
+    tournament = _event({2: set(range(1, 13))}, {(1, 1): "1"}, {1: 2386, 7: 2275})
+    assert performance(tournament, tournament.players[1], 1) == 3075
+    players = dict(tournament.players)
+    players[1] = Player(1, "P1", 1800, players[1].rounds)
+    lower = Tournament("t", players, tournament.teams, 2)
+    assert performance(lower, lower.players[1], 1) == 2200 + 800
+    assert performance(lower, lower.players[7], 1) == (2275 - 400) - 800  # the loser: 1800 counts as 1875
 
 
 def test_performance_caps_the_rating_difference_and_counts_unrated_as_1000() -> None:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from hub.tournament.live import LiveStandings, results_counted, team_forfeits
 from hub.tournament.standings import standings
 from hub.tournament.trf import load_trf, parse_trf
-from hub.venue import load_venue
+from hub.venue import TournamentConfig, load_venue
 from tests.conftest import get_json
 from tests.hub.test_round_export import HELD, ROUND, blanked, round_games, venue_text
 from tests.hubsupport import post_json, running_hub
@@ -56,7 +57,11 @@ async def test_standings_follow_the_hall_and_end_as_the_published_file(tmp_path:
         view = await standings_now(url)
         assert view["kind"] == "individual" and view["round"] == ROUND
         assert view["rows"] == before  # round 9 paired, no result yet: the standings after round 8
-        assert (view["pending"], view["counted"], view["official"]) == (len(games), 0, False)  # games to play
+        assert (view["pending"], view["from_hall"], view["official"]) == (len(games), 0, False)  # to play
+        # what is counted is every result the standings stand on: rounds 1-8 from the report file
+        filed = load_trf(tmp_path / "event.trf")
+        played = sum(1 for p in filed.players.values() for e in p.rounds[: ROUND - 1] if e and e.opponent)
+        assert view["counted"] == played // 2 > 0
         assert view["tiebreaks"] == ["BH-1", "BH", "SB", "DE"]
         async with connect(url.replace("http", "ws") + "ws") as ws:
             await ws.send(json.dumps({"subscribe": ["standings"]}))
@@ -65,7 +70,8 @@ async def test_standings_follow_the_hall_and_end_as_the_published_file(tmp_path:
             result = games[0][2]
             how = "agreement" if result == "1/2-1/2" else "resignation"
             await act(url, "G1", {"action": "result", "result": result, "how": how, "reason": "score sheet"})
-            one = await next_standings(ws, lambda v: v["counted"] == 1)
+            one = await next_standings(ws, lambda v: v["from_hall"] == 1)
+            assert one["counted"] == view["counted"] + 1
             assert (one["provisional"], one["official"], one["pending"]) == (1, False, len(games) - 1)
             moved = {r["name"]: r["points"] for r in one["rows"]}
             was = {r["name"]: r["points"] for r in before}
@@ -73,7 +79,8 @@ async def test_standings_follow_the_hall_and_end_as_the_published_file(tmp_path:
             for n, (_, _, result) in enumerate(games[1:], start=2):
                 how = "agreement" if result == "1/2-1/2" else "resignation"
                 await act(url, f"G{n}", {"action": "result", "result": result, "how": how, "reason": "sheet"})
-            done = await next_standings(ws, lambda v: v["counted"] == len(games))
+            done = await next_standings(ws, lambda v: v["from_hall"] == len(games))
+            assert done["counted"] == view["counted"] + len(games)
             assert done["rows"] == published  # every point and tie-break as the published file's own
             assert done["official"] is False and done["pending"] == 0
             for n in range(1, len(games) + 1):
@@ -117,3 +124,40 @@ async def test_the_report_file_changed_on_disk_is_shown_and_a_spoilt_one_keeps_t
         spoilt = await standings_now(url)
         assert spoilt["error"].startswith("event.trf:") and "no player records" in spoilt["error"]
         assert spoilt["rows"] == renamed["rows"]  # the last good copy
+
+
+DEMO_EVENT = Path(__file__).resolve().parents[2] / "devices" / "simulators" / "games" / "demo.trf"
+
+
+def test_counted_is_every_result_the_standings_stand_on_and_a_forfeited_team_match_is_one_line() -> None:
+    """The demo league after round 1, round 2's Bursa-Trabzon match forfeited whole in the file: the view
+    counts round 1's 16 boards and round 2's 8 forfeits before the hall has any result, and shows the
+    forfeited match as one line (the two teams and 8-0), not 16 players' forfeits."""
+    view = LiveStandings(TournamentConfig(DEMO_EVENT, board_prize_min_games=2)).view([])
+    assert (view["counted"], view["from_hall"]) == (16 + 8, 0)
+    assert view["rows"][0]["points"] > 0  # round 1's match points are shown: they are counted
+    assert view["round"] == 2
+    assert view["team_forfeits"] == [
+        {"teams": ["Bursa Gençlik Spor", "Trabzon Satranç Akademi"], "score": [8.0, 0.0], "numbers": [3, 4]}
+    ]
+    assert view["byes"] == []  # no player of that match listed on their own
+    assert view["board_prize_min_games"] == 2
+    # one game each so far (round 2 is a forfeit or not played yet): no one ranked on a single game's
+    # performance, and a forfeit makes up no game
+    assert all(not category["rows"] for category in view["board_prizes"])
+
+
+def test_a_lone_forfeited_board_stays_a_player_line() -> None:
+    text = DEMO_EVENT.read_text(encoding="utf-8")
+    # round 2, board 1 of Ankara-İzmir: Mert Aydın (1) forfeits to Barış Yalçın (9); the rest is unplayed
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("001    1 ", "001    9 ")):
+            line = line.rstrip()
+            line += " -" if line.startswith("001    1 ") else " +"
+        lines.append(line)
+    tournament = parse_trf("\n".join(lines) + "\n")
+    assert results_counted(tournament) == 16 + 8 + 1
+    assert [m["teams"] for m in team_forfeits(tournament, 2)] == [
+        ["Bursa Gençlik Spor", "Trabzon Satranç Akademi"]
+    ]

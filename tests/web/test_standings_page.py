@@ -158,13 +158,14 @@ def test_an_individual_event_in_both_languages_with_shared_places_byes_provenanc
     assert texts(page, "#tables td.st-points") == ["4½", "4", "4", "3½", "½"]
     assert texts(page, "#tables thead th") == ["Sıra", "No", "Oyuncu", "Puan", "BH-1", "SB", "DE"]
     first, fourth = rows.nth(0), rows.nth(3)
-    assert texts(page, "#tables tbody tr:nth-child(1) td.st-tb") == ["12½", "11.25", "0"]
+    # one way of writing fractions: Sonneborn-Berger's quarters as ¼ and ¾ beside the halves, never 0.25
+    assert texts(page, "#tables tbody tr:nth-child(1) td.st-tb") == ["12½", "11¼", "0"]
     expect(fourth.locator('td[data-tiebreak="BH-1"]')).to_have_text("–")  # left out by the engine: a dash
     expect(rows.nth(1).locator('td[data-tiebreak="DE"]')).to_have_text("½")
     expect(first.locator("td.st-points")).to_have_text("4½")
     expect(page.locator("#provenance")).to_have_text("Bilgilendirme amaçlıdır — 4 sonuç hakem onayı bekliyor")
     expect(page.locator("#provenance")).to_have_class(re.compile(r"\binformational\b"))
-    expect(page.locator("#counted")).to_have_text("12 sonuç sayıldı")
+    expect(page.locator("#counted")).to_have_text("12 oyun sonucu sayıldı")
     expect(page.locator("#pending")).to_have_text("3. turda 3 oyun sürüyor")
     expect(page.locator("#error")).to_be_hidden()
     # The round's byes and forfeits, with the codes used explained.
@@ -220,7 +221,7 @@ def test_an_individual_event_in_both_languages_with_shared_places_byes_provenanc
         del row["number"]
     draw(page, numberless)  # no starting numbers given: no column for them
     assert texts(page, "#tables thead th") == ["Sıra", "Oyuncu", "Puan", "BH-1", "SB", "DE"]
-    assert texts(page, "#tables tbody tr:nth-child(1) td") == ["1", "Ayşe Yılmaz", "4½", "12½", "11.25", "0"]
+    assert texts(page, "#tables tbody tr:nth-child(1) td") == ["1", "Ayşe Yılmaz", "4½", "12½", "11¼", "0"]
     page.screenshot(path=str(shots(tmp_path) / "standings-individual-official-tr.png"), full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]
 
@@ -397,7 +398,7 @@ def page_rows(page: Page) -> list[list[str]]:
 
 
 def api_rows(view: dict[str, Any]) -> list[list[str]]:
-    """The rows as the page should write them: a shared place once, halves as ½, no starting-number column when
+    """The rows as the page should write them: a shared place once, halves as ½ (quarters ¼ ¾), no number column when
     the view gives none."""
     rows, previous = [], None
     for row in view["rows"]:
@@ -413,11 +414,11 @@ def api_rows(view: dict[str, Any]) -> list[list[str]]:
 
 
 def half(value: float) -> str:
-    """4.5 -> "4½", 0.5 -> "½", 4 -> "4"; a value that is no score (20.25) as it is."""
-    if (value * 2) != int(value * 2):
-        return str(round(value, 2))
+    """4.5 -> "4½", 0.5 -> "½", 4 -> "4", Sonneborn-Berger's 20.25 -> "20¼": fractions one way, in quarters."""
+    assert value * 4 == int(value * 4), value  # these columns are all in quarters
     whole = int(value)
-    return (str(whole) if whole else "") + "½" if value - whole == 0.5 else str(whole)
+    quarter = ["", "¼", "½", "¾"][int((value - whole) * 4)]
+    return (str(whole) if whole or not quarter else "") + quarter
 
 
 def follows(page: Page, url: str, within: float = 10.0) -> dict[str, Any]:
@@ -470,7 +471,10 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
     expect(page.locator("#connection")).to_have_text("Connected", timeout=10_000)
     expect(page.locator("#tables tbody tr")).to_have_count(16, timeout=10_000)
     view = follows(page, url)
-    assert view["round"] == 9 and view["counted"] == 0
+    assert view["round"] == 9 and view["from_hall"] == 0
+    filed = view["counted"]  # rounds 1-8 from the report file: counted, as their points are shown
+    assert filed > 0
+    expect(page.locator("#counted")).to_have_text(f"{filed} game results counted")
     assert (
         page.evaluate("document.documentElement.scrollHeight") <= 1080
     )  # nothing below: no scrolling at all
@@ -488,7 +492,7 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
     expect(page.locator("#provenance")).to_have_text(
         "Informational — 1 result awaits a referee", timeout=10_000
     )
-    expect(page.locator("#counted")).to_have_text("1 result counted")
+    expect(page.locator("#counted")).to_have_text(f"{filed + 1} game results counted, 1 from the hall")
     expect(page.locator("#pending")).to_have_text(f"{len(games) - 1} games of round 9 still being played")
     after = follows(page, url)
     points = {row["name"]: row["points"] for row in view["rows"]}
@@ -507,7 +511,7 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
     expect(page.locator("#provenance")).to_have_class(re.compile(r"\binformational\b"))
     page.locator("#lang").click()
     expect(page.locator("#provenance")).to_have_text("Bilgilendirme amaçlıdır")
-    expect(page.locator("#counted")).to_have_text("1 sonuç sayıldı")
+    expect(page.locator("#counted")).to_have_text(f"{filed + 1} oyun sonucu sayıldı, 1 tanesi salondan")
 
     # A dropped feed: the second result comes while the page is away; back, it gets the whole view again.
     to_hub[0] = False
@@ -516,14 +520,16 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
     expect(page.locator("#connection")).to_have_text("Bağlı", timeout=10_000)  # held: no hub behind it
     held = len(sockets)
     enter(url, "G2", games[1][2])
-    assert get_json(url + "api/standings")["counted"] == 2
+    assert get_json(url + "api/standings")["from_hall"] == 2
     time.sleep(
         1.5
     )  # past the hub's one-second gathering of results: the change has gone out, not to this page
-    expect(page.locator("#counted")).to_have_text("1 sonuç sayıldı")
+    expect(page.locator("#counted")).to_have_text(f"{filed + 1} oyun sonucu sayıldı, 1 tanesi salondan")
     to_hub[0] = True
     sockets[-1].close()
-    expect(page.locator("#counted")).to_have_text("2 sonuç sayıldı", timeout=10_000)
+    expect(page.locator("#counted")).to_have_text(
+        f"{filed + 2} oyun sonucu sayıldı, 2 tanesi salondan", timeout=10_000
+    )
     assert len(sockets) == held + 1
     expect(page.locator("#provenance")).to_have_text("Bilgilendirme amaçlıdır — 1 sonuç hakem onayı bekliyor")
     follows(page, url)
@@ -538,7 +544,94 @@ def test_the_live_standings_follow_the_referees_results_over_the_feed(
     expect(page.locator("#error")).to_have_text(
         f"Rapor dosyası yeniden okunamadı, önceki hali gösteriliyor: {error}"
     )
-    expect(page.locator("#counted")).to_have_text("3 sonuç sayıldı")
+    expect(page.locator("#counted")).to_have_text(f"{filed + 3} oyun sonucu sayıldı, 3 tanesi salondan")
     follows(page, url)
     page.screenshot(path=str(shots(tmp_path) / "standings-live-error-tr.png"), full_page=True)
     assert errors == []
+
+
+def demo_league_view(**changes: object) -> dict:
+    """The demo league's standings as the hub gives them in round 2: round 1 counted from the report file, the
+    Bursa-Trabzon match forfeited whole, board prizes asking two games (no one has two yet)."""
+    view = team_view(4, prizes=False)
+    view.update(
+        {
+            "round": 2, "rounds": 3, "official": False, "counted": 24, "from_hall": 0, "provisional": 0,
+            "pending": 8, "byes": [],
+            "team_forfeits": [
+                {"teams": ["Bursa Gençlik Spor", "Trabzon Satranç Akademi"], "score": [8.0, 0.0], "numbers": [3, 4]}
+            ],
+            "board_prize_min_games": 2,
+            "board_prizes": [
+                {"boards": [1, 2, 3, 4], "category_en": "open", "category_tr": "genel", "rows": []},
+                {"boards": [5], "category_en": "under 20", "category_tr": "20 yaş ve altı", "rows": [
+                    {"rank": 1, "name": "Efe Tunç", "team": "Ankara Satranç Kulübü", "games": 2, "forfeits": 1,
+                     "points": 2.5, "performance": 2398, "wins": 2, "percent": 83.3},
+                    {"rank": 2, "name": "Arda Yurt", "team": "İzmir Satranç İhtisas", "games": 2, "forfeits": 0,
+                     "points": 0.25, "performance": 1702, "wins": 0, "percent": 12.5},
+                ]},
+            ],
+        }
+    )  # fmt: skip
+    view.update(changes)
+    return view
+
+
+@pytest.mark.parametrize(("viewport", "name"), [(TV, "tv"), (PHONE, "phone")])
+def test_a_forfeited_team_match_is_one_line_and_counted_results_are_the_file_s_too(
+    browser: Browser,  # noqa: F811
+    page_demo: DemoProcess,
+    tmp_path: Path,
+    viewport: dict,
+    name: str,
+) -> None:
+    page = open_page(browser, page_demo.url + "static/standings.html", viewport=viewport)
+    draw(page, demo_league_view())
+    expect(page.locator("#counted")).to_have_text("24 oyun sonucu sayıldı")
+    lines = page.locator("#team-forfeits .team-forfeit")
+    expect(lines).to_have_count(1)  # one line, not the 16 players' forfeits
+    expect(lines.first).to_have_text(
+        re.compile(r"Bursa Gençlik Spor\s*8–0\s*Trabzon Satranç Akademi\s*\(hükmen\)")
+    )
+    expect(page.locator("#bye-list .bye")).to_have_count(0)
+    expect(page.locator("#codes dt")).to_have_count(0)
+    # on a phone the line takes at most two lines' height before the board prizes
+    height = lines.first.evaluate("e => e.getBoundingClientRect().height")
+    font = lines.first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert height <= 2.6 * font * 1.3, (height, font)
+    prizes = page.locator("#prize-tables table")
+    expect(prizes.nth(0).locator("td.p-empty")).to_have_text("Henüz 2 oyun oynamış oyuncu yok")
+    # one column, one way: a quarter beside halves is ¼, never 0.25
+    expect(prizes.nth(1).locator("td.p-points")).to_have_text(["2½", "¼"])
+    expect(prizes.nth(1).locator("td.p-games").first).to_have_attribute(
+        "title", "1 hükmen sonuç puanda sayılır, oyun sayısında sayılmaz"
+    )
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(shots(tmp_path) / f"standings-demo-league-{name}.png"), full_page=True)
+    page.locator("#lang").click()
+    expect(lines.first).to_have_text(re.compile(r"8–0\s*Trabzon Satranç Akademi\s*\(forfeit\)"))
+    expect(page.locator("#counted")).to_have_text("24 game results counted")
+    draw(page, demo_league_view(from_hall=5, counted=29))
+    expect(page.locator("#counted")).to_have_text("29 game results counted, 5 from the hall")
+    expect(prizes.nth(0).locator("td.p-empty")).to_have_text("No player has played 2 games yet")
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_a_column_that_is_not_in_quarters_is_written_in_decimals_throughout(
+    browser: Browser,  # noqa: F811
+    page_demo: DemoProcess,
+) -> None:
+    page = open_page(browser, page_demo.url + "static/standings.html")
+    view = individual_view(tiebreaks=["BH-1", "AOB"])
+    aob = [12.5, 11.333, 11, 9.25, 4]
+    for row, value in zip(view["rows"], aob, strict=True):
+        row["tiebreaks"] = {"BH-1": row["tiebreaks"].get("BH-1", 0), "AOB": value}
+    draw(page, view)
+    assert texts(page, "#tables td[data-tiebreak='AOB']") == ["12.50", "11.33", "11.00", "9.25", "4.00"]
+    assert texts(page, "#tables td[data-tiebreak='BH-1']") == ["12½", "13", "13", "0", "6½"]
+    formats = page.evaluate(
+        "async () => { const m = await import('/static/standings.js');"
+        " return [m.fmtNumber(0.25), m.fmtNumber(4.75), m.fmtNumber(-0.5), m.fmtNumber(3), m.fmtNumber(null)]; }"
+    )
+    assert formats == ["¼", "4¾", "−½", "3", "–"]
+    assert page.errors == []  # type: ignore[attr-defined]

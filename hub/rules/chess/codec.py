@@ -67,7 +67,7 @@ def to_dict(state: ChessState) -> dict[str, Any]:
             }
             for i, m in enumerate(state.moves, start=1)
         ],
-        "clock": _clock_view(state),
+        "clock": clock_view(state),
         "result": state.result,
         "result_reason": state.result_reason,
         "pending": state.result is None and state.shown != state.game.placement,
@@ -77,7 +77,7 @@ def to_dict(state: ChessState) -> dict[str, Any]:
     }
 
 
-def _clock_view(state: ChessState) -> dict[str, Any] | None:
+def clock_view(state: ChessState) -> dict[str, Any] | None:
     """The clock by colour (and by side, as on the table), or None before the first reading."""
     reading = state.clock
     if reading is None:
