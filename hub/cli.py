@@ -413,10 +413,10 @@ def _run_edge(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from hub.demo import build_demo_venue, scoreboards_for
+    from hub.demo import build_demo_venue, demo_token, scoreboards_for
 
-    demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards)
     data = Path(args.data)
+    demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards, token=demo_token(data))
     runtime = _hub_runtime()(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
     boards = scoreboards_for(demo, runtime.hall.working, speed=args.speed, seed=args.seed)
