@@ -126,6 +126,7 @@ def messages() -> Iterator[tuple[str, str]]:
     yield "correct under appeal", refusal(lambda: prepare(protested, correct, role="chief", at=2000.0))
     yield "confirm under appeal", refusal(lambda: check_confirm(protested))
     loss = {"action": "penalty", "side": 0, "penalty": "match_loss", "reason": "r"}
+    forfeit = {"action": "forfeit", "loser": 0, "reason": "r"}
     for status in (MatchStatus.PROTESTED, MatchStatus.OFFICIAL, MatchStatus.FORFEIT):
         state = tt_at(status).state
         yield f"input while {status}", refusal(lambda s=state: prepare_input(s, TIMEOUT))
@@ -134,7 +135,6 @@ def messages() -> Iterator[tuple[str, str]]:
                 f"match loss while {status}",
                 refusal(lambda s=state: prepare(s, loss, role="chief", at=2000.0)),
             )
-        forfeit = {"action": "forfeit", "loser": 0, "reason": "r"}
         yield f"forfeit while {status}", refusal(lambda s=state: prepare(s, forfeit, role="chief", at=2000.0))
     result = {"action": "result", "result": "1-0", "how": "arbiter"}
     for folder in (tt_at(MatchStatus.LIVE), bg):
