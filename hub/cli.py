@@ -57,7 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     port_help = "port to listen on, 0-65535, 0: any free port / dinlenecek bağlantı noktası"
 
     def common(p: argparse.ArgumentParser, data_default: str | None) -> None:
-        p.add_argument("--data", default=data_default, help="data directory / veri dizini")
+        where = data_default or "VENUE-data beside the venue file, as `round export` finds it"
+        p.add_argument(
+            "--data", default=data_default, help=f"data directory (default: {where}) / veri dizini"
+        )
         p.add_argument("--host", default="127.0.0.1", help="address to listen on / dinlenecek adres")
         p.add_argument("--port", default="8000", help=port_help)
 
@@ -413,10 +416,10 @@ def _run_edge(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from hub.demo import build_demo_venue, scoreboards_for
+    from hub.demo import build_demo_venue, demo_token, scoreboards_for
 
-    demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards)
     data = Path(args.data)
+    demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards, token=demo_token(data))
     runtime = _hub_runtime()(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
     boards = scoreboards_for(demo, runtime.hall.working, speed=args.speed, seed=args.seed)

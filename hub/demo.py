@@ -8,7 +8,9 @@ goes on from its last reading, its running side having used the time the hub was
 
 from __future__ import annotations
 
+import os
 import random
+import stat
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, replace
@@ -27,6 +29,7 @@ from devices.simulators.tabletennis_match import Fault, MatchOptions, game_over
 from hub.auth import hash_token, new_token
 from hub.hall import CLOSED
 from hub.matches import MatchInfo, MatchStatus
+from hub.startup import EXIT_BAD_INPUT, StartupError, prepare_data_dir
 from hub.tournament.rounds import plan_trf_round
 from hub.tournament.trf import load_trf
 from hub.venue import RefereeConfig, TableConfig, TeamMatchConfig, TournamentConfig, Venue, parse_venue
@@ -139,9 +142,46 @@ def _chess_part(
     )
 
 
-def build_demo_venue(tables: int = 4, bg_tables: int = 0, chess_boards: int = 0) -> DemoVenue:
+TOKEN_FILE = (
+    "demo-referee-token"  # in the data directory: the demo referee's token, the same on every restart
+)
+TOKEN_MODE = 0o600  # it lets whoever reads it act as the chief referee: for the hub's user alone
+
+
+def demo_token(data: Path) -> str:
+    """The demo referee's token for this data directory: the one kept in `TOKEN_FILE` (made 0600 again), or a
+    new one stored there (0600) on the first run, so a restart prints the token the console already holds.
+    The hub checks only its hash (the venue's `token_sha256`); StartupError when the file cannot be kept."""
+    prepare_data_dir(data)
+    path = data / TOKEN_FILE
+    try:
+        kept = path.read_text(encoding="ascii").strip() if path.is_file() else ""
+        if kept:
+            if stat.S_IMODE(path.stat().st_mode) != TOKEN_MODE:
+                path.chmod(TOKEN_MODE)
+            return kept
+        token = new_token()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, TOKEN_MODE)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(token + "\n")
+        path.chmod(TOKEN_MODE)  # a file that was there empty keeps its mode through O_CREAT
+        return token
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StartupError(
+            f"the data directory {data} (--data) holds {TOKEN_FILE}, which cannot be read or written ({why}); "
+            f"delete it to get a new token / veri dizinindeki {TOKEN_FILE} okunamıyor ya da yazılamıyor; "
+            f"yeni bir anahtar için silin",
+            EXIT_BAD_INPUT,
+        ) from None
+
+
+def build_demo_venue(
+    tables: int = 4, bg_tables: int = 0, chess_boards: int = 0, *, token: str | None = None
+) -> DemoVenue:
     """A venue of `tables` table-tennis tables, then `bg_tables` backgammon tables (two rounds each), then a
-    chess team match on `chess_boards` DGT boards, each device on a fresh pseudo-terminal."""
+    chess team match on `chess_boards` DGT boards, each device on a fresh pseudo-terminal; its chief referee's
+    token is `token` (`demo_token`: the data directory's), a fresh one when None."""
     ptys = [open_pty_pair() for _ in range(tables + bg_tables + chess_boards)]
     table_configs = tuple(
         TableConfig(id=f"T{i + 1}", sport="tabletennis", device=pty.slave_path, device_id=f"tt-sim-{i + 1}")
@@ -185,7 +225,7 @@ def build_demo_venue(tables: int = 4, bg_tables: int = 0, chess_boards: int = 0)
     chess_tables, chess_games, team_matches, event = _chess_part(
         tables + bg_tables + 1, chess_boards, ptys[tables + bg_tables :]
     )
-    token = new_token()
+    token = token or new_token()
     referee = RefereeConfig(name="Demo Hakem / Demo Referee", role="chief", token_sha256=hash_token(token))
     venue = Venue(
         "Boardcast Demo Salonu / Demo Hall",

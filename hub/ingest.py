@@ -17,6 +17,7 @@ from hub.hall import DeviceReportRow, Hall
 from hub.health import DeviceHealth, HealthBoard
 from hub.log.eventlog import EventRecord
 from hub.matches import EventKind
+from hub.matches.naming import sport_name
 from hub.rules.base import Severity
 from hub.sports import SportRules, report_to_dict
 from hub.venue import TableConfig
@@ -207,10 +208,10 @@ class Ingest:
                 obs.received_at,
                 "device.wrong_family",
                 Severity.ERROR,
-                f"Device {hello.device_id} is a {hello.family}, but table {table.id} plays {sport.name}; "
-                f"its reports are kept but not applied.",
-                f"{hello.device_id} cihazı {hello.family} türünde, {table.id} masası ise {sport.name}; "
-                f"raporları saklandı ama uygulanmadı.",
+                f"Device {hello.device_id} is a {hello.family}, but table {table.id} plays "
+                f"{sport_name(sport.name)[0]}; its reports are kept but not applied.",
+                f"{hello.device_id} cihazı {hello.family} türünde, {table.id} masası ise "
+                f"{sport_name(sport.name)[1]} masası; raporları saklandı ama uygulanmadı.",
                 {"device_id": hello.device_id, "family": hello.family, "sport": sport.name},
             )
 

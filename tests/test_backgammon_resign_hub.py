@@ -56,8 +56,13 @@ async def test_a_resignation_recorded_by_the_referee_scores_replays_and_exports(
         score["AB"[1 - side]] += 2 * cube
         assert done["state"]["score"] == score and cube in (1, 2, 4, 8)
         status, matches = await asyncio.to_thread(get_json_as, url + "api/referee/matches", REFEREE_TOKEN)
-        logged = [a["body"]["input"] for a in matches[0]["actions"] if a["kind"] == "referee.input"]
+        shown = [a["body"]["input"] for a in matches[0]["actions"] if a["kind"] == "referee.input"]
+        logged = [{k: v for k, v in i.items() if k != "name"} for i in shown]  # the view names the side
         assert logged == [{"type": "resign", "side": side, "value": 2}, {"type": "accept", "side": 1 - side}]
+        assert [i["name"] for i in shown] == [
+            venue.matches[0].players[side],
+            venue.matches[0].players[1 - side],
+        ]
         mat = await asyncio.to_thread(_text, url + "api/matches/BG-R/export/mat")
         version = done["version"]
 

@@ -4,14 +4,24 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from tests.conftest import ROOT
+from hub.auth import hash_token
+from tests.conftest import ROOT, free_port, get_json
+from tests.hubsupport import post_json
 
 TRF = ROOT / "tests" / "fixtures" / "trf"
+TOKEN = "token-of-the-chief"
+# the README's export line, as an organiser copies it
+README_EXPORT = re.search(
+    r"^(boardcast round export [^#\n]*?)\s*#", (ROOT / "README.md").read_text(encoding="utf-8"), re.M
+)[1]  # type: ignore[index]
 
 
 def boardcast(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -62,3 +72,49 @@ def test_serve_refuses_a_venue_whose_report_file_is_missing(tmp_path: Path) -> N
     done = boardcast("serve", "--venue", str(hall), "--port", "0", "--data", str(tmp_path / "d"))
     assert done.returncode == 2, done.stdout + done.stderr
     assert "tournament.trf" in done.stderr and "nope.trf" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_readmes_round_export_finds_the_data_serve_kept_without_data(tmp_path: Path) -> None:
+    """`serve --venue hall.toml` with no --data, a result confirmed, then the README's export line as written."""
+    shutil.copy(TRF / "held_swiss_9.trf", tmp_path / "event.trf")
+    hall = tmp_path / "hall.toml"
+    hall.write_text(
+        '[venue]\nname = "CLI"\n\n'
+        + "".join(f'[[tables]]\nid = "C{n}"\nsport = "chess"\n\n' for n in range(1, 9))
+        + f'[[referees]]\nname = "Başhakem"\nrole = "chief"\ntoken_sha256 = "{hash_token(TOKEN)}"\n\n',
+        encoding="utf-8",
+    )
+    done = boardcast("round", "import", "event.trf", "--round", "3", "--venue", "hall.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    port = free_port()
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "hub", "serve", "--venue", "hall.toml", "--port", str(port)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                games = get_json(url + "api/matches", timeout=1)
+                break
+            except OSError:
+                assert serve.poll() is None and time.monotonic() < deadline, serve.stdout
+                time.sleep(0.1)
+        first = games[0]["id"]
+        for action in ({"action": "result", "result": "1-0", "how": "arbiter"}, {"action": "confirm"}):
+            status, said = post_json(url + f"api/matches/{first}/actions", action, TOKEN)
+            assert status == 200, said
+    finally:
+        serve.send_signal(signal.SIGINT)
+        out = serve.communicate(timeout=15)[0]
+    assert serve.returncode == 0, out
+    assert (tmp_path / "hall-data" / "events.sqlite3").is_file()
+    # the README's line, word for word
+    export = boardcast(*README_EXPORT.split()[1:], cwd=tmp_path)
+    assert export.returncode == 0, export.stderr
+    assert "1 written" in export.stderr, export.stderr
+    assert (tmp_path / "results.trf").read_bytes() != (tmp_path / "event.trf").read_bytes()

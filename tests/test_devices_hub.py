@@ -143,6 +143,9 @@ async def test_identity_family_and_protocol_refusals_reach_the_referee_and_other
     assert "T1" in t2["anomalies"][0]["message_en"]
     assert t2["state"]["points"] == [0, 0] and t2["status"] == "scheduled"  # kept, not applied
     assert [a["code"] for a in t3["anomalies"]] == ["device.wrong_family"]
+    said = t3["anomalies"][0]
+    assert "plays table tennis" in said["message_en"] and "masa tenisi masası" in said["message_tr"]
+    assert "tabletennis" not in said["message_tr"]  # the sport in Turkish, never its internal name
     assert t3["status"] == "scheduled"
     assert [a["code"] for a in t4["anomalies"]] == ["device.unsupported_protocol"]
     assert "protocol 2" in t4["anomalies"][0]["message_en"]

@@ -3,7 +3,7 @@
 Matches of each sport are walked through real events folded by the hub's reducer (device reports, every
 referee action `prepare` accepts, the round lock, time passing), and at every step each action is tried with
 well-formed fields: an offered action is accepted, an action not offered is refused. Plus the appeal's real
-deadline: the window, or the lock when the next round starts first.
+deadline: 15 minutes after the end, the round's lock or not.
 """
 
 from __future__ import annotations
@@ -192,39 +192,60 @@ def test_every_status_and_role_is_covered_by_the_walks() -> None:
     assert {sport for sport, _, _ in seen} == {"chess", "tabletennis", "backgammon"}
 
 
-def test_a_locked_match_closes_its_appeal_at_the_lock_and_offers_none() -> None:
+def test_the_next_round_starting_locks_the_result_but_an_appeal_in_its_window_is_still_heard() -> None:
+    """Seed 000 §10: an appeal within 15 minutes of the end; the next round's start locks everything else."""
     folder = finished_tt()
     ended = folder.state.finished_at
     assert ended is not None
     open_view = console_view(folder.state, at=ended + 60)
-    assert open_view["appeal_until"] == ended + APPEAL_WINDOW_S and open_view["appeal_closes"] == "window"
+    assert open_view["appeal_until"] == ended + APPEAL_WINDOW_S and "appeal_closes" not in open_view
     assert "appeal" in open_view["offers"] and "decide" not in open_view["offers"]
     lock = lock_event(folder.state, TT_R2)
     assert lock is not None
-    folder.fold(lock.kind, lock.body, ended + 60, "boardcast")  # the next round starts a minute after the end
+    folder.fold(lock.kind, lock.body, ended + 60, "boardcast")  # the table's next match starts a minute after
     view = console_view(folder.state, at=ended + 90)
-    assert view["appeal_until"] == ended + 60 == folder.state.locked_at
-    assert view["appeal_closes"] == "next_round"
-    assert "appeal" not in view["offers"] and "correct" not in view["offers"]
-    assert view["offers"] == ["confirm", "penalty"]  # confirming changes nothing; a warning is still recorded
+    assert view["locked"] and view["appeal_until"] == ended + APPEAL_WINDOW_S  # the lock does not shorten it
+    assert "appeal" in view["offers"] and "correct" not in view["offers"] and "forfeit" not in view["offers"]
+    assert view["offers"] == ["confirm", "penalty", "appeal"]  # confirming changes nothing; a warning is kept
     # table tennis counts a card while the match takes reports: it would change a locked result
     assert view["penalty_kinds"] == ["warning"]
     with pytest.raises(ActionRefused, match="locked"):
-        prepare(folder.state, REQUESTS["appeal"][0], role="chief", at=ended + 90)
+        prepare(folder.state, REQUESTS["correct"][0], role="chief", at=ended + 90)
+    appealed = folder.act(REQUESTS["appeal"][0], ended + 14 * 60)  # lodged in its window, after the lock
+    assert appealed.status is MatchStatus.PROTESTED and appealed.locked
+    # the appeal's decision is the one change a locked result still takes: the referee's decision is final
+    decided = folder.act(REQUESTS["decide"][1], ended + 20 * 60, role="chief")
+    assert decided.status is MatchStatus.OFFICIAL and decided.result is not None
+    assert decided.result.score == (2, 1) and decided.result.source == "appeal"
 
 
-def test_the_window_closes_fifteen_minutes_after_the_end_when_no_round_follows_first() -> None:
-    folder = finished_tt()
-    ended = folder.state.finished_at
-    assert ended is not None
-    assert "appeal" in console_view(folder.state, at=ended + APPEAL_WINDOW_S)["offers"]  # the last second
-    late = console_view(folder.state, at=ended + APPEAL_WINDOW_S + 1)
-    assert "appeal" not in late["offers"] and late["appeal_until"] == ended + APPEAL_WINDOW_S
-    lock = lock_event(folder.state, TT_R2)
-    assert lock is not None
-    folder.fold(lock.kind, lock.body, ended + APPEAL_WINDOW_S + 600, "boardcast")  # a lock after the window
-    view = console_view(folder.state, at=ended + APPEAL_WINDOW_S + 700)
-    assert (view["appeal_until"], view["appeal_closes"]) == (ended + APPEAL_WINDOW_S, "window")
+def finished_bg() -> Folder:
+    """A backgammon match ended by a forfeit (a result to appeal against)."""
+    folder = Folder(BG_R1)
+    folder.act({"action": "forfeit", "loser": 0, "reason": "no-show"}, 1000.0)
+    return folder
+
+
+def test_an_appeal_after_the_window_is_refused_citing_the_rule_locked_or_not() -> None:
+    for sport_folder, rule in ((finished_tt, "3.3.4"), (finished_bg, "§10")):
+        folder = sport_folder()
+        ended = folder.state.finished_at
+        assert ended is not None
+        assert "appeal" in console_view(folder.state, at=ended + APPEAL_WINDOW_S)["offers"]  # the last second
+        late = console_view(folder.state, at=ended + APPEAL_WINDOW_S + 1)
+        assert "appeal" not in late["offers"] and late["appeal_until"] == ended + APPEAL_WINDOW_S
+        with pytest.raises(ActionRefused, match="within 15 minutes") as refused:
+            prepare(folder.state, REQUESTS["appeal"][0], role="chief", at=ended + APPEAL_WINDOW_S + 1)
+        english, turkish = str(refused.value).split(" / ")
+        assert rule in english and rule in turkish and "15 dakika" in turkish and "itiraz" in turkish
+        nxt = NEXT_ROUND[folder.state.info.id]
+        lock = lock_event(folder.state, nxt)
+        assert lock is not None
+        folder.fold(
+            lock.kind, lock.body, ended + APPEAL_WINDOW_S + 600, "boardcast"
+        )  # a lock after the window
+        view = console_view(folder.state, at=ended + APPEAL_WINDOW_S + 700)
+        assert view["appeal_until"] == ended + APPEAL_WINDOW_S and "appeal" not in view["offers"]
 
 
 def test_deciding_is_offered_to_the_chief_and_marked_chief_only_in_the_shared_view() -> None:

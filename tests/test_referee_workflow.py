@@ -216,8 +216,9 @@ def test_an_appeal_within_15_minutes_protests_the_match_until_the_chief_decides(
         prepare(state, decision, role="referee", at=ended + 1000)
     with pytest.raises(ActionRefused, match="already has an open appeal"):
         prepare(state, {"action": "appeal", "appellant": "A", "reason": "r"}, role="referee", at=ended + 1)
-    with pytest.raises(ActionRefused, match="protested"):
+    with pytest.raises(ActionRefused, match="under appeal") as refused:
         prepare(state, {"action": "correct", "score": [1, 2], "reason": "r"}, role="referee", at=ended + 1)
+    assert "Maç itirazda" in str(refused.value)
     state = folder.act(decision, ended + 1000, role="chief", actor=CHIEF)
     assert state.status is MatchStatus.OFFICIAL and state.confirmed_by == CHIEF
     assert state.result is not None and (state.result.score, state.result.source) == ((1, 2), "appeal")
@@ -253,14 +254,13 @@ def test_an_appeal_after_the_15_minute_window_is_refused_with_a_clear_message() 
         prepare(live.state, {"action": "appeal", "appellant": "A", "reason": "r"}, role="referee", at=1.0)
 
 
-def test_a_locked_result_cannot_change_but_can_still_be_confirmed() -> None:
+def test_a_locked_result_cannot_change_but_can_still_be_confirmed_and_appealed_in_its_window() -> None:
     folder = finished_tt()
     state = folder.fold(EventKind.LOCK, {"round": 1, "because": "TT-R2"}, 1500.0, SYSTEM_ACTOR)
     assert state.locked
     for request in (
         {"action": "correct", "score": [2, 1], "reason": "r"},
         {"action": "forfeit", "loser": 0, "reason": "r"},
-        {"action": "appeal", "appellant": "Elif Kaya", "reason": "r"},
         {"action": "penalty", "side": 0, "penalty": "match_loss", "reason": "r"},
         {
             "action": "penalty",
@@ -275,6 +275,10 @@ def test_a_locked_result_cannot_change_but_can_still_be_confirmed() -> None:
     state = folder.act({"action": "penalty", "side": 0, "penalty": "warning", "reason": "slow play"}, 1502.0)
     assert state.penalties[-1].penalty == "warning"
     assert folder.act({"action": "confirm"}, 1503.0).official
+    # the match ended at 1023: an appeal at 1504 is within its 15 minutes, the lock notwithstanding
+    assert folder.act({"action": "appeal", "appellant": "Elif Kaya", "reason": "r"}, 1504.0).status.value == (
+        "protested"
+    )
 
 
 def test_a_table_tennis_card_is_counted_by_the_rules_and_a_backgammon_one_only_recorded() -> None:

@@ -230,7 +230,7 @@ function drawMatches() {
   const items = [...refs.values()].sort((a, b) =>
     a.table.localeCompare(b.table, undefined, { numeric: true }) || a.round - b.round || a.id.localeCompare(b.id));
   sync($("matches-body"), items, (m) => m.id,
-    (m) => JSON.stringify([lang, m.status, m.locked, scoreOf(m), m.contacts, m.appeal_until, m.appeal_closes]),
+    (m) => JSON.stringify([lang, m.status, m.locked, scoreOf(m), m.contacts, m.appeal_until]),
     (m) => {
       const names = sides(m);
       const contacts = (m.contacts || []).map((c) => [c.name, c.phone, c.email].filter(Boolean).join(" · "));
@@ -270,9 +270,11 @@ function describe({ match, action }) {
   if (action.kind === "referee.input" && b.input && b.input.how) {  // a chess result the board cannot see
     parts.push(`${b.input.result} · ${t().hows[b.input.how] || b.input.how}`);
     if (b.input.reason) parts.push(b.input.reason);
+  } else if (action.kind === "referee.input" && b.input && b.input.type === "card") {  // by name, as a penalty
+    parts.push(`${t().penalties[b.input.card] || b.input.card} → ${b.input.name ?? names[b.input.side] ?? b.input.side}`);
   } else if (action.kind === "referee.input" && b.input) parts.push(JSON.stringify(b.input));
-  if (b.penalty) parts.push(`${t().penalties[b.penalty] || b.penalty} → ${names[b.side] ?? b.side}`);
-  if (b.loser != null) parts.push(`${t().loser}: ${names[b.loser] ?? b.loser}`);
+  if (b.penalty) parts.push(`${t().penalties[b.penalty] || b.penalty} → ${b.name ?? names[b.side] ?? b.side}`);
+  if (b.loser != null) parts.push(`${t().loser}: ${b.loser_name ?? names[b.loser] ?? b.loser}`);
   if (b.decision) parts.push(t().decisions[b.decision] || b.decision);
   if (b.score) parts.push(`${num(b.score[0])}–${num(b.score[1])}`);
   if (b.appellant) parts.push(`${t().appellant}: ${b.appellant}`);
@@ -325,8 +327,8 @@ async function act(matchId, request, path = "actions") {
   return null;
 }
 
-/** Whether an appeal may still be made: the hub's deadline (15 minutes after the end, or the next round's
- * start if that came first) has not passed. */
+/** Whether an appeal may still be made: the hub's deadline (15 minutes after the end, whether or not the
+ * next round has started) has not passed. */
 function appealOpen(match, now = Date.now() / 1000) {
   return match.appeal_until != null && now <= match.appeal_until;
 }
@@ -334,7 +336,7 @@ function appealOpen(match, now = Date.now() / 1000) {
 /** The time left to appeal, counting down, or why appeals are closed; "" while the match has no result. */
 function appealText(match, now = Date.now() / 1000) {
   if (match.appeal_until == null) return "";
-  if (!appealOpen(match, now)) return t().appealClosed[match.appeal_closes] || t().appealClosed.window;
+  if (!appealOpen(match, now)) return t().appealClosed;
   const left = Math.floor(match.appeal_until - now);
   return t().appealLeft(`${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`);
 }

@@ -21,6 +21,7 @@ from hub.matches.model import (
     Occurrence,
     RefereeRecord,
 )
+from hub.matches.naming import status_name
 from hub.rules.base import Anomaly, Fact, Severity
 from hub.sports import SPORTS
 
@@ -54,8 +55,8 @@ def _report_after_close(status: MatchStatus, body: dict[str, Any]) -> Anomaly:
     return Anomaly(
         "match.report_after_close",
         Severity.WARNING,
-        f"The device reported a change after the match was {status.value}; the result was not changed.",
-        "Cihaz, maç kapandıktan sonra değişiklik bildirdi; sonuç değiştirilmedi.",
+        f"The device reported a change after the match was {status_name(status)[0]}; the result was not changed.",
+        f"Cihaz, maç kapandıktan ({status_name(status)[1]}) sonra değişiklik bildirdi; sonuç değiştirilmedi.",
         {"device_id": body.get("device_id")},
     )
 

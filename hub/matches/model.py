@@ -27,6 +27,18 @@ class MatchStatus(enum.StrEnum):
     ABANDONED = "abandoned"
 
 
+# a status -> how a message says it ("Match R1-T1 is under appeal" / "Maç itirazda")
+STATUS_NAMES = {
+    MatchStatus.SCHEDULED: ("scheduled (not started)", "henüz başlamadı"),
+    MatchStatus.LIVE: ("live (still being played)", "sürüyor"),
+    MatchStatus.FINISHED: ("finished (not yet confirmed)", "bitti (henüz onaylanmadı)"),
+    MatchStatus.OFFICIAL: ("official", "resmî"),
+    MatchStatus.PROTESTED: ("under appeal", "itirazda"),
+    MatchStatus.FORFEIT: ("decided by forfeit", "hükmen sonuçlandı"),
+    MatchStatus.ABANDONED: ("abandoned", "yarıda kaldı"),
+}
+
+
 class EventKind(enum.StrEnum):
     """Kinds of match events in the log."""
 
@@ -312,6 +324,6 @@ def check_confirm(match: MatchState) -> None:
         raise ActionRefused(f"Match {match.info.id} is already official. / Maç zaten resmî.")
     if match.status is not MatchStatus.FINISHED:
         raise ActionRefused(
-            f"Match {match.info.id} is {match.status.value}; only a finished match can be confirmed. "
-            f"/ Yalnızca bitmiş bir maç onaylanabilir."
+            f"Match {match.info.id} is {STATUS_NAMES[match.status][0]}; only a finished match can be confirmed. "
+            f"/ Maç {STATUS_NAMES[match.status][1]}; yalnızca bitmiş bir maç onaylanabilir."
         )

@@ -1,11 +1,30 @@
-"""An anomaly as a screen shows it: its messages naming the match's players (`hub.rules.names`)."""
+"""Matches as people read them: an anomaly's messages and a recorded side (a card, a penalty, a forfeit's loser)
+naming the match's players (`hub.rules.names`), and the words for a sport and a match status in English and
+Turkish, for messages (a Turkish message never carries "tabletennis" or "protested")."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from hub.matches.model import MatchInfo
-from hub.rules.names import named
+from hub.matches.model import STATUS_NAMES, MatchInfo, MatchStatus
+from hub.rules.names import named, player_mark, side_mark
+
+# a venue sport id -> its name in English and Turkish, for messages
+SPORT_NAMES = {
+    "chess": ("chess", "satranç"),
+    "tabletennis": ("table tennis", "masa tenisi"),
+    "backgammon": ("backgammon", "tavla"),
+}
+
+
+def sport_name(sport: str) -> tuple[str, str]:
+    """The sport's name in English and Turkish ("table tennis", "masa tenisi"); an unknown id as it is."""
+    return SPORT_NAMES.get(sport, (sport, sport))
+
+
+def status_name(status: MatchStatus) -> tuple[str, str]:
+    """How a message says the status, in English and Turkish ("under appeal", "itirazda")."""
+    return STATUS_NAMES[status]
 
 
 def named_anomaly(view: dict[str, Any], info: MatchInfo) -> dict[str, Any]:
@@ -15,3 +34,35 @@ def named_anomaly(view: dict[str, Any], info: MatchInfo) -> dict[str, Any]:
         said["message_en"] = named(said["message_en"], info.players, info.doubles, "en")
         said["message_tr"] = named(said["message_tr"], info.players, info.doubles, "tr")
     return view
+
+
+def side_name(info: MatchInfo, side: Any, player: Any = None) -> str | None:
+    """Who a recorded side is: the player (a doubles pair "X / Y", or its one player when `player` is
+    "A1".."B2"), as the venue names them; None for a side that is not 0 or 1 or has no name."""
+    if side not in (0, 1) or isinstance(side, bool):
+        return None
+    mark = player_mark(player) if player in ("A1", "A2", "B1", "B2") else side_mark(side)
+    name = named(mark, info.players, info.doubles)
+    return None if name == mark.strip("{}") else name
+
+
+def with_names(data: dict[str, Any], info: MatchInfo) -> dict[str, Any]:
+    """A recorded body or fact (`{"side": 1, …}`, `{"loser": 0, …}`, a referee input inside it) with the
+    player's name beside each side it records: "name" beside "side", "loser_name" beside "loser". A copy:
+    what was recorded is never changed."""
+    out = dict(data)
+    for key, name_key in (("side", "name"), ("loser", "loser_name")):
+        if key in out:
+            name = side_name(info, out[key], out.get("player") if key == "side" else None)
+            if name is not None:
+                out[name_key] = name
+    if isinstance(out.get("input"), dict):
+        out["input"] = with_names(out["input"], info)
+    return out
+
+
+def named_action(entry: dict[str, Any], info: MatchInfo) -> dict[str, Any]:
+    """An audit entry (`{"kind": …, "body": {…}}`) with the player's name beside each side its body records."""
+    return (
+        {**entry, "body": with_names(entry["body"], info)} if isinstance(entry.get("body"), dict) else entry
+    )

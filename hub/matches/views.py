@@ -8,7 +8,7 @@ from typing import Any
 
 from hub.matches.codec import action_to_dict, anomaly_to_dict, appeal_to_dict, penalty_to_dict, result_to_dict
 from hub.matches.model import RULES_ACTOR, AnomalyRecord, AnomalyState, MatchState, ResultRecord
-from hub.matches.naming import named_anomaly
+from hub.matches.naming import named_action, named_anomaly, with_names
 
 
 def _identity(match: MatchState) -> dict[str, Any]:
@@ -78,7 +78,9 @@ def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, 
         "facts": [
             {
                 "kind": f.kind,
-                "data": _public(f.data, referee_names) if f.offset in by_referee else f.data,
+                "data": _named_fact(
+                    f.kind, _public(f.data, referee_names) if f.offset in by_referee else f.data, match
+                ),
                 "offset": f.offset,
                 "at": f.at,
             }
@@ -89,10 +91,22 @@ def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, 
         # wrote them down stay in the referee's views
         "appeals": [_public(appeal_to_dict(a), referee_names) for a in match.appeals],
         "penalties": [
-            _public({"side": p.side, "penalty": p.penalty, "at": p.at, "by": p.by}, referee_names)
+            with_names(
+                _public({"side": p.side, "penalty": p.penalty, "at": p.at, "by": p.by}, referee_names),
+                match.info,
+            )
             for p in match.penalties
         ],
     }
+
+
+# facts that record one side's card, penalty, forfeit or time-out: shown with the player's name beside the side
+_NAMED_FACTS = frozenset({"card", "penalty", "forfeit", "timeout"})
+
+
+def _named_fact(kind: str, data: dict[str, Any], match: MatchState) -> dict[str, Any]:
+    """A fact's data, with the player's name beside the side it records (`with_names`) where it is one side's."""
+    return with_names(data, match.info) if kind in _NAMED_FACTS else data
 
 
 def _public_anomaly(a: AnomalyRecord, names: bool) -> dict[str, Any]:
@@ -118,6 +132,6 @@ def referee_view(match: MatchState) -> dict[str, Any]:
         "result": result_to_dict(match.result),
         "anomalies": [named_anomaly(anomaly_to_dict(a), match.info) for a in match.anomalies],
         "appeals": [appeal_to_dict(a) for a in match.appeals],
-        "penalties": [penalty_to_dict(p) for p in match.penalties],
-        "actions": [action_to_dict(a) for a in match.actions],
+        "penalties": [with_names(penalty_to_dict(p), match.info) for p in match.penalties],
+        "actions": [named_action(action_to_dict(a), match.info) for a in match.actions],
     }

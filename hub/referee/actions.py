@@ -21,6 +21,7 @@ from hub.matches import (
     MatchStatus,
     check_confirm,
 )
+from hub.matches.naming import sport_name, status_name
 from hub.referee.model import (
     APPEAL_WINDOW_S,
     CARDS,
@@ -41,6 +42,11 @@ ANOMALY_ACTIONS = {
     Action.DISMISS: AnomalyState.DISMISSED,
 }
 _WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
+# how a closed anomaly's state is said: "already resolved by …" / "zaten çözüldü: …"
+_CLOSED_WORDS = {
+    AnomalyState.RESOLVED: ("resolved", "çözüldü"),
+    AnomalyState.DISMISSED: ("dismissed", "geçersiz sayıldı"),
+}
 _CLOSED = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)  # no more reports folded
 
 
@@ -85,10 +91,11 @@ def check_anomaly_state(anomaly: AnomalyRecord, action: Action) -> AnomalyState:
     """Raise ActionRefused unless the anomaly's state lets it take `action`; the state it would take."""
     state = ANOMALY_ACTIONS[action]
     if anomaly.state not in _WAITING:
-        by = "the rules" if anomaly.handled_by == "rules" else anomaly.handled_by
+        by = ("the rules", "kurallar") if anomaly.handled_by == "rules" else (anomaly.handled_by,) * 2
+        done = _CLOSED_WORDS.get(anomaly.state, (anomaly.state.value, anomaly.state.value))
         raise ActionRefused(
-            f"Anomaly {anomaly.id} ({anomaly.code}) is already {anomaly.state.value} by {by}. "
-            f"/ Bu anormallik zaten kapatıldı."
+            f"Anomaly {anomaly.id} ({anomaly.code}) is already {done[0]} by {by[0]}. "
+            f"/ {anomaly.id} numaralı anormallik ({anomaly.code}) zaten {done[1]}: {by[1]}."
         )
     if anomaly.state is state:
         raise ActionRefused(
@@ -139,8 +146,8 @@ def check_correct_now(match: MatchState) -> None:
     check_unlocked(match)
     if match.status is MatchStatus.PROTESTED:
         raise ActionRefused(
-            f"Match {match.info.id} is protested: its result changes only by the decision on the appeal. "
-            f"/ Maç itirazda: sonuç ancak itiraz kararıyla değişir."
+            f"Match {match.info.id} is under appeal: its result changes only by the decision on the appeal. "
+            f"/ Maç itirazda: sonucu ancak itiraz kararıyla değişir."
         )
 
 
@@ -173,8 +180,8 @@ def check_penalty_now(match: MatchState, kind: Penalty) -> None:
         check_unlocked(match)
     if kind is Penalty.MATCH_LOSS and match.status in (MatchStatus.FORFEIT, MatchStatus.PROTESTED):
         raise ActionRefused(
-            f"Match {match.info.id} is {match.status.value}; a match loss cannot be given now. "
-            f"/ Maç kaybı cezası şimdi verilemez."
+            f"Match {match.info.id} is {status_name(match.status)[0]}; a match loss cannot be given now. "
+            f"/ Maç {status_name(match.status)[1]}; maç kaybı cezası şimdi verilemez."
         )
 
 
@@ -195,8 +202,8 @@ def check_forfeit_now(match: MatchState) -> None:
     check_unlocked(match)
     if match.status in (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.PROTESTED):
         raise ActionRefused(
-            f"Match {match.info.id} is already {match.status.value}; a forfeit cannot be declared now. "
-            f"/ Maç zaten kapandı; hükmen karar şimdi verilemez."
+            f"Match {match.info.id} is already {status_name(match.status)[0]}; a forfeit cannot be declared now. "
+            f"/ Maç zaten {status_name(match.status)[1]}; hükmen karar şimdi verilemez."
         )
 
 
@@ -206,39 +213,49 @@ def appeal(match: MatchState, appellant: str, reason: str, at: float) -> Referee
     return RefereeEvent(EventKind.REFEREE_APPEAL, {"appellant": appellant, "reason": reason})
 
 
+# The rule each sport's appeal window comes from, as the message cites it. Table tennis: the ITTF says who may
+# appeal to whom (Regulations 3.3.4) but sets no time, so the hall's 15 minutes apply (RULES.md §0).
+APPEAL_RULES: dict[str, tuple[str, str]] = {
+    "backgammon": ("Backgammon Tournament Rules §10", "Tavla Turnuva Kuralları §10"),
+    "tabletennis": (
+        "the hall's appeal rule, as Backgammon Tournament Rules §10; ITTF Regulations 3.3.4 set no time",
+        "salonun itiraz kuralı, Tavla Turnuva Kuralları §10 gibi; ITTF Yönetmelikleri 3.3.4 süre belirtmez",
+    ),
+}
+
+
 def check_appeal_now(match: MatchState, at: float) -> None:
-    """Raise ActionRefused unless an appeal may be opened at `at`: after the end, before the window closes
-    and before the next round starts (`appeal_deadline`)."""
+    """Raise ActionRefused unless an appeal may be opened at `at`: after the end and within 15 minutes of it.
+
+    Not refused once the round is locked: the lock stops every other change (`check_unlocked`), but an
+    appeal lodged in time is heard and decided, whichever match the table plays next."""
     if match.status is MatchStatus.PROTESTED:
         raise ActionRefused(
             f"Match {match.info.id} already has an open appeal. / Maçta zaten açık bir itiraz var."
         )
     if match.status not in HAS_RESULT or match.finished_at is None:
         raise ActionRefused(
-            f"Match {match.info.id} is {match.status.value}; an appeal is made after the match ends. "
-            f"/ İtiraz maç bittikten sonra yapılır."
+            f"Match {match.info.id} is {status_name(match.status)[0]}; an appeal is made after the match ends. "
+            f"/ Maç {status_name(match.status)[1]}; itiraz maç bittikten sonra yapılır."
         )
-    check_unlocked(match)
-    late = at - match.finished_at - APPEAL_WINDOW_S
-    if late > 0:
+    deadline = appeal_deadline(match)
+    if deadline is not None and at > deadline:
         minutes = int((at - match.finished_at) // 60)
+        rule_en, rule_tr = APPEAL_RULES.get(match.info.sport, ("", ""))
         raise ActionRefused(
             f"The appeal window of match {match.info.id} has closed: the match ended {minutes} minutes ago and "
-            f"an appeal must be made within 15 minutes of the end. "
+            f"an appeal must be made within 15 minutes of the end{f' ({rule_en})' if rule_en else ''}. "
             f"/ İtiraz süresi doldu: maç {minutes} dakika önce bitti; itiraz maç bitiminden sonra 15 dakika "
-            f"içinde yapılır."
+            f"içinde yapılır{f' ({rule_tr})' if rule_tr else ''}."
         )
 
 
-def appeal_deadline(match: MatchState) -> tuple[float, str] | None:
-    """When the match's appeal window closes and why: "window" (15 minutes after the end) or "next_round"
-    (the lock, when the next round's match started first); None while the match has no result to appeal."""
+def appeal_deadline(match: MatchState) -> float | None:
+    """When the match's appeal window closes: 15 minutes after its end, whenever the next round starts (the
+    lock does not shorten it); None while the match has no result to appeal."""
     if match.status not in HAS_RESULT or match.finished_at is None:
         return None
-    window = match.finished_at + APPEAL_WINDOW_S
-    if match.locked_at is not None and match.locked_at < window:
-        return match.locked_at, "next_round"
-    return window, "window"
+    return match.finished_at + APPEAL_WINDOW_S
 
 
 def decide(
@@ -314,9 +331,10 @@ def game_result(match: MatchState, result: Any, how: Any, reason: str) -> Refere
 def check_takes_results(match: MatchState) -> None:
     """Raise ActionInvalid unless the match's sport takes a result the board cannot see (chess)."""
     if _RESULT_INPUT not in match.info.rules.referee_inputs:
+        sport = sport_name(match.info.sport)
         raise ActionInvalid(
-            f'"action" result is for chess games; match {match.info.id} is {match.info.sport}: use correct or '
-            f"forfeit. / Bu işlem satranç oyunları içindir; {match.info.sport} maçında düzeltme ya da hükmen "
+            f'"action" result is for chess games; match {match.info.id} is {sport[0]}: use correct or '
+            f"forfeit. / Bu işlem satranç oyunları içindir; {sport[1]} maçında düzeltme ya da hükmen "
             f"karar kullanın."
         )
 
@@ -325,10 +343,16 @@ def check_inputs_open(match: MatchState) -> None:
     """Raise ActionRefused unless the match still takes referee inputs (a result, a board's orientation, a
     point): not once locked, nor once official, forfeited, abandoned or under appeal."""
     check_unlocked(match)
-    if match.status in _NO_RESULT_NOW:
+    if match.status is MatchStatus.PROTESTED:
         raise ActionRefused(
-            f"Match {match.info.id} is {match.status.value}: its result changes only by a correction or an "
-            f"appeal. / Maç kapandı: sonucu ancak düzeltme ya da itirazla değişir."
+            f"Match {match.info.id} is under appeal: its result changes only by the decision on the appeal. "
+            f"/ Maç itirazda: sonucu ancak itiraz kararıyla değişir."
+        )
+    if match.status in _NO_RESULT_NOW:
+        en, tr = status_name(match.status)
+        raise ActionRefused(
+            f"Match {match.info.id} is {en}: its result changes only by a correction or an appeal. "
+            f"/ Maç {tr}: sonucu ancak düzeltme ya da itirazla değişir."
         )
 
 

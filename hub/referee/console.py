@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hub.matches import MatchState, referee_view
+from hub.matches.naming import with_names
 from hub.referee.actions import appeal_deadline
 from hub.referee.model import Role
 from hub.referee.offers import anomaly_offers, chief_only, offered, offered_penalties
@@ -35,8 +36,7 @@ def console_view(
     view["offers"] = offers = offered(match, Role.CHIEF, at)
     view["chief_only"] = chief_only(offers)
     view["penalty_kinds"] = offered_penalties(match)
-    deadline = appeal_deadline(match)
-    view["appeal_until"], view["appeal_closes"] = deadline if deadline is not None else (None, None)
+    view["appeal_until"] = appeal_deadline(match)
     known = players or {}
     view["contacts"] = [
         {"name": p.name, "club": p.club, "city": p.city, "phone": p.phone, "email": p.email}
@@ -57,7 +57,7 @@ def audit(matches: Iterable[MatchState]) -> list[dict[str, Any]]:
             "at": a.at,
             "actor": a.actor,
             "kind": a.kind,
-            "body": a.body,
+            "body": with_names(a.body, m.info),
         }
         for m in matches
         for a in m.actions

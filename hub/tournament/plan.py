@@ -17,21 +17,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from hub.matches.naming import sport_name
 from hub.venue import Venue
 from hub.venue.write import TomlValue, append_to_venue, toml_value
-
-# a venue sport id -> its name in English and Turkish, for messages
-SPORT_NAMES = {
-    "chess": ("chess", "satranç"),
-    "tabletennis": ("table tennis", "masa tenisi"),
-    "backgammon": ("backgammon", "tavla"),
-}
 
 
 def sport_names(sports: Iterable[str], joiner: tuple[str, str] = ("or", "ya da")) -> tuple[str, str]:
     """Sports' names joined with "or" (or `joiner`), in English and in Turkish ("table tennis or backgammon",
     "masa tenisi ya da tavla")."""
-    names = [SPORT_NAMES.get(s, (s, s)) for s in sports]
+    names = [sport_name(s) for s in sports]
     return _joined([n[0] for n in names], joiner[0]), _joined([n[1] for n in names], joiner[1])
 
 

@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hub import chess_feed
+from hub.matches.naming import sport_name
 from hub.tournament.export import ExportError, ExportFormat, export_round_file
 from hub.tournament.model import Tournament
 from hub.tournament.trf import TrfError
@@ -95,7 +96,11 @@ class PublicRoutes:
         exports = match.info.rules.exports
         name = request.path_params["name"]
         if name not in exports:
-            raise NotFound(f"no export {name!r} for {match.info.sport}; known: {', '.join(exports)}")
+            en, tr = sport_name(match.info.sport)
+            raise NotFound(
+                f"no export {name!r} for {en}; known: {', '.join(exports)} "
+                f"/ {tr} maçında {name!r} diye bir dışa aktarım yok; olanlar: {', '.join(exports)}"
+            )
         data = exports[name](match.sport_state, match.info.players)
         if isinstance(data, str):
             return Response(data + "\n", media_type="text/plain; charset=utf-8")

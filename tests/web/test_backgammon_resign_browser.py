@@ -89,7 +89,11 @@ def test_the_console_records_a_resignation_and_its_acceptance_and_the_rules_scor
         for a in next(m["actions"] for m in matches if m["id"] == match_id)
         if a["kind"] == "referee.input"
     ]
-    assert inputs == [{"type": "resign", "side": 0, "value": 2}, {"type": "accept", "side": 1}]
+    players = next(m["players"] for m in matches if m["id"] == match_id)
+    assert inputs == [  # as logged, with the player's name the referee view writes beside each side
+        {"type": "resign", "side": 0, "value": 2, "name": players[0]},
+        {"type": "accept", "side": 1, "name": players[1]},
+    ]
 
     # a value the rules do not know is refused by the hub, naming the field, and nothing is logged
     row.locator("button[data-action=act]").click()
