@@ -18,7 +18,7 @@ def carded() -> Folder:
     """TT-R1 live with three cards: a referee input (side 1), a penalty (side 1), the scoreboard's (side 0)."""
     folder = Folder(TT_R1)
     folder.fold(EventKind.DEVICE_REPORT, DISPLAY, 1.0)
-    event = prepare_input(folder.state, {"type": "card", "side": 1, "card": "yellow"})
+    event = prepare_input(folder.state, {"type": "card", "side": 1, "card": "yellow"}, 2.0)
     folder.fold(event.kind, event.body, 2.0, "Hakem Ali")
     folder.act({"action": "penalty", "side": 1, "penalty": "yellow_red", "reason": "racket thrown"}, 3.0)
     board_card = {"type": "card", "side": 0, "card": "yellow"}  # a scoreboard's card, as the log holds it
@@ -64,7 +64,7 @@ def test_a_doubles_card_names_the_pair_or_the_one_player_carded() -> None:
         {"type": "card", "side": 1, "card": "yellow"},
         {"type": "card", "side": 0, "card": "yellow", "player": "A2"},
     ):
-        event = prepare_input(folder.state, request)
+        event = prepare_input(folder.state, request, 2.0)
         folder.fold(event.kind, event.body, 2.0, "Hakem Ali")
     names = [f["data"]["name"] for f in public_view(folder.state)["facts"] if f["kind"] == "card"]
     assert names == ["Can Öz / Deniz Ak", "Elif Kaya"]

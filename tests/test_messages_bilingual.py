@@ -129,7 +129,7 @@ def messages() -> Iterator[tuple[str, str]]:
     forfeit = {"action": "forfeit", "loser": 0, "reason": "r"}
     for status in (MatchStatus.PROTESTED, MatchStatus.OFFICIAL, MatchStatus.FORFEIT):
         state = tt_at(status).state
-        yield f"input while {status}", refusal(lambda s=state: prepare_input(s, TIMEOUT))
+        yield f"input while {status}", refusal(lambda s=state: prepare_input(s, TIMEOUT, 2000.0))
         if status is not MatchStatus.OFFICIAL:
             yield (
                 f"match loss while {status}",
@@ -169,7 +169,7 @@ def test_every_refusal_says_the_same_in_turkish_with_no_internal_name() -> None:
 
 def test_the_anomalies_of_these_points_read_alike_and_name_the_player() -> None:
     folder = tt_at(MatchStatus.LIVE)
-    unwarned = prepare_input(folder.state, {"type": "card", "side": 1, "card": "yellow_red"})
+    unwarned = prepare_input(folder.state, {"type": "card", "side": 1, "card": "yellow_red"}, 2.0)
     folder.fold(unwarned.kind, unwarned.body, 2.0, "Hakem Ali")
     item = folder.state.anomalies[-1]
     folder.act({"action": "resolve", "anomaly": item.id, "reason": "seen"}, 3.0)
