@@ -69,6 +69,7 @@ function sortTiles() {
     head.dataset.heading = "true";
     wall.append(head);
   }
+  for (const gap of wall.querySelectorAll(".group-break")) gap.remove();
   const tiles = [...wall.children].sort((a, b) => {
     const bySport = sportRank(a) - sportRank(b) || sportOf(a).localeCompare(sportOf(b));
     if (bySport) return bySport;
@@ -81,8 +82,14 @@ function sortTiles() {
   });
   wall.append(...tiles);
   let previous = null;
-  for (const tile of tiles) {  // the first compact row of a group starts a grid row of its own
-    tile.classList.toggle("first-compact", tile.classList.contains("compact") && !previous?.classList.contains("compact"));
+  for (const tile of tiles) {  // the first compact row after a group's tiles starts a row of its own
+    if (tile.classList.contains("compact") && previous?.classList.contains("tile") && !previous.classList.contains("compact")) {
+      const gap = document.createElement("div");
+      gap.className = "group-break";
+      gap.dataset.sport = sportOf(tile);
+      gap.setAttribute("aria-hidden", "true");
+      tile.before(gap);
+    }
     previous = tile;
   }
   renderFilters();
@@ -99,8 +106,11 @@ function renderFilters() {
   for (const tile of wall.querySelectorAll(".tile")) {
     tile.hidden = Boolean((filter.sport && sportOf(tile) !== filter.sport) || (filter.table && tile.dataset.table !== filter.table));
   }
-  for (const head of wall.querySelectorAll(".group-head")) {
-    head.hidden = ![...wall.querySelectorAll(".tile")].some((x) => !x.hidden && sportOf(x) === head.dataset.sport);
+  const shown = (sport, compact) => [...wall.querySelectorAll(".tile")]
+    .some((x) => !x.hidden && sportOf(x) === sport && (compact == null || x.classList.contains("compact") === compact));
+  for (const head of wall.querySelectorAll(".group-head")) head.hidden = !shown(head.dataset.sport);
+  for (const gap of wall.querySelectorAll(".group-break")) {  // only between shown tiles and shown rows
+    gap.hidden = !shown(gap.dataset.sport, false) || !shown(gap.dataset.sport, true);
   }
   if (pager) pager.refresh();
 }
