@@ -201,8 +201,27 @@ function fitTile(tile) {
     const names = [...toFit].flatMap((t) => [...t.querySelectorAll(".name")]);
     toFit.clear();
     fitAll(names);
+    for (const name of names) watchWidth(name);
   });
   toFit.add(tile);
+}
+
+// A name's box narrows when something beside it grows (a chess clock reaching "1:30:00", a card, the winner's
+// tick): a name fitted to the wider box would be cut, so it is fitted again when its width changes.
+const widths = new WeakMap();
+const resized = new ResizeObserver((entries) => {
+  const changed = [];
+  for (const { target, contentRect } of entries) {
+    const before = widths.get(target);
+    widths.set(target, contentRect.width);
+    if (before !== undefined && Math.abs(before - contentRect.width) >= 1) changed.push(target);
+  }
+  if (changed.length) fitAll(changed, true);
+});
+function watchWidth(name) {
+  if (widths.has(name)) return;
+  widths.set(name, undefined);
+  resized.observe(name);
 }
 
 function renderAge(tile, match) {
