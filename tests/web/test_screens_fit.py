@@ -2,7 +2,8 @@
 page of each sport, a chess game, a team match and the standings, over the demo and over the same hall with
 every name 24 characters or longer. Each page is measured in the DOM: no text box is narrower than its text
 (a name cut mid-word, an ellipsis, a word pushed out of its box), every name and clock of a live game is in the
-viewport, the wall's rows fill the width, and a tie-break's code is one line. Screenshots are kept for people."""
+viewport (on a landscape screen the whole game page is), the wall's rows fill the width, and a tie-break's code
+is one line. Screenshots are kept for people."""
 
 from __future__ import annotations
 
@@ -155,6 +156,10 @@ def test_nothing_is_cut_on_a_spectator_page(
             assert game["out"] == [], f"{match} at {size}: outside the screen: {game['out']}"
             if long_names:
                 assert any(len(name) >= 24 for name in game["shown"]), game["shown"]
+            if width > height:  # a hall screen shows the whole game page: the history and the age too
+                assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), (
+                    f"{match} scrolls"
+                )
 
         page.goto(demo.url + "team/R2-M1")
         expect(page.locator("#boards .pname")).to_have_count(16, timeout=10_000)
