@@ -67,14 +67,16 @@ def start_demo(
     port: int | None = None,
     bg_tables: int = 0,
     chess_boards: int = 0,
+    module: str = "hub",
 ) -> DemoProcess:
-    """Start the demo and wait until /api/health answers (20 s at most)."""
+    """Start the demo (`python -m module demo …`: a module of the tests runs it with other names) and wait
+    until /api/health answers (20 s at most)."""
     port = port or free_port()
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "hub",
+            module,
             "demo",
             "--data",
             str(data),

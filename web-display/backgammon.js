@@ -315,15 +315,24 @@ export function chancesBar(chances, names, lang) {
     const at = new Date(chances.at * 1000).toLocaleTimeString(lang === "tr" ? "tr-TR" : "en-GB");
     head.append(el("span", "bg-chances-at", ` · ${bt.chancesAsOf(at)}`));
   }
+  // Each side's share and name above the bar, not in it: a segment is as narrow as the share (none at 0 %),
+  // and a long name needs the whole half to wrap at its spaces.
+  const legend = el("div", "bg-chances-names");
+  for (const side of [0, 1]) {
+    const who = el("span", `bg-chances-side bg-chances-side-${"ab"[side]}`);
+    who.append(el("span", "bg-chances-pct", pct(main[side])), " ", el("span", "bg-chances-name", names[side]));
+    legend.append(who);
+  }
   const bar = el("div", "bg-chances-bar");
-  const a = el("span", "bg-chances-a", `${pct(main[0])} ${names[0]}`);  // the number first: a name may be cut
-  const b = el("span", "bg-chances-b", `${pct(main[1])} ${names[1]}`);
+  bar.setAttribute("role", "img");
+  bar.setAttribute("aria-label", `${pct(main[0])} ${names[0]} – ${pct(main[1])} ${names[1]}`);
+  const a = el("span", "bg-chances-a");
   a.style.width = `${Math.max(0, Math.min(100, main[0]))}%`;
-  bar.append(a, b);
+  bar.append(a, el("span", "bg-chances-b"));
   const detail = el("div", "bg-chances-detail",
     `${bt.gameChances} ${pct(chances.win[0])} – ${pct(chances.win[1])} · `
     + `${bt.gammonChances} ${pct(chances.gammon[0])} – ${pct(chances.gammon[1])}`);
-  box.append(head, bar, detail);
+  box.append(head, legend, bar, detail);
   return box;
 }
 

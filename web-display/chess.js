@@ -374,6 +374,10 @@ export function renderChess(root, match, lang, { flipped = root.dataset.flipped 
         </div>
         <section class="chess-moves"><h2></h2><ol class="chess-move-list"></ol></section>
       </div>`;
+    // The list's box shrinks when the page around it settles (a name takes a second line, the bar wraps):
+    // the newest move stays in sight, not only at the moment it was drawn.
+    const list = root.querySelector(".chess-move-list");
+    new ResizeObserver(() => { list.scrollTop = list.scrollHeight; }).observe(list);
     root.querySelector(".chess-flip").addEventListener("click", () => {
       root.dataset.flipped = String(root.dataset.flipped !== "true");
       renderChess(root, root._chessMatch, root._chessLang);

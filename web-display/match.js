@@ -187,7 +187,7 @@ export function render(match) {
     el.querySelector(".games-label").textContent = t().games;
     el.querySelector(".games-value").textContent = s.games ? s.games[side] : "0";
     const bigNumber = decided ? s.games : s.points;
-    el.querySelector(".points").textContent = bigNumber ? bigNumber[side] : "0";
+    el.querySelector(".points .digits").textContent = bigNumber ? bigNumber[side] : "0";
   }
 
   renderHistory(match, sides);

@@ -5,7 +5,7 @@ import { resultPoints } from "./chess.js";
 import { fmtScore } from "./team.js";
 
 const ONE_LINE_SCALE = 0.75;  // a name a little too long for one line shrinks this far before it takes two
-const MIN_NAME_SCALE = 0.5;  // a name never shrinks below half its size; past that the second line ends in "…"
+const MIN_NAME_SCALE = 0.5;  // a name never shrinks below half its size; past that it takes more lines
 
 function isSide(value) { return value === 0 || value === 1; }
 
@@ -157,7 +157,7 @@ export function fitAll(names, force = false) {
     const key = `${el.textContent}|${el.parentElement ? el.parentElement.className : ""}`;
     if (!force && el.dataset.fitted === key) continue;
     el.style.fontSize = "";
-    el.classList.remove("one-line");
+    el.classList.remove("one-line", "two-lines", "more-lines", "break-words");
     todo.push([el, key]);
   }
   const over = [];
@@ -181,7 +181,14 @@ function fitOverflowing(el, pair) {
     el.style.fontSize = "";
     if (!overflows(el)) return;
   }
-  shrinkTo(el, base, MIN_NAME_SCALE);
+  if (shrinkTo(el, base, MIN_NAME_SCALE)) return;
+  // Too long for its lines even at half size: more lines (a scheduled row a second one, a tile's name four),
+  // and past that a word longer than the box breaks inside it; the tile grows, the name is never cut.
+  el.classList.add(el.classList.contains("compact-names") ? "two-lines" : "more-lines");
+  el.style.fontSize = "";
+  if (shrinkTo(el, base, MIN_NAME_SCALE)) return;
+  el.classList.add("break-words");  // at the smallest size: as few words broken as can be
+  el.style.fontSize = `${base * MIN_NAME_SCALE}px`;
 }
 
 /** Fit one name (see `fitAll`). */

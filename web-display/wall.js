@@ -69,6 +69,7 @@ function sortTiles() {
     head.dataset.heading = "true";
     wall.append(head);
   }
+  for (const gap of wall.querySelectorAll(".group-break")) gap.remove();
   const tiles = [...wall.children].sort((a, b) => {
     const bySport = sportRank(a) - sportRank(b) || sportOf(a).localeCompare(sportOf(b));
     if (bySport) return bySport;
@@ -81,8 +82,14 @@ function sortTiles() {
   });
   wall.append(...tiles);
   let previous = null;
-  for (const tile of tiles) {  // the first compact row of a group starts a grid row of its own
-    tile.classList.toggle("first-compact", tile.classList.contains("compact") && !previous?.classList.contains("compact"));
+  for (const tile of tiles) {  // the first compact row after a group's tiles starts a row of its own
+    if (tile.classList.contains("compact") && previous?.classList.contains("tile") && !previous.classList.contains("compact")) {
+      const gap = document.createElement("div");
+      gap.className = "group-break";
+      gap.dataset.sport = sportOf(tile);
+      gap.setAttribute("aria-hidden", "true");
+      tile.before(gap);
+    }
     previous = tile;
   }
   renderFilters();
@@ -99,8 +106,11 @@ function renderFilters() {
   for (const tile of wall.querySelectorAll(".tile")) {
     tile.hidden = Boolean((filter.sport && sportOf(tile) !== filter.sport) || (filter.table && tile.dataset.table !== filter.table));
   }
-  for (const head of wall.querySelectorAll(".group-head")) {
-    head.hidden = ![...wall.querySelectorAll(".tile")].some((x) => !x.hidden && sportOf(x) === head.dataset.sport);
+  const shown = (sport, compact) => [...wall.querySelectorAll(".tile")]
+    .some((x) => !x.hidden && sportOf(x) === sport && (compact == null || x.classList.contains("compact") === compact));
+  for (const head of wall.querySelectorAll(".group-head")) head.hidden = !shown(head.dataset.sport);
+  for (const gap of wall.querySelectorAll(".group-break")) {  // only between shown tiles and shown rows
+    gap.hidden = !shown(gap.dataset.sport, false) || !shown(gap.dataset.sport, true);
   }
   if (pager) pager.refresh();
 }
@@ -191,8 +201,27 @@ function fitTile(tile) {
     const names = [...toFit].flatMap((t) => [...t.querySelectorAll(".name")]);
     toFit.clear();
     fitAll(names);
+    for (const name of names) watchWidth(name);
   });
   toFit.add(tile);
+}
+
+// A name's box narrows when something beside it grows (a chess clock reaching "1:30:00", a card, the winner's
+// tick): a name fitted to the wider box would be cut, so it is fitted again when its width changes.
+const widths = new WeakMap();
+const resized = new ResizeObserver((entries) => {
+  const changed = [];
+  for (const { target, contentRect } of entries) {
+    const before = widths.get(target);
+    widths.set(target, contentRect.width);
+    if (before !== undefined && Math.abs(before - contentRect.width) >= 1) changed.push(target);
+  }
+  if (changed.length) fitAll(changed, true);
+});
+function watchWidth(name) {
+  if (widths.has(name)) return;
+  widths.set(name, undefined);
+  resized.observe(name);
 }
 
 function renderAge(tile, match) {
