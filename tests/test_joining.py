@@ -1,0 +1,90 @@
+"""Joining a match under way (the hub started after the devices, restarted, or a device reconnected): the
+first report after the join is where the match stands, never a rule violation; only what follows is judged.
+Pure reducer tests for backgammon and chess; the hub end to end is in tests/test_joining_hub.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from devices.simulators.backgammon import BackgammonMatchSim, MatchOptions
+from hub.rules import backgammon as bg
+from hub.sports import BACKGAMMON
+
+
+def _bg_reports(seed: int, length: int = 3) -> list[tuple[float, Any]]:
+    """A whole simulated match's board reports, with the time each is sent."""
+    sim = BackgammonMatchSim(seed, MatchOptions(length=length))
+    at, out = 0.0, []
+    while not sim.finished:
+        for pause, report in sim.step():
+            at += pause
+            out.append((at, report))
+    return out
+
+
+def _fold(state: bg.BackgammonState, reports: list[tuple[float, Any]], codes: list[str]) -> bg.BackgammonState:
+    for at, report in reports:
+        outcome = BACKGAMMON.apply(state, report, at)
+        state = outcome.state
+        codes += [a.code for a in outcome.anomalies]
+    return state
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+@pytest.mark.parametrize("seen", [0, 9, 30])
+def test_a_backgammon_hub_that_joins_late_or_after_a_gap_raises_nothing(seed: int, seen: int) -> None:
+    """The hub saw the first `seen` reports (none: it started after the board), missed a stretch of play
+    (down, restarting), and joins at every later report in turn: nothing is flagged, the match ends as the
+    board played it."""
+    reports = _bg_reports(seed)
+    config = bg.BackgammonConfig(3)
+    before: list[str] = []
+    seen_state = _fold(BACKGAMMON.initial(config), reports[:seen], before)
+    for join_at in range(seen + 1, min(len(reports), seen + 60), 4):
+        codes: list[str] = []
+        state = seen_state
+        at, first = reports[join_at]
+        joined = BACKGAMMON.join(state, first, at)
+        codes += [a.code for a in joined.anomalies]
+        facts = [f.kind for f in joined.facts]
+        state = joined.state
+        for at, report in reports[join_at + 1 : join_at + 120]:
+            outcome = BACKGAMMON.apply(state, report, at)
+            state = outcome.state
+            facts += [f.kind for f in outcome.facts]
+            codes += [a.code for a in outcome.anomalies]
+        assert facts.count("joined") == 1
+        assert codes == [] == before, (join_at, codes)
+
+
+def test_a_board_that_reads_on_from_the_hub_is_judged_as_ever() -> None:
+    """A reconnect with nothing missed: the first report is read as any other, so an illegal play in it is
+    still flagged once the next report shows it went on (only the catch-up itself is never judged)."""
+    reports = _bg_reports(5)
+    codes: list[str] = []
+    state = _fold(BACKGAMMON.initial(bg.BackgammonConfig(3)), reports[:20], codes)
+    at, report = reports[20]
+    joined = BACKGAMMON.join(state, report, at)
+    plain = BACKGAMMON.apply(state, report, at)
+    assert joined.state == plain.state and joined.facts[-1].kind == "joined"
+    assert joined.facts[-1].data["caught_up"] is False and codes == []
+
+
+def test_a_backgammon_catch_up_takes_the_boards_dice_cube_and_turn() -> None:
+    points = list(bg.START.points)
+    points[7], points[4] = 2, 1  # A has played 8/5 earlier in the game
+    report_cls = type(BACKGAMMON.report_from_dict({"type": "board", "points": list(bg.START.points),
+                                                    "bar": [0, 0], "off": [0, 0]}))
+    report = report_cls(tuple(points), (0, 0), (0, 0), (6, 2), "keypad", 2, 1, 1)
+    state = BACKGAMMON.initial(bg.BackgammonConfig(5, start_score=(1, 2)))
+    out = BACKGAMMON.join(state, report, 10.0)
+    caught = out.state
+    assert out.anomalies == () and out.facts[0].kind == "joined" and out.facts[0].data["caught_up"]
+    assert (caught.phase, caught.turn, caught.dice, caught.game) == (bg.Phase.MOVING, 1, (6, 2), 1)
+    assert (caught.cube_value, caught.cube_owner, caught.score) == (2, 1, (1, 2))
+    assert BACKGAMMON.from_dict(BACKGAMMON.to_dict(caught)) == caught
+    # the same report without the join is what the hub used to do: B's 6-2 read as the opening roll, A to play
+    plain = BACKGAMMON.apply(state, report, 10.0)
+    assert plain.state.turn == 0 and plain.state.turn_start == bg.START
