@@ -24,7 +24,9 @@ def _bg_reports(seed: int, length: int = 3) -> list[tuple[float, Any]]:
     return out
 
 
-def _fold(state: bg.BackgammonState, reports: list[tuple[float, Any]], codes: list[str]) -> bg.BackgammonState:
+def _fold(
+    state: bg.BackgammonState, reports: list[tuple[float, Any]], codes: list[str]
+) -> bg.BackgammonState:
     for at, report in reports:
         outcome = BACKGAMMON.apply(state, report, at)
         state = outcome.state
@@ -75,8 +77,11 @@ def test_a_board_that_reads_on_from_the_hub_is_judged_as_ever() -> None:
 def test_a_backgammon_catch_up_takes_the_boards_dice_cube_and_turn() -> None:
     points = list(bg.START.points)
     points[7], points[4] = 2, 1  # A has played 8/5 earlier in the game
-    report_cls = type(BACKGAMMON.report_from_dict({"type": "board", "points": list(bg.START.points),
-                                                    "bar": [0, 0], "off": [0, 0]}))
+    report_cls = type(
+        BACKGAMMON.report_from_dict(
+            {"type": "board", "points": list(bg.START.points), "bar": [0, 0], "off": [0, 0]}
+        )
+    )
     report = report_cls(tuple(points), (0, 0), (0, 0), (6, 2), "keypad", 2, 1, 1)
     state = BACKGAMMON.initial(bg.BackgammonConfig(5, start_score=(1, 2)))
     out = BACKGAMMON.join(state, report, 10.0)

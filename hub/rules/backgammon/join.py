@@ -53,7 +53,9 @@ def catch_up(state: BackgammonState, report: BackgammonBoardState, at: float) ->
     A board set up with no dice waits for the next game's opening roll; otherwise a match waiting for an
     opening roll is in its next game, and a game under way keeps its number."""
     turn = report.turn if report.turn in (0, 1) else state.turn
-    if report.dice is None and Position.from_lists(report.points, report.bar, report.off, 0).same_board(START):
+    if report.dice is None and Position.from_lists(report.points, report.bar, report.off, 0).same_board(
+        START
+    ):
         return replace(
             state,
             phase=Phase.OPENING,

@@ -106,8 +106,13 @@ def _on_clock(
         )
         return state
     prev = state.clock
+    joined = state.clock_joined
+    if joined:
+        state = replace(state, clock_joined=False)
     if prev is not None and press_side is None and _same_reading(prev, reading):
         return replace(state, clock=replace(prev, at=at))  # nothing new (a press event was already folded)
+    if joined and (prev is not None or reading.running is not None):
+        return _caught_up(state, reading, at, out)
     pressed = press_side
     if pressed is None and reading.running is not None and state.last_running not in (None, reading.running):
         pressed = state.last_running
@@ -150,6 +155,42 @@ def _on_clock(
     if pressed is not None and not over:
         # presses missed while the hub was away: the board is read, but no single press can be judged
         new_state = _press(new_state, pressed, None if unseen else prev, reading, at, out)
+    return _flags(new_state, prev, reading, at, out)
+
+
+def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) -> ChessState:
+    """The first reading after the hub joined the clock of a game under way (or one the hub has read
+    before): where the clock stands. Presses, increments and time added between the hub's last reading and
+    this one are not judged (it did not see them); a flag shown is still a flag, and what follows is judged
+    from this reading."""
+    prev = state.clock
+    out.fact(
+        "joined",
+        remaining_ms=list(reading.remaining_ms),
+        running=reading.running,
+        since=None if prev is None else prev.at,
+    )
+    running = reading.running if reading.running is not None else state.last_running
+    turn_start = list(state.turn_start_ms)
+    if reading.running is not None:
+        turn_start[reading.running] = reading.remaining_ms[reading.running]
+    white_side = state.white_side
+    if white_side is None and reading.running is not None and state.result is None and state.moves:
+        # the clock runs for the side to move: the sides are known as a press would tell them
+        turn = state.game.board.turn
+        white_side = reading.running if turn == chess.WHITE else 1 - reading.running
+        state = replace(state, sides_source="start")
+        out.fact("clock_sides", white_side=SIDE_NAMES[white_side], source="start")
+    new_state = replace(
+        state,
+        clock=reading,
+        last_running=running,
+        turn_start_ms=(turn_start[0], turn_start[1]),
+        clock_changed_at=at,
+        white_side=white_side,
+        clock_checked=True,  # a clock joined under way is past its start: its setting is not checked
+        first_clock_ms=state.first_clock_ms,
+    )
     return _flags(new_state, prev, reading, at, out)
 
 
