@@ -19,7 +19,7 @@ from devices.observations import BackgammonBoardState
 from hub.rules import clock as clk
 from hub.rules.backgammon.boards import apply_report
 from hub.rules.backgammon.model import CHECKERS, START, Position, board_problem, side_name
-from hub.rules.backgammon.score import start_game
+from hub.rules.backgammon.score import WIN_KIND, end_game, multiplier, start_game
 from hub.rules.backgammon.state import BackgammonState, Phase
 from hub.rules.base import Fact, Outcome
 
@@ -43,15 +43,19 @@ def join(state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonSt
         return outcome
     if not outcome.anomalies and _follows(state, outcome.state, report):
         return Outcome(outcome.state, (*outcome.facts, _joined(outcome.state, caught_up=False)))
-    caught = catch_up(state, report, at)
-    return Outcome(caught, (_joined(caught, caught_up=True),))
+    facts: list[Fact] = []
+    caught = catch_up(state, report, at, facts)
+    return Outcome(caught, (_joined(caught, caught_up=True), *facts))
 
 
-def catch_up(state: BackgammonState, report: BackgammonBoardState, at: float) -> BackgammonState:
+def catch_up(
+    state: BackgammonState, report: BackgammonBoardState, at: float, facts: list[Fact]
+) -> BackgammonState:
     """The match as the board shows it: its checkers, dice, cube and side on roll, the score the hub knows.
 
     A board set up with no dice waits for the next game's opening roll; otherwise a match waiting for an
-    opening roll is in its next game, and a game under way keeps its number."""
+    opening roll is in its next game, and a game under way keeps its number. A board with a side's 15
+    checkers borne off shows a game won: it is scored (its facts in `facts`) and the match waits for the next."""
     turn = report.turn if report.turn in (0, 1) else state.turn
     if report.dice is None and Position.from_lists(report.points, report.bar, report.off, 0).same_board(
         START
@@ -80,6 +84,11 @@ def catch_up(state: BackgammonState, report: BackgammonBoardState, at: float) ->
     clock = state.clock
     if clock is not None and clock.running != turn:
         clock = clk.start_side(clock, turn, at)  # the clock follows the side the board has on roll
+    if CHECKERS in position.off:
+        winner = position.off.index(CHECKERS)
+        won = multiplier(position, winner)
+        shown = replace(state, position=position, cube_value=value, clock=clock, shown_dice=report.dice)
+        return end_game(shown, winner, won * value, WIN_KIND[won], at, facts)
     return replace(
         state,
         phase=Phase.MOVING if dice is not None else Phase.AWAIT_ROLL,
