@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import chess
 import pytest
 
+from devices.observations import ChessBoardState, ChessClockState
 from devices.simulators.backgammon import BackgammonMatchSim, MatchOptions
 from hub.rules import backgammon as bg
-from hub.sports import BACKGAMMON
+from hub.rules import chess as rc
+from hub.sports import BACKGAMMON, CHESS
+from tests.hub.chess_support import Table
 
 
 def _bg_reports(seed: int, length: int = 3) -> list[tuple[float, Any]]:
@@ -93,3 +97,66 @@ def test_a_backgammon_catch_up_takes_the_boards_dice_cube_and_turn() -> None:
     # the same report without the join is what the hub used to do: B's 6-2 read as the opening roll, A to play
     plain = BACKGAMMON.apply(state, report, 10.0)
     assert plain.state.turn == 0 and plain.state.turn_start == bg.START
+
+
+def _chess_join(table: Table, report: Any, dt: float) -> tuple[list[str], list[str]]:
+    """The hub joins the table's device at `report`, `dt` seconds after its last input: (facts, codes)."""
+    table.t += dt
+    outcome = CHESS.join(table.state, report, table.t)
+    table.state = outcome.state
+    return [f.kind for f in outcome.facts], [a.code for a in outcome.anomalies]
+
+
+def _chess_started(control: str) -> Table:
+    """A game whose clock shows the control's start and runs for the left side (White)."""
+    table = Table(rc.ChessConfig.from_text(control))
+    base = rc.ChessConfig.from_text(control).control
+    assert base is not None
+    start_s = base.periods[0].time_s
+    table.clock(start_s, start_s, None)
+    table.clock(start_s, start_s, 0, dt=1.0)
+    return table
+
+
+def test_a_chess_clocks_first_reading_after_the_join_is_where_it_stands() -> None:
+    """90+2: an increment too small to count missed presses by. While the hub was away each side pressed
+    twice, the right side quickly, so its time went up by 3 s: read plainly that is time added by hand."""
+    gap = ChessClockState((5396_000, 5403_000), 0)
+    plain = _chess_started("5400+2")
+    assert [a.code for a in CHESS.apply(plain.state, gap, plain.t + 10).anomalies] == ["chess.time_increased"]
+
+    table = _chess_started("5400+2")
+    facts, codes = _chess_join(table, gap, 10.0)
+    assert codes == [] and "joined" in facts
+    assert rc.to_dict(table.state)["clock"]["left_ms"] == 5396_000
+    # what follows is judged: the left side presses after 4 s and gets no increment
+    _, anomalies = table.clock(5392, 5403, 1, dt=4.0)
+    assert [a.code for a in anomalies] == ["chess.increment_missing"]
+
+
+def test_a_join_at_a_board_report_leaves_the_clocks_first_reading_to_catch_up() -> None:
+    table = _chess_started("5400+2")
+    _, codes = _chess_join(table, ChessBoardState(chess.STARTING_BOARD_FEN), 1.0)
+    assert codes == [] and table.state.clock_joined
+    _, anomalies = table.clock(5396, 5403, 0, dt=9.0)
+    assert anomalies == [] and not table.state.clock_joined
+    assert "joined" in [f.kind for f in table.facts]
+
+
+def test_plies_a_chess_board_shows_when_the_hub_joins_are_a_gap_not_moves_without_a_press() -> None:
+    """e4 e5 were played while the hub was away: the board's first position after the join shows both, and
+    the hub enters them without `chess.move_without_press`."""
+    board = chess.Board()
+    for uci in ("e2e4", "e7e5"):
+        board.push_uci(uci)
+    for join in (True, False):
+        table = _chess_started("5400+2")
+        report = ChessBoardState(board.board_fen())
+        if join:
+            _chess_join(table, report, 5.0)
+        else:
+            table.feed(report, 5.0)
+        table.tick(3.0)
+        codes = [a.code for a in table.anomalies]
+        assert table.moves == ["e2e4", "e7e5"]
+        assert ("chess.move_without_press" in codes) is not join, codes

@@ -154,6 +154,7 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
         "presses": state.presses,
         "clock_checked": state.clock_checked,
         "clock_joined": state.clock_joined,
+        "board_joined": state.board_joined,
         "shown": state.shown,  # the public board_fen is the final position once the game is over
         "clock_changed_at": state.clock_changed_at,
         "rotated": state.rotated,
@@ -223,6 +224,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         presses=r["presses"],
         clock_checked=r["clock_checked"],
         clock_joined=r.get("clock_joined", False),
+        board_joined=r.get("board_joined", False),
         game=Game.replay(m.uci for m in moves),
         clock_changed_at=r.get("clock_changed_at"),
         awaiting_open=d.get("awaiting_result", False),

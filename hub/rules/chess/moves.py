@@ -35,6 +35,8 @@ def _on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -
     state = detect(state, report, out)
     report = as_read(state, report)
     magic = tuple(report.magic)
+    if state.board_joined and report.board_fen == state.game.placement:
+        state = replace(state, board_joined=False)  # the board shows the game: nothing was missed
     if report.board_fen == state.shown and magic == state.magic:
         return state
     recent = (*state.recent[-(RECENT - 1) :], report.board_fen) if state.result is None else ()
@@ -203,7 +205,10 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
             break
     if reading.rewind:
         state = _rewind(state, reading.rewind, out, by="board")
-    gap = len(moves) > 2  # read at once after a gap (a reconnect, lost updates): its presses went unseen
+    # read at once after a gap (a reconnect, lost updates, the hub joining a game under way): its presses
+    # went unseen
+    gap = len(moves) > 2 or (state.board_joined and bool(moves))
+    state = replace(state, board_joined=False)
     pressed = _gap_presses(state, len(moves)) if gap else {}
     if gap:
         out.fact("board_gap", plies=len(moves), moves=[m.uci() for m in moves], ply=len(state.moves))
