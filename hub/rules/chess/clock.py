@@ -26,7 +26,7 @@ from hub.rules.chess.model import (
     _owner,
     _who,
 )
-from hub.rules.chess.moves import _complete, _settle
+from hub.rules.chess.moves import _complete, _settle, pressed_before_join
 from hub.rules.chess.timecontrol import _num, time_control_text
 
 RAN_ON_SLACK_MS = 500  # the link's delay on top of two display steps, when times are summed over a gap
@@ -174,23 +174,16 @@ def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) ->
     turn_start = list(state.turn_start_ms)
     if reading.running is not None:
         turn_start[reading.running] = reading.remaining_ms[reading.running]
-    white_side = state.white_side
-    if white_side is None and reading.running is not None and state.result is None and state.moves:
-        # the clock runs for the side to move: the sides are known as a press would tell them
-        turn = state.game.board.turn
-        white_side = reading.running if turn == chess.WHITE else 1 - reading.running
-        state = replace(state, sides_source="start")
-        out.fact("clock_sides", white_side=SIDE_NAMES[white_side], source="start")
     new_state = replace(
         state,
         clock=reading,
         last_running=running,
         turn_start_ms=(turn_start[0], turn_start[1]),
         clock_changed_at=at,
-        white_side=white_side,
         clock_checked=True,  # a clock joined under way is past its start: its setting is not checked
-        first_clock_ms=state.first_clock_ms,
     )
+    if new_state.moves and new_state.result is None:  # the last ply's press may be one the hub did not see
+        new_state = pressed_before_join(new_state, out)
     return _flags(new_state, prev, reading, at, out)
 
 
