@@ -4,17 +4,20 @@ Pure reducer tests for backgammon and chess; the hub end to end is in tests/test
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import chess
 import pytest
 
-from devices.observations import ChessBoardState, ChessClockState
+from devices.observations import ChessBoardState, ChessClockState, LinkChange, LinkState
 from devices.simulators.backgammon import BackgammonMatchSim, MatchOptions
 from hub.rules import backgammon as bg
 from hub.rules import chess as rc
 from hub.sports import BACKGAMMON, CHESS
 from tests.hub.chess_support import Table
+from tests.hub.test_ingest import HELLO, obs, open_hub
+from tests.hub.test_ingest import state as score
 
 
 def _bg_reports(seed: int, length: int = 3) -> list[tuple[float, Any]]:
@@ -163,3 +166,30 @@ def test_plies_a_chess_board_shows_when_the_hub_joins_are_a_gap_not_moves_withou
     # the clock runs for White, to move: Black's e5 was pressed before the join, so White's next move is
     # judged as any other and is no move without a press
     assert table.state.unpressed == 0 and rc.to_dict(table.state)["clock"]["white_side"] == "left"
+
+
+async def test_ingest_marks_the_first_report_after_each_join(tmp_path: Path) -> None:
+    """The hub's start (a new session), a link that comes back and a new HELLO each make the device's next
+    report for a match the one it joins at; a resent frame does not take the mark."""
+    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
+    try:
+        sink = ingest.sink_for(hall.venue.tables[0])
+        sink.observe(obs(0, HELLO))
+        sink.observe(score(1, (0, 0)))
+        sink.observe(score(2, (1, 0)))
+        sink.link_changed(LinkChange("pty", LinkState.DISCONNECTED, 3.0, "unplugged"))
+        sink.link_changed(LinkChange("pty", LinkState.CONNECTED, 4.0, "back"))
+        sink.observe(score(2, (1, 0)))  # resent: logged as late, never applied
+        sink.observe(score(3, (2, 0)))
+        sink.observe(score(4, (3, 0)))
+        await hall.log.flush()
+        reports = [e for e in hall.log.events() if e.kind == "device.report"]
+        assert [(e.seq, e.body.get("joined", False)) for e in reports] == [
+            (1, True),
+            (2, False),
+            (3, True),
+            (4, False),
+        ]
+        assert hall.match("M1").sport_state.points == (3, 0)
+    finally:
+        await hall.log.close()
