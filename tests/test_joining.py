@@ -96,6 +96,8 @@ def test_a_backgammon_catch_up_takes_the_boards_dice_cube_and_turn() -> None:
     assert out.anomalies == () and out.facts[0].kind == "joined" and out.facts[0].data["caught_up"]
     assert (caught.phase, caught.turn, caught.dice, caught.game) == (bg.Phase.MOVING, 1, (6, 2), 1)
     assert (caught.cube_value, caught.cube_owner, caught.score) == (2, 1, (1, 2))
+    assert out.facts[0].data["message_en"] == "Joined at game 1, 1–2, B to play 6-2."
+    assert out.facts[0].data["message_tr"] == "1. oyun, 1–2, B 6-2 oynuyor durumunda katılındı."
     assert BACKGAMMON.from_dict(BACKGAMMON.to_dict(caught)) == caught
     # the same report without the join is what the hub used to do: B's 6-2 read as the opening roll, A to play
     plain = BACKGAMMON.apply(state, report, 10.0)
@@ -107,6 +109,8 @@ def _chess_join(table: Table, report: Any, dt: float) -> tuple[list[str], list[s
     table.t += dt
     outcome = CHESS.join(table.state, report, table.t)
     table.state = outcome.state
+    table.facts.extend(outcome.facts)
+    table.anomalies.extend(outcome.anomalies)
     return [f.kind for f in outcome.facts], [a.code for a in outcome.anomalies]
 
 
@@ -131,6 +135,9 @@ def test_a_chess_clocks_first_reading_after_the_join_is_where_it_stands() -> Non
     table = _chess_started("5400+2")
     facts, codes = _chess_join(table, gap, 10.0)
     assert codes == [] and "joined" in facts
+    joined = next(f for f in table.facts if f.kind == "joined")
+    assert joined.data["message_en"] == "Joined the clock at 1:29:56 – 1:30:03 (left – right)."
+    assert joined.data["message_tr"] == "Saate 1:29:56 – 1:30:03 (sol – sağ) durumunda katılındı."
     assert rc.to_dict(table.state)["clock"]["left_ms"] == 5396_000
     # what follows is judged: the left side presses after 4 s and gets no increment
     _, anomalies = table.clock(5392, 5403, 1, dt=4.0)

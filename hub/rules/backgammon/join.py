@@ -133,10 +133,23 @@ def _no_flag_across_the_gap(state: BackgammonState, at: float) -> BackgammonStat
 
 
 def _joined(state: BackgammonState, *, caught_up: bool) -> Fact:
-    """The `joined` fact: where the match stood when the hub joined the board."""
+    """The `joined` fact: where the match stood when the hub joined the board, in words too."""
+    a, b = state.score
+    side = side_name(state.turn)
+    if state.phase is Phase.OPENING:
+        en, tr = "before the opening roll", "açılış zarı öncesi"
+    elif state.dice is not None:
+        en, tr = (
+            f"{side} to play {state.dice[0]}-{state.dice[1]}",
+            f"{side} {state.dice[0]}-{state.dice[1]} oynuyor",
+        )
+    else:
+        en, tr = f"{side} on roll", f"sıra {side} oyuncusunda"
     return Fact(
         "joined",
         {
+            "message_en": f"Joined at game {max(state.game, 1)}, {a}–{b}, {en}.",
+            "message_tr": f"{max(state.game, 1)}. oyun, {a}–{b}, {tr} durumunda katılındı.",
             "caught_up": caught_up,
             "game": state.game,
             "score": list(state.score),

@@ -164,8 +164,11 @@ def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) ->
     this one are not judged (it did not see them); a flag shown is still a flag, and what follows is judged
     from this reading."""
     prev = state.clock
+    shown = f"{_hms(reading.remaining_ms[0])} – {_hms(reading.remaining_ms[1])}"
     out.fact(
         "joined",
+        message_en=f"Joined the clock at {shown} (left – right).",
+        message_tr=f"Saate {shown} (sol – sağ) durumunda katılındı.",
         remaining_ms=list(reading.remaining_ms),
         running=reading.running,
         since=None if prev is None else prev.at,
