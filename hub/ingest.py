@@ -4,6 +4,11 @@ Each table's device session reports into a `TableSink`. A frame is applied to ma
 `seq` is new for its `(device_id, boot_epoch)`; a resent or late frame is still logged (the log's unique key
 stores it once) but never moves a match backwards. A jump in `seq` is a `device.gap` anomaly on the match.
 Device health (link, counters, battery) is kept here for `/api/health` and `/api/devices`.
+
+Joining: the first report a device's session brings to a match after the hub joined the device (the hub
+started, a restart, the link came back, the device said hello again) is logged with `"joined": true` in its
+body. The match reducer folds that one through the sport's `join` (`hub.sports.SportRules.join`): the state the
+match stands at, not a step to judge against what the hub knew before.
 """
 
 from __future__ import annotations
@@ -38,12 +43,14 @@ class Ingest:
         self._flagged_bad_data: set[tuple[str, str]] = set()  # (health key, error kind) already shown
         # table -> the kind of report that last showed a fresh start, and whether the last of that kind did
         self._set_up: dict[str, tuple[type, bool]] = {}
+        self._joining: set[str] = set()  # health keys whose next report for a match is where the hub joins
         hall.log.add_listener(self._count_duplicates)
 
     def sink_for(self, table: TableConfig, url: str | None = None, slot: str = "") -> TableSink:
         """The sink a table's device session reports into; `slot` names a second device (a wristband)."""
         key = f"{table.id}/{slot}" if slot else table.id
         self.health[key] = DeviceHealth(table=table.id, url=url or table.device, slot=slot)
+        self._joining.add(key)
         return TableSink(self, table, key)
 
     def _count_duplicates(self, records: list[EventRecord], inserted: list[bool]) -> None:
@@ -79,7 +86,8 @@ class Ingest:
             report = obs.report
 
             if isinstance(report, DeviceHello):
-                self._fold(table, sport, reports)
+                self._fold(table, sport, reports, key)
+                self._joining.add(key)  # a device that (re)booted goes on from wherever its match is
                 self._on_hello(table, health, obs, report)
             elif isinstance(report, Heartbeat) and report.battery is not None:
                 health.battery = report.battery
@@ -87,13 +95,13 @@ class Ingest:
             if high is not None and obs.seq <= high:
                 # Resent or reordered: stored once by the log's unique key, never applied over newer state.
                 health.late += 1
-                self._fold(table, sport, reports)
+                self._fold(table, sport, reports, key)
                 self._log_unbound("device.late", obs, {"report": _plain(report)})
                 continue
             high_water[device_key] = obs.seq
             if high is not None and obs.seq > high + 1:
                 health.gaps += 1
-                self._fold(table, sport, reports)
+                self._fold(table, sport, reports, key)
                 self._anomaly(
                     table,
                     obs.received_at,
@@ -116,16 +124,19 @@ class Ingest:
                     reports.append(obs)
                     continue
                 # kept in the log, never applied: the referee has the anomaly that says why
-                self._fold(table, sport, reports)
+                self._fold(table, sport, reports, key)
                 self._log_unbound("device.refused_report", obs, {"report": report_to_dict(report)})
                 continue
-            self._fold(table, sport, reports)
+            self._fold(table, sport, reports, key)
             self._log_unbound(_kind_of(report), obs, {"report": _plain(report)})
-        self._fold(table, sport, reports)
+        self._fold(table, sport, reports, key)
 
-    def _fold(self, table: TableConfig, sport: SportRules[Any, Any], reports: list[Observation]) -> None:
+    def _fold(
+        self, table: TableConfig, sport: SportRules[Any, Any], reports: list[Observation], key: str
+    ) -> None:
         """Log and fold the reports gathered for the table's match (then forget them): each goes to the match
-        the table is on when it comes, as if observed alone; a report for no match is logged unbound."""
+        the table is on when it comes, as if observed alone; a report for no match is logged unbound. The
+        first to reach a match since the hub joined the device (`key`) is marked `"joined"`."""
         if not reports:
             return
         rows: list[DeviceReportRow] = [
@@ -153,6 +164,9 @@ class Ingest:
                 )
                 i += 1
                 continue
+            if key in self._joining:
+                self._joining.discard(key)
+                rows[i][0]["joined"] = True
             taken = self.hall.record_reports(match_id, rows, i)  # up to where the match's status changes
             for later in reports[i + 1 : i + taken]:  # the run's other reports leave the table set up or not
                 self._fresh_start(table.id, later.report, sport.is_fresh_start(later.report))
@@ -264,6 +278,8 @@ class Ingest:
         if change.state is LinkState.CONNECTED and health.link != LinkState.CONNECTED.value and health.frames:
             health.reconnects += 1
         health.link = change.state.value
+        if change.state is LinkState.CONNECTED:
+            self._joining.add(key)  # what the device reports first is where its match stands now
         health.link_detail = change.detail
         self.dirty.add(key)
         if change.state is LinkState.DISCONNECTED:

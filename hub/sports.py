@@ -67,6 +67,10 @@ class SportRules(Protocol[S, C]):
     def apply(self, state: S, report: Any, at: float) -> Outcome[S]:
         """Fold one device report or referee input into the match; time is an argument."""
 
+    def join(self, state: S, report: Any, at: float) -> Outcome[S]:
+        """Fold a device's first report after the hub joined it (the log body's `"joined": true`): taken as
+        where the match stands, never judged against what the hub knew before."""
+
     def to_dict(self, state: S) -> dict[str, Any]:
         """The whole state as plain data, for snapshots; `from_dict` reverses it."""
 

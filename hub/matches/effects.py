@@ -35,8 +35,10 @@ def fold_rules(
 
     The first input makes a scheduled match live, and the rules saying it is over finish it. A match closed
     to reports keeps its state; a report that changes something there is a `match.report_after_close`
-    anomaly (a board repeating its final display is no news)."""
-    outcome = SPORTS[match.info.sport].apply(match.sport_state, report, at)
+    anomaly (a board repeating its final display is no news). A device's first report after the hub joined
+    it (the body's `"joined": true`, set by `hub.ingest`) goes through the sport's `join`, not `apply`."""
+    rules = SPORTS[match.info.sport]
+    outcome = (rules.join if body.get("joined") is True else rules.apply)(match.sport_state, report, at)
     status = match.status
     if status in CLOSED_TO_REPORTS:
         after_close: tuple[Anomaly, ...] = ()

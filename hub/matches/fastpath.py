@@ -33,10 +33,16 @@ def fold_with_runs(
     records or as a run's facts (with its first row), and builds only the newest at the end."""
     gathered: list[tuple[Any, ...]] = [(match.facts,)]
     match = _with_facts(match, ())
+    # a report the hub joined a device at goes through the sport's `join` (`apply_event`), never in a run
+    joins = [n for n in range(end) if type(body := rows[n][4]) is dict and "joined" in body]
+    joins.append(end)
+    next_join = 0
     i = 0
     while i < end:
-        if match.status is MatchStatus.LIVE:
-            sport_state, folded, run_facts = fold_reports(match.sport_state, rows, i, end)
+        while joins[next_join] < i:
+            next_join += 1
+        if match.status is MatchStatus.LIVE and i < joins[next_join]:
+            sport_state, folded, run_facts = fold_reports(match.sport_state, rows, i, joins[next_join])
             if folded:
                 gathered.append((run_facts, i))
                 i += folded

@@ -63,10 +63,11 @@ def device_report(
 
     On a live match, a report the sport's run shortcut (`SportRules.fold_reports`, replay's) takes as one
     plain rally is folded by it: the state and facts `apply` gives (its differential tests hold the two
-    equal), without `apply`'s full walk through every rule for the commonest report of all."""
+    equal), without `apply`'s full walk through every rule for the commonest report of all. A report the hub
+    joined the device at (`"joined"` in the body) always takes the sport's `join`."""
     rules = SPORTS[match.info.sport]
     fold_reports = rules.fold_reports
-    if fold_reports is not None and match.status is MatchStatus.LIVE:
+    if fold_reports is not None and match.status is MatchStatus.LIVE and "joined" not in body:
         row = (offset, EventKind.DEVICE_REPORT.value, at, actor, body)
         sport_state, folded, run_facts = fold_reports(match.sport_state, (row,), 0, 1)
         if folded:

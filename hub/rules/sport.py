@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
-from hub.rules.base import Fact
+from hub.rules.base import Fact, Outcome
 
 S = TypeVar("S")  # the sport's state
 
@@ -84,6 +84,16 @@ class SportDefaults(ABC, Generic[S]):
     referee_inputs: tuple[str, ...] = ()
     exports: Mapping[str, Export[S]] = MappingProxyType({})
     fold_reports: FoldReports[S] | None = None  # no run shortcut: replay folds row by row
+
+    @abstractmethod
+    def apply(self, state: S, report: Any, at: float) -> Outcome[S]:
+        """Fold one device report or referee input into the match (the defaults below call it)."""
+
+    def join(self, state: S, report: Any, at: float) -> Outcome[S]:
+        """Fold a device's first report after the hub joined it (hub start, restart, reconnect): by default
+        the same as `apply`; a sport whose rules judge one report against the last overrides it to take this
+        one as where the match stands (a catch-up), and to judge only what follows."""
+        return self.apply(state, report, at)
 
     @abstractmethod
     def to_dict(self, state: S) -> dict[str, Any]:

@@ -162,6 +162,8 @@ def to_dict(state: BackgammonState) -> dict[str, Any]:
         "crawford_done": state.crawford_done,
         "opening_tie": state.opening_tie,
         "shown_dice": None if state.shown_dice is None else list(state.shown_dice),
+        "joined_turn": state.joined_turn,
+        "awaiting_board": state.awaiting_board,
     }
 
 
@@ -207,4 +209,6 @@ def from_dict(d: dict[str, Any]) -> BackgammonState:
         ),
         shown_dice=None if shown is None else pair(shown),
         resign_offer=None if offer is None else (SIDE_NAMES.index(offer["side"]), offer["value"]),
+        joined_turn=d.get("joined_turn", False),
+        awaiting_board=d.get("awaiting_board", False),
     )

@@ -55,6 +55,7 @@ def start_game(state: BackgammonState, mover: int, dice: tuple[int, int], at: fl
         clock=clock,
         actions=(),
         resign_offer=None,
+        joined_turn=False,
     )
 
 

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceFamily
-from hub.rules.backgammon import boards, codec, export
+from hub.rules.backgammon import boards, codec, export, join
 from hub.rules.backgammon.boards import BackgammonConfig
 from hub.rules.backgammon.model import START
 from hub.rules.backgammon.state import BackgammonState, Tick
@@ -40,8 +40,15 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         return boards.initial_from_config(config)
 
     def apply(self, state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonState]:
-        """Fold one board report (`boards.apply_report`: the events it stands for, through the reducer)."""
+        """Fold one board report (`boards.apply_report`: the events it stands for, through the reducer); the
+        first board state after the hub joined the board is a catch-up (`join.join`)."""
+        if state.awaiting_board:
+            return join.join(state, report, at)
         return boards.apply_report(state, report, at)
+
+    def join(self, state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonState]:
+        """Fold a board's first report after the hub joined it (`join.join`): where the match stands."""
+        return join.join(state, report, at)
 
     def to_dict(self, state: BackgammonState) -> dict[str, Any]:
         """The state as plain data (`codec.to_dict`)."""

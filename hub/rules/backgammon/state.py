@@ -162,6 +162,9 @@ class BackgammonState:
     games: tuple[GameRecord, ...] = field(default=())
     shown_dice: tuple[int, int] | None = None  # the dice a digital board last showed (device input only)
     resign_offer: tuple[int, int] | None = None  # (side, value) of a resignation not yet answered
+    # the turn in play began before the hub joined the board (`join`): its checkers are not judged on the way
+    joined_turn: bool = False
+    awaiting_board: bool = False  # the hub joined the board and has not yet seen its position (`join`)
 
     @property
     def post_crawford(self) -> bool:

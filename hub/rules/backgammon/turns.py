@@ -85,7 +85,14 @@ def on_invalid_dice(
     if state.phase is Phase.MOVING and ev.side == state.turn and state.turn_start is not None:
         if state.game and state.turn_start == START.with_turn(ev.side) and not state.actions:
             return replace(state, phase=Phase.OPENING, game=state.game - 1, dice=None, turn_start=None)
-        return replace(state, phase=Phase.AWAIT_ROLL, dice=None, position=state.turn_start, turn_start=None)
+        return replace(
+            state,
+            phase=Phase.AWAIT_ROLL,
+            dice=None,
+            position=state.turn_start,
+            turn_start=None,
+            joined_turn=False,
+        )
     return state
 
 
@@ -145,6 +152,11 @@ def on_board(
     now = Position.from_lists(ev.points, ev.bar, ev.off, state.turn)
     if state.phase is Phase.OPENING:
         return replace(state, position=now)
+    if state.phase is Phase.MOVING and state.joined_turn:
+        # a turn under way when the hub joined: where its checkers started is not known, so only its end is
+        # looked at (`commit`)
+        state = replace(state, position=now.with_turn(state.position.turn))
+        return commit(state, state.turn, at, facts, anomalies) if now.off[state.turn] == CHECKERS else state
     if state.phase is Phase.MOVING and state.turn_start is not None and state.dice is not None:
         side, start, dice = state.turn, state.turn_start, state.dice
     elif state.last_turn is not None:
@@ -224,6 +236,9 @@ def commit(
         text = play.notation
     elif verdict == "start" and not walk(start, dice[0], dice[1])[0]:
         text = "no play"
+    elif state.joined_turn:  # begun before the hub joined: a play it did not see, not an illegal one
+        legal = False
+        text = "?"
     else:
         legal = False
         text = "?"
@@ -235,7 +250,10 @@ def commit(
             )
             anomalies.append(_illegal(side, start, now, dice, why, why_tr))
         state = replace(state, illegal_pending=True)
-    facts.append(Fact("move", {"side": side_name(side), "dice": list(dice), "move": text, "legal": legal}))
+    seen = {"joined": True} if state.joined_turn else {}
+    facts.append(
+        Fact("move", {"side": side_name(side), "dice": list(dice), "move": text, "legal": legal, **seen})
+    )
     action = Action(side, "move", dice, moves, legal)
     clock = clk.press(state.clock, side, at) if state.clock else None
     state = replace(
@@ -248,6 +266,7 @@ def commit(
         last_turn=PlayedTurn(side, start, dice),
         clock=clock,
         actions=(*state.actions, action),
+        joined_turn=False,
     )
     if now.off[side] == CHECKERS:
         state = end_game(

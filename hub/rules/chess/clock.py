@@ -26,7 +26,7 @@ from hub.rules.chess.model import (
     _owner,
     _who,
 )
-from hub.rules.chess.moves import _complete, _settle
+from hub.rules.chess.moves import _complete, _settle, pressed_before_join
 from hub.rules.chess.timecontrol import _num, time_control_text
 
 RAN_ON_SLACK_MS = 500  # the link's delay on top of two display steps, when times are summed over a gap
@@ -106,8 +106,13 @@ def _on_clock(
         )
         return state
     prev = state.clock
+    joined = state.clock_joined
+    if joined:
+        state = replace(state, clock_joined=False)
     if prev is not None and press_side is None and _same_reading(prev, reading):
         return replace(state, clock=replace(prev, at=at))  # nothing new (a press event was already folded)
+    if joined and (prev is not None or reading.running is not None):
+        return _caught_up(state, reading, at, out)
     pressed = press_side
     if pressed is None and reading.running is not None and state.last_running not in (None, reading.running):
         pressed = state.last_running
@@ -150,6 +155,38 @@ def _on_clock(
     if pressed is not None and not over:
         # presses missed while the hub was away: the board is read, but no single press can be judged
         new_state = _press(new_state, pressed, None if unseen else prev, reading, at, out)
+    return _flags(new_state, prev, reading, at, out)
+
+
+def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) -> ChessState:
+    """The first reading after the hub joined the clock of a game under way (or one the hub has read
+    before): where the clock stands. Presses, increments and time added between the hub's last reading and
+    this one are not judged (it did not see them); a flag shown is still a flag, and what follows is judged
+    from this reading."""
+    prev = state.clock
+    shown = f"{_hms(reading.remaining_ms[0])} – {_hms(reading.remaining_ms[1])}"
+    out.fact(
+        "joined",
+        message_en=f"Joined the clock at {shown} (left – right).",
+        message_tr=f"Saate {shown} (sol – sağ) durumunda katılındı.",
+        remaining_ms=list(reading.remaining_ms),
+        running=reading.running,
+        since=None if prev is None else prev.at,
+    )
+    running = reading.running if reading.running is not None else state.last_running
+    turn_start = list(state.turn_start_ms)
+    if reading.running is not None:
+        turn_start[reading.running] = reading.remaining_ms[reading.running]
+    new_state = replace(
+        state,
+        clock=reading,
+        last_running=running,
+        turn_start_ms=(turn_start[0], turn_start[1]),
+        clock_changed_at=at,
+        clock_checked=True,  # a clock joined under way is past its start: its setting is not checked
+    )
+    if new_state.moves and new_state.result is None:  # the last ply's press may be one the hub did not see
+        new_state = pressed_before_join(new_state, out)
     return _flags(new_state, prev, reading, at, out)
 
 

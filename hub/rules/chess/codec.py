@@ -153,6 +153,8 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
         "periods_added": list(state.periods_added),
         "presses": state.presses,
         "clock_checked": state.clock_checked,
+        "clock_joined": state.clock_joined,
+        "board_joined": state.board_joined,
         "shown": state.shown,  # the public board_fen is the final position once the game is over
         "clock_changed_at": state.clock_changed_at,
         "rotated": state.rotated,
@@ -221,6 +223,8 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         periods_added=_pair(r["periods_added"]),
         presses=r["presses"],
         clock_checked=r["clock_checked"],
+        clock_joined=r.get("clock_joined", False),
+        board_joined=r.get("board_joined", False),
         game=Game.replay(m.uci for m in moves),
         clock_changed_at=r.get("clock_changed_at"),
         awaiting_open=d.get("awaiting_result", False),

@@ -315,6 +315,11 @@ class ChessState:
     periods_added: tuple[int, int] = (0, 0)
     presses: int = 0
     clock_checked: bool = False
+    # the hub joined the clock (hub start, restart, reconnect): its next reading is where the clock stands,
+    # not a press or a change to judge against the last reading the hub had (`ChessSport.join`)
+    clock_joined: bool = False
+    # the same for the board: the plies its first position after the join shows were made unseen (a gap)
+    board_joined: bool = False
     game: Game = field(default_factory=Game.start, compare=False, repr=False)
     clock_changed_at: float | None = None  # when the clock's display last changed (times, running side)
     awaiting_open: bool = False  # a chess.awaiting_result anomaly waits for a result or for play

@@ -35,6 +35,8 @@ def _on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -
     state = detect(state, report, out)
     report = as_read(state, report)
     magic = tuple(report.magic)
+    if state.board_joined and report.board_fen == state.game.placement:
+        state = replace(state, board_joined=False)  # the board shows the game: nothing was missed
     if report.board_fen == state.shown and magic == state.magic:
         return state
     recent = (*state.recent[-(RECENT - 1) :], report.board_fen) if state.result is None else ()
@@ -203,7 +205,11 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
             break
     if reading.rewind:
         state = _rewind(state, reading.rewind, out, by="board")
-    gap = len(moves) > 2  # read at once after a gap (a reconnect, lost updates): its presses went unseen
+    # read at once after a gap (a reconnect, lost updates, the hub joining a game under way): its presses
+    # went unseen
+    joined = state.board_joined and bool(moves)
+    gap = len(moves) > 2 or joined
+    state = replace(state, board_joined=False)
     pressed = _gap_presses(state, len(moves)) if gap else {}
     if gap:
         out.fact("board_gap", plies=len(moves), moves=[m.uci() for m in moves], ply=len(state.moves))
@@ -216,9 +222,27 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
         state = _push(state, move, at, out, placement=state.shown if i == len(moves) - 1 else None)
         if state.result is not None:
             break
+    if joined and state.result is None:
+        state = pressed_before_join(state, out)
     if state.shown == state.game.placement:
         how = "a legal move was made" if moves else "the board was set back to an earlier position"
         state = _in_step(state, out, how)
+    return state
+
+
+def pressed_before_join(state: ChessState, out: Out) -> ChessState:
+    """Plies made before the hub joined the game: a clock running for the side now to move says the last
+    of them was pressed (and, when the hub does not know it yet, which clock side is White's)."""
+    reading = state.clock
+    if reading is None or reading.running is None:
+        return state
+    to_move = state.game.board.turn
+    if state.white_side is None:
+        white = reading.running if to_move == chess.WHITE else 1 - reading.running
+        out.fact("clock_sides", white_side=SIDE_NAMES[white], source="start")
+        state = replace(state, white_side=white, sides_source="start")
+    if state.unpressed and _colour_of(state, reading.running) == to_move:
+        state = replace(state, unpressed=0)
     return state
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -37,6 +38,12 @@ class ChessSport(SportDefaults[ChessState]):
     def apply(self, state: ChessState, report: Any, at: float) -> Outcome[ChessState]:
         """Fold one board snapshot, clock reading or arbiter's input (`reducer.apply`)."""
         return reducer.apply(state, report, at)
+
+    def join(self, state: ChessState, report: Any, at: float) -> Outcome[ChessState]:
+        """Fold the device's first report after the hub joined it: the clock's next reading is where the
+        clock stands (`clock._on_clock`), and the plies the board's next position shows were made while the
+        hub was away (`moves._accept`: read as a gap, up to the reconstruction's limit)."""
+        return reducer.apply(replace(state, clock_joined=True, board_joined=True), report, at)
 
     def to_dict(self, state: ChessState) -> dict[str, Any]:
         """The state as plain data (`codec.to_dict`), exactly round-tripped."""
