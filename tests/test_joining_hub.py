@@ -1,6 +1,6 @@
 """Boards that were playing before the hub started, and a hub stopped and started again mid-match: with real
-parts (simulated backgammon boards and DGT boards with DGT 3000 clocks on pseudo-terminals), the hub joins each
-match where it stands and raises no error; backgammon's and chess's catch-ups are recorded as `joined` facts."""
+parts (a table-tennis scoreboard, backgammon boards and DGT boards with DGT 3000 clocks on pseudo-terminals), the
+hub joins each match where it stands and raises no error; the catch-ups are recorded as `joined` facts."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from devices.observations import ScoreboardState
 from devices.simulators.backgammon import BackgammonBoard, MatchOptions
 from devices.simulators.dgt_board import DgtBoard, games_from_pgn
 from devices.simulators.pty import open_pty_pair
+from devices.simulators.tabletennis import TableTennisScoreboard
 from hub.auth import hash_token
 from hub.log.eventlog import unpack
 from hub.matches import MatchInfo
@@ -33,13 +35,13 @@ class QuickBoard(DgtBoard):
         return 1.2
 
 
-def _venue(bg_paths: list[str], chess_paths: list[str]) -> Venue:
-    tables = tuple(
+def _venue(bg_paths: list[str], chess_paths: list[str], tt_path: str) -> Venue:
+    tables = (TableConfig("T1", "tabletennis", tt_path, "tt-1"),) + tuple(
         TableConfig(f"B{n}", "backgammon", p, f"bg-{n}") for n, p in enumerate(bg_paths, 1)
     ) + tuple(
         TableConfig(f"C{n}", "chess", f"serial://{p}?protocol=dgt") for n, p in enumerate(chess_paths, 1)
     )
-    matches = tuple(
+    matches = (MatchInfo("M-T1", "tabletennis", "T1", 1, ("A", "B"), 5),) + tuple(
         MatchInfo(f"M-{t.id}", "backgammon", t.id, 1, ("A", "B"), length=25)
         for t in tables
         if t.sport == "backgammon"
@@ -78,8 +80,12 @@ async def _matches(url: str) -> list[dict[str, Any]]:
 
 
 async def test_a_hub_started_late_and_restarted_mid_match_raises_no_error(tmp_path: Path) -> None:
-    bg_ptys, chess_ptys = [open_pty_pair(), open_pty_pair()], [open_pty_pair()]
-    venue = _venue([p.slave_path for p in bg_ptys], [p.slave_path for p in chess_ptys])
+    bg_ptys, chess_ptys, tt_pty = [open_pty_pair(), open_pty_pair()], [open_pty_pair()], open_pty_pair()
+    venue = _venue([p.slave_path for p in bg_ptys], [p.slave_path for p in chess_ptys], tt_pty.slave_path)
+    # a scoreboard already in game 2 when it is plugged in, as a hall's is when the hub comes up late
+    scoreboard = TableTennisScoreboard(
+        "tt-1", seed=3, speed=4, start=ScoreboardState((6, 9), (0, 1), game_scores=((6, 11),))
+    )
     bg_boards = [
         BackgammonBoard(f"bg-{n}", seed=40 + n, speed=40, options=MatchOptions(length=25)) for n in (1, 2)
     ]
@@ -93,6 +99,7 @@ async def test_a_hub_started_late_and_restarted_mid_match_raises_no_error(tmp_pa
     )
     devices = [asyncio.create_task(b.run_on_fd(p.master_fd)) for b, p in zip(bg_boards, bg_ptys, strict=True)]
     devices.append(asyncio.create_task(chess_board.run_on_fd(chess_ptys[0].master_fd)))
+    devices.append(asyncio.create_task(scoreboard.run_on_fd(tt_pty.master_fd)))
     try:
         async with asyncio.timeout(20):  # the boards play on, the hub not yet there
             while chess_board.plies_played < 1:
@@ -112,6 +119,8 @@ async def test_a_hub_started_late_and_restarted_mid_match_raises_no_error(tmp_pa
         assert time.monotonic() - stopped_at < 20
         assert _faults(after) == []
         assert all(m["status"] in ("live", "finished") for m in after)
+        tt = next(m for m in after if m["id"] == "M-T1")  # the board's score, not 0-0 plus a jump
+        assert list(scoreboard.state.games) == tt["state"]["games"] and tt["state"]["game_scores"][0] == [6, 11]
         chess = next(m for m in after if m["id"] == "M-C1")
         # the plies played before each join are read as a gap, the game followed, and nothing is flagged
         assert len(chess["state"]["moves"]) >= plies + 2 and chess["anomalies"] == []
@@ -127,5 +136,5 @@ async def test_a_hub_started_late_and_restarted_mid_match_raises_no_error(tmp_pa
         for task in devices:
             task.cancel()
         await asyncio.gather(*devices, return_exceptions=True)
-        for pty in (*bg_ptys, *chess_ptys):
+        for pty in (*bg_ptys, *chess_ptys, tt_pty):
             pty.close()

@@ -100,12 +100,15 @@ class _Fold(_Steps):
             self.s.game_clock is None
         ):  # the game's ten minutes (2.15.1) count from here: its start is not known
             self.s = replace(self.s, game_clock=self.at)
+        game, (a, b) = self.s.game_number, d.points
         self.fact(
             "joined",
             points=list(d.points),
             games=list(d.games),
             game_scores=[list(g) for g in scores],
-            game=self.s.game_number,
+            game=game,
+            message_en=f"Joined at game {game}, {a}–{b} (games {d.games[0]}–{d.games[1]}).",
+            message_tr=f"{game}. oyunda {a}–{b} skorunda katılındı (oyunlar {d.games[0]}–{d.games[1]}).",
         )
         if decided:
             self.fact("match", side=self.s.winner, games=list(d.games))

@@ -41,6 +41,11 @@ class TableTennisSport(SportDefaults[TableTennisState]):
         """Fold one scoreboard report or umpire input (`reducer.apply`)."""
         return reducer.apply(state, report, at)
 
+    def join(self, state: TableTennisState, report: Any, at: float) -> Outcome[TableTennisState]:
+        """A board's first report since the hub joined it: a display is where the match stands unless it
+        simply goes on by a rally (`reducer.apply`, joined)."""
+        return reducer.apply(state, report, at, joined=True)
+
     def to_dict(self, state: TableTennisState) -> dict[str, Any]:
         """The state as plain data (`codec.to_dict`)."""
         return codec.to_dict(state)
