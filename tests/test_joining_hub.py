@@ -36,19 +36,15 @@ class QuickBoard(DgtBoard):
 
 
 def _venue(bg_paths: list[str], chess_paths: list[str], tt_path: str) -> Venue:
-    tables = (TableConfig("T1", "tabletennis", tt_path, "tt-1"),) + tuple(
-        TableConfig(f"B{n}", "backgammon", p, f"bg-{n}") for n, p in enumerate(bg_paths, 1)
-    ) + tuple(
-        TableConfig(f"C{n}", "chess", f"serial://{p}?protocol=dgt") for n, p in enumerate(chess_paths, 1)
+    tables = (
+        TableConfig("T1", "tabletennis", tt_path, "tt-1"),
+        *(TableConfig(f"B{n}", "backgammon", p, f"bg-{n}") for n, p in enumerate(bg_paths, 1)),
+        *(TableConfig(f"C{n}", "chess", f"serial://{p}?protocol=dgt") for n, p in enumerate(chess_paths, 1)),
     )
-    matches = (MatchInfo("M-T1", "tabletennis", "T1", 1, ("A", "B"), 5),) + tuple(
-        MatchInfo(f"M-{t.id}", "backgammon", t.id, 1, ("A", "B"), length=25)
-        for t in tables
-        if t.sport == "backgammon"
-    ) + tuple(
-        MatchInfo(f"M-{t.id}", "chess", t.id, 1, ("W", "B"), clock=CONTROL)
-        for t in tables
-        if t.sport == "chess"
+    matches = (
+        MatchInfo("M-T1", "tabletennis", "T1", 1, ("A", "B"), 5),
+        *(MatchInfo(f"M-{t.id}", "backgammon", t.id, 1, ("A", "B"), length=25) for t in tables[1:3]),
+        *(MatchInfo(f"M-{t.id}", "chess", t.id, 1, ("W", "B"), clock=CONTROL) for t in tables[3:]),
     )
     return Venue("Katılma", tables, matches, (RefereeConfig("Hakem", "chief", hash_token(REFEREE_TOKEN)),))
 
@@ -120,7 +116,10 @@ async def test_a_hub_started_late_and_restarted_mid_match_raises_no_error(tmp_pa
         assert _faults(after) == []
         assert all(m["status"] in ("live", "finished") for m in after)
         tt = next(m for m in after if m["id"] == "M-T1")  # the board's score, not 0-0 plus a jump
-        assert list(scoreboard.state.games) == tt["state"]["games"] and tt["state"]["game_scores"][0] == [6, 11]
+        assert list(scoreboard.state.games) == tt["state"]["games"] and tt["state"]["game_scores"][0] == [
+            6,
+            11,
+        ]
         chess = next(m for m in after if m["id"] == "M-C1")
         # the plies played before each join are read as a gap, the game followed, and nothing is flagged
         assert len(chess["state"]["moves"]) >= plies + 2 and chess["anomalies"] == []
