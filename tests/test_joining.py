@@ -68,6 +68,22 @@ def test_a_backgammon_hub_that_joins_late_or_after_a_gap_raises_nothing(seed: in
         assert codes == [] == before, (join_at, codes)
 
 
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_press_lost_with_the_hub_away_ends_the_turn_it_joined(seed: int) -> None:
+    """The hub joins at the board's last state of a turn and the clock press that ended it never reaches the
+    hub (sent while it was down): the board showing the other side on roll ends that turn, unjudged."""
+    reports = _bg_reports(seed)
+    presses = [n for n, (_, r) in enumerate(reports) if getattr(r, "kind", None) == "press"][2:40:3]
+    assert presses
+    for press in presses:
+        at, first = reports[press - 1]
+        outcome = BACKGAMMON.join(BACKGAMMON.initial(bg.BackgammonConfig(3)), first, at)
+        codes = [a.code for a in outcome.anomalies]
+        state = _fold(outcome.state, reports[press + 1 : press + 80], codes)
+        assert codes == [], (press, codes)
+        assert state.game >= 1
+
+
 def test_a_board_that_reads_on_from_the_hub_is_judged_as_ever() -> None:
     """A reconnect with nothing missed: the first report is read as any other, so an illegal play in it is
     still flagged once the next report shows it went on (only the catch-up itself is never judged)."""

@@ -21,7 +21,8 @@ from hub.rules.backgammon.boards import apply_report
 from hub.rules.backgammon.model import CHECKERS, START, Position, board_problem, side_name
 from hub.rules.backgammon.score import WIN_KIND, end_game, multiplier, start_game
 from hub.rules.backgammon.state import BackgammonState, Phase
-from hub.rules.base import Fact, Outcome
+from hub.rules.backgammon.turns import commit
+from hub.rules.base import Anomaly, Fact, Outcome
 
 
 def join(state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonState]:
@@ -46,6 +47,22 @@ def join(state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonSt
     facts: list[Fact] = []
     caught = catch_up(state, report, at, facts)
     return Outcome(caught, (_joined(caught, caught_up=True), *facts))
+
+
+def after_join(state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonState]:
+    """A report during the turn the hub joined: the board showing the other side on roll with no dice ends
+    that turn (its press came while the hub was away), as the press would have; then the report as ever."""
+    facts: list[Fact] = []
+    anomalies: list[Anomaly] = []
+    if (
+        state.phase is Phase.MOVING
+        and isinstance(report, BackgammonBoardState)
+        and report.dice is None
+        and report.turn in (1 - state.turn,)
+    ):
+        state = commit(state, state.turn, at, facts, anomalies)
+    outcome = apply_report(state, report, at)
+    return Outcome(outcome.state, (*facts, *outcome.facts), (*anomalies, *outcome.anomalies))
 
 
 def catch_up(

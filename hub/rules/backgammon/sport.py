@@ -44,6 +44,8 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         first board state after the hub joined the board is a catch-up (`join.join`)."""
         if state.awaiting_board:
             return join.join(state, report, at)
+        if state.joined_turn:
+            return join.after_join(state, report, at)
         return boards.apply_report(state, report, at)
 
     def join(self, state: BackgammonState, report: Any, at: float) -> Outcome[BackgammonState]:
