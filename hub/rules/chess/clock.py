@@ -4,6 +4,7 @@ delays, periods, time going up) and flag fall, from readings or estimated betwee
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import chess
 
@@ -139,23 +140,29 @@ def _on_clock(
     state, explained = _periods(state, prev, reading, at, out, explained)
     if prev is not None and not over:
         _time_increases(state, prev, reading, explained, out)
+    new_state = _with_reading(state, reading, at, turn_begins=started or pressed is not None)
+    if pressed is not None and not over:
+        # presses missed while the hub was away: the board is read, but no single press can be judged
+        new_state = _press(new_state, pressed, None if unseen else prev, reading, at, out)
+    return _flags(new_state, prev, reading, at, out)
+
+
+def _with_reading(
+    state: ChessState, reading: ClockReading, at: float, *, turn_begins: bool, **more: Any
+) -> ChessState:
+    """The state with `reading` as its clock; when `turn_begins`, the running side's turn starts at it."""
     running = reading.running if reading.running is not None else state.last_running
     turn_start = list(state.turn_start_ms)
-    if started and reading.running is not None:
+    if turn_begins and reading.running is not None:
         turn_start[reading.running] = reading.remaining_ms[reading.running]
-    if pressed is not None and reading.running is not None:
-        turn_start[reading.running] = reading.remaining_ms[reading.running]
-    new_state = replace(
+    return replace(
         state,
         clock=reading,
         last_running=running,
         turn_start_ms=(turn_start[0], turn_start[1]),
         clock_changed_at=at,
+        **more,
     )
-    if pressed is not None and not over:
-        # presses missed while the hub was away: the board is read, but no single press can be judged
-        new_state = _press(new_state, pressed, None if unseen else prev, reading, at, out)
-    return _flags(new_state, prev, reading, at, out)
 
 
 def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) -> ChessState:
@@ -173,18 +180,8 @@ def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) ->
         running=reading.running,
         since=None if prev is None else prev.at,
     )
-    running = reading.running if reading.running is not None else state.last_running
-    turn_start = list(state.turn_start_ms)
-    if reading.running is not None:
-        turn_start[reading.running] = reading.remaining_ms[reading.running]
-    new_state = replace(
-        state,
-        clock=reading,
-        last_running=running,
-        turn_start_ms=(turn_start[0], turn_start[1]),
-        clock_changed_at=at,
-        clock_checked=True,  # a clock joined under way is past its start: its setting is not checked
-    )
+    # a clock joined under way is past its start: its setting is not checked
+    new_state = _with_reading(state, reading, at, turn_begins=True, clock_checked=True)
     if new_state.moves and new_state.result is None:  # the last ply's press may be one the hub did not see
         new_state = pressed_before_join(new_state, out)
     return _flags(new_state, prev, reading, at, out)
