@@ -17,6 +17,7 @@ from hub.hall import DeviceReportRow, Hall
 from hub.health import DeviceHealth, HealthBoard
 from hub.log.eventlog import EventRecord
 from hub.matches import EventKind
+from hub.outages import DeviceOutages
 from hub.rules.base import Severity
 from hub.sports import SportRules, report_to_dict
 from hub.venue import TableConfig
@@ -37,6 +38,7 @@ class Ingest:
         self._flagged_bad_data: set[tuple[str, str]] = set()  # (health key, error kind) already shown
         # table -> the kind of report that last showed a fresh start, and whether the last of that kind did
         self._set_up: dict[str, tuple[type, bool]] = {}
+        self.outages = DeviceOutages(hall)  # a live match's device going away: one referee item per outage
         hall.log.add_listener(self._count_duplicates)
 
     def sink_for(self, table: TableConfig, url: str | None = None, slot: str = "") -> TableSink:
@@ -66,6 +68,8 @@ class Ingest:
         key = key or table.id
         health = self.health[key]
         self.dirty.add(key)
+        if observations and (not health.frames or key in self.outages.away):  # back from an outage
+            self.outages.heard(health, key, observations[0].received_at)
         sport = self.hall.venue_sport(table)
         report_types = sport.report_type
         reports: list[Observation] = []  # to fold into the table's match, before anything else is logged
@@ -262,6 +266,8 @@ class Ingest:
         health = self.health[key]
         if change.state is LinkState.CONNECTED and health.link != LinkState.CONNECTED.value and health.frames:
             health.reconnects += 1
+        if health.link == LinkState.CONNECTED.value and change.state is not LinkState.CONNECTED:
+            self.outages.link_lost(health, key, change.at, change.detail)
         health.link = change.state.value
         health.link_detail = change.detail
         self.dirty.add(key)
