@@ -5,6 +5,7 @@ spectators nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,9 @@ from devices.observations import LinkState
 from hub.feed.fanout import Fanout
 
 TOPIC = "devices"
+# How the device sessions say a link ended because the device went quiet (devices/silence.py, the Chessnut
+# session): "no data from the board for 5 s; reconnecting", "no board report for 15 s; reconnecting".
+_SILENCE = re.compile(r"^no (data from the \w+|board report) for ")
 
 
 @dataclass(slots=True)
@@ -41,8 +45,19 @@ class DeviceHealth:
     errors_by_kind: dict[str, int] = field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
-        """As plain data."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        """As plain data, with the link's `status` as a referee reads it (`link_status`)."""
+        return {**{name: getattr(self, name) for name in self.__slots__}, "status": link_status(self)}
+
+
+def link_status(health: DeviceHealth) -> str:
+    """ "never" (no report since the hub started), "connected", "silent" (the link was dropped because the
+    device sent nothing for the session's silence timeout; the session reconnects) or "disconnected" (closed
+    or failed; the session retries)."""
+    if health.link == LinkState.CONNECTED.value:
+        return "connected" if health.last_seen is not None else "never"
+    if health.last_seen is None:
+        return "never"
+    return "silent" if _SILENCE.match(health.link_detail) else "disconnected"
 
 
 class HealthBoard:
