@@ -54,7 +54,8 @@ export function drawDevices({ $, t, ago, refs, lang }) {
           down && h.live ? el("span", { class: "d-live", text: texts.liveMatch }) : null,
           down && h.link_detail ? el("div", { class: "muted d-detail", text: detail(h.link_detail, lang) }) : null),
         el("td", { class: "d-seen", text: h.last_seen ? ago(h.last_seen) : "—" }),
-        el("td", { class: "d-battery", text: battery || "—", title: battery ? null : texts.noBattery }));
+        el("td", { class: "d-battery", text: battery || "—", title: battery ? null : texts.noBattery,
+          "data-label": texts.cols[4] }));  // the label shows on a phone, where the table has no header
     });
 }
 

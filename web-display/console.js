@@ -246,7 +246,7 @@ function drawMatches() {
       const contacts = (m.contacts || []).map((c) => [c.name, c.phone, c.email].filter(Boolean).join(" · "));
       return el("tr", { "data-match": m.id, "data-status": m.status },
         el("td", { text: m.table }),
-        el("td", { text: String(m.round) }),
+        el("td", { text: String(m.round), "data-label": tt().round }),  // the label shows on a phone's card
         el("td", {}, el("div", {}, m.sport === "chess"  // the game's page, with its referee view in this tab
           ? el("a", { href: `/match/${encodeURIComponent(m.id)}`, class: "game-link", text: `${names[0]} – ${names[1]}` })
           : `${names[0]} – ${names[1]}`),

@@ -3,9 +3,12 @@ the device reports again (also after a restart), and none while nothing is being
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from devices.observations import LinkChange, LinkState
+from devices.silence import LinkReason, SilenceWatch
+from hub.health import DeviceHealth, link_status
 from hub.ingest import TableSink
 from hub.matches import AnomalyState
 from hub.referee import SYSTEM_ACTOR, Action, handle_anomaly
@@ -95,3 +98,27 @@ async def test_a_hub_restarted_during_an_outage_closes_the_item_on_the_device_s_
         sink.observe(o)
     assert [(a.state, a.handled_by) for a in offline(hall)] == [(AnomalyState.RESOLVED, SYSTEM_ACTOR)]
     await hall.log.close()
+
+
+async def test_the_device_list_tells_a_link_dropped_for_silence_from_one_closed_and_from_none_yet() -> None:
+    quiet = SilenceWatch(0.01)  # the sessions' own words for a device that went quiet
+    silent_reason = await quiet.read(asyncio.StreamReader())
+    quiet.close()
+    ended = asyncio.StreamReader()
+    ended.feed_eof()
+    closing = SilenceWatch(1.0)
+    closed_reason = await closing.read(ended)
+    closing.close()
+    assert isinstance(silent_reason, LinkReason) and isinstance(closed_reason, LinkReason)
+
+    def health(link: str, detail: str = "", seen: float | None = 5.0) -> DeviceHealth:
+        return DeviceHealth("T1", "/dev/ttyACM0", link=link, link_detail=detail, last_seen=seen)
+
+    assert link_status(health("disconnected", silent_reason.with_retry(0.5))) == "silent"
+    chessnut = "no board report for 15 s; reconnecting; retrying in 1.0 s / 15 sn tahta raporu gelmedi"
+    assert link_status(health("connecting", chessnut)) == "silent"
+    assert link_status(health("disconnected", closed_reason.with_retry(0.5))) == "disconnected"
+    assert link_status(health("connected")) == "connected"
+    assert link_status(health("connected", seen=None)) == "never"  # the port opened; nothing reported yet
+    assert link_status(health("disconnected", closed_reason.with_retry(0.5), seen=None)) == "never"
+    assert health("disconnected").public()["status"] == "disconnected"  # on /api/devices and the topic
