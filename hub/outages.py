@@ -12,8 +12,6 @@ report the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from hub.hall import Hall
 from hub.health import DeviceHealth
 from hub.matches import EventKind, MatchStatus
@@ -24,20 +22,12 @@ CODE = "device.offline"
 _WAITING = ("open", "acknowledged")
 
 
-@dataclass(frozen=True, slots=True)
-class Outage:
-    """A device's outage that raised an item: the match it is on, and which of the table's devices."""
-
-    match_id: str
-    kind: str  # "device" for the table's own device, else its slot ("clock", "wristband-0")
-
-
 class DeviceOutages:
     """Which devices are away during a live match, and the one item each outage raised."""
 
     def __init__(self, hall: Hall) -> None:
         self.hall = hall
-        self.away: dict[str, Outage] = {}  # health key -> its open outage
+        self.away: dict[str, str] = {}  # health key -> the match its outage's item is on
 
     def link_lost(self, health: DeviceHealth, key: str, at: float, detail: str) -> None:
         """The device's link went down: one item on the table's live match, unless this outage has one."""
@@ -46,8 +36,8 @@ class DeviceOutages:
         match_id = self.hall.current_match(health.table, fresh_start=False)
         if match_id is None or self.hall.working[match_id].status is not MatchStatus.LIVE:
             return  # nothing is being played on it: the device list shows the link, no referee item
-        kind = health.slot or "device"
-        self.away[key] = Outage(match_id, kind)
+        kind = health.slot or "device"  # which of the table's devices: the item's key beside its code
+        self.away[key] = match_id
         english, turkish = _reason(detail)
         who = health.device_id or health.url or "?"
         role_en, role_tr = _ROLE.get(kind, (kind, kind))
@@ -70,19 +60,17 @@ class DeviceOutages:
 
     def heard(self, health: DeviceHealth, key: str, at: float) -> None:
         """The device reported: the item its outage raised is resolved by the hub, in the log."""
-        outage = self.away.pop(key, None)
+        # not away: the first report since the hub started, which closes an outage from before a restart
+        match_id = self.away.pop(key, None) or self.hall.current_match(health.table, fresh_start=False)
+        if match_id is None:
+            return
         kind = health.slot or "device"
-        if outage is None:  # the first report since the hub started: an outage from before a restart
-            match_id = self.hall.current_match(health.table, fresh_start=False)
-            if match_id is None:
-                return
-            outage = Outage(match_id, kind)
-        match = self.hall.working[outage.match_id]
+        match = self.hall.working[match_id]
         for item in match.anomalies:
             if item.code == CODE and item.state.value in _WAITING and item.data.get("kind") == kind:
                 event = handle_anomaly(match, item.id, Action.RESOLVE, _BACK)
-                self.hall.record(outage.match_id, event.kind, event.body, at, actor=SYSTEM_ACTOR)
-                match = self.hall.working[outage.match_id]
+                self.hall.record(match_id, event.kind, event.body, at, actor=SYSTEM_ACTOR)
+                match = self.hall.working[match_id]
 
 
 _BACK = "the device reported again / cihaz yeniden bildirim gönderdi"
