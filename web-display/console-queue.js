@@ -126,7 +126,7 @@ function ruleLine(rule) {
   if (!rule) return null;
   return el("p", { class: "rule" },
     el("span", { class: "rule-source", text: `${ctx.t().rule}: ${ruleSource(rule)}` }),
-    el("span", { text: ctx.lang() === "tr" ? rule.tr : rule.en }));
+    el("span", { class: "rule-text", text: ctx.lang() === "tr" ? rule.tr : rule.en }));
 }
 
 function anomalyItem({ match, anomaly }) {
