@@ -267,7 +267,7 @@ class Ingest:
         if change.state is LinkState.CONNECTED and health.link != LinkState.CONNECTED.value and health.frames:
             health.reconnects += 1
         if health.link == LinkState.CONNECTED.value and change.state is not LinkState.CONNECTED:
-            self.outages.link_lost(health, key, change.at, change.detail)
+            self.outages.link_lost(health, key, change)
         health.link = change.state.value
         health.link_detail = change.detail
         self.dirty.add(key)

@@ -12,6 +12,7 @@ report the same way.
 
 from __future__ import annotations
 
+from devices.observations import LinkChange
 from hub.hall import Hall
 from hub.health import DeviceHealth
 from hub.matches import EventKind, MatchStatus
@@ -29,16 +30,16 @@ class DeviceOutages:
         self.hall = hall
         self.away: dict[str, str] = {}  # health key -> the match its outage's item is on
 
-    def link_lost(self, health: DeviceHealth, key: str, at: float, detail: str) -> None:
+    def link_lost(self, health: DeviceHealth, key: str, change: LinkChange) -> None:
         """The device's link went down: one item on the table's live match, unless this outage has one."""
-        if key in self.away:
-            return
+        if key in self.away or change.attempt == 0:
+            return  # attempt 0: the session was stopped (the hub is shutting down), the device did not go away
         match_id = self.hall.current_match(health.table, fresh_start=False)
         if match_id is None or self.hall.working[match_id].status is not MatchStatus.LIVE:
             return  # nothing is being played on it: the device list shows the link, no referee item
         kind = health.slot or "device"  # which of the table's devices: the item's key beside its code
         self.away[key] = match_id
-        english, turkish = _reason(detail)
+        english, turkish = _reason(change.detail)
         who = health.device_id or health.url or "?"
         role_en, role_tr = _ROLE.get(kind, (kind, kind))
         body = {
@@ -56,7 +57,7 @@ class DeviceOutages:
             ),
             "data": {"table": health.table, "kind": kind, "device_id": health.device_id, "url": health.url},
         }
-        self.hall.record(match_id, EventKind.ANOMALY, body, at)
+        self.hall.record(match_id, EventKind.ANOMALY, body, change.at)
 
     def heard(self, health: DeviceHealth, key: str, at: float) -> None:
         """The device reported: the item its outage raised is resolved by the hub, in the log."""

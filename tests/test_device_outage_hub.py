@@ -15,6 +15,7 @@ from websockets.asyncio.client import connect
 
 from devices.simulators.pty import open_pty_pair
 from devices.simulators.tabletennis import TableTennisScoreboard
+from hub.log.eventlog import EventLog
 from hub.referee import SYSTEM_ACTOR
 from hub.venue import TableConfig
 from tests.hubsupport import REFEREE_TOKEN, get_json_as, running_hub, until, venue
@@ -95,3 +96,20 @@ def _symlink(tmp_path: Path, target: str) -> Path:
     link = tmp_path / "next-link"
     os.symlink(target, link)
     return link
+
+
+async def test_a_hub_stopped_during_a_live_match_logs_no_outage_of_its_own(tmp_path: Path) -> None:
+    pty = open_pty_pair()
+    v = venue(TableConfig("T1", "tabletennis", pty.slave_path, "tt-1"))
+    board = TableTennisScoreboard("tt-1", seed=23, speed=100, boot_epoch=1)
+    async with running_hub(tmp_path, v, lambda: board.run_on_fd(pty.master_fd)) as url:
+        await until(url + "api/matches/M-T1", lambda m: m["status"] == "live" and m["state"]["rallies"] >= 3)
+    # the hub stopped its device sessions on the way out: that is not the board going away
+    eventlog = EventLog(tmp_path / "data" / "events.sqlite3")
+    eventlog.open()
+    try:
+        codes = [e.body.get("code") for e in eventlog.events() if e.kind == "anomaly"]
+    finally:
+        await eventlog.close()
+    assert "device.offline" not in codes
+    pty.close()

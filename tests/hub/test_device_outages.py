@@ -16,8 +16,8 @@ from hub.rulebook import rule_for
 from tests.hub.test_ingest import HELLO, obs, open_hub, state
 
 
-def link(sink: TableSink, state_: LinkState, at: float, detail: str = "") -> None:
-    sink.link_changed(LinkChange("/dev/ttyACM0", state_, at, detail))
+def link(sink: TableSink, state_: LinkState, at: float, detail: str = "", attempt: int = 1) -> None:
+    sink.link_changed(LinkChange("/dev/ttyACM0", state_, at, detail, attempt=attempt))
 
 
 DOWN = "the device closed the connection; retrying in 0.5 s / cihaz bağlantıyı kapattı; 0.5 sn sonra yeniden"
@@ -56,6 +56,18 @@ async def test_an_outage_of_a_live_match_is_one_item_closed_by_the_hub_when_the_
     assert kinds == [("anomaly", None), ("referee.anomaly", SYSTEM_ACTOR)]  # the log holds both
     link(sink, LinkState.DISCONNECTED, 30.0, DOWN)  # a second outage is a second item
     assert [a.state for a in offline(hall)] == [AnomalyState.RESOLVED, AnomalyState.OPEN]
+    await hall.log.close()
+
+
+async def test_a_hub_shutting_down_is_no_outage(tmp_path: Path) -> None:
+    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
+    sink = ingest.sink_for(hall.venue.tables[0])
+    link(sink, LinkState.CONNECTED, 0.5)
+    for o in (obs(0, HELLO), state(1, (0, 0)), state(2, (1, 0))):
+        sink.observe(o)
+    # what every session says when it is cancelled (devices.session.LinkReporter): the hub stops, not the board
+    link(sink, LinkState.DISCONNECTED, 3.0, "session stopped / oturum durduruldu", attempt=0)
+    assert hall.working["M1"].status.value == "live" and offline(hall) == []
     await hall.log.close()
 
 
