@@ -42,6 +42,7 @@ class DeviceHealth:
     reconnects: int = 0
     last_error: str = ""
     blocked: str = ""  # why its reports are not applied: "id_conflict", "wrong_family", or ""
+    silent: bool = False  # a link was dropped because the device sent nothing; until it reports again
     errors_by_kind: dict[str, int] = field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
@@ -50,14 +51,19 @@ class DeviceHealth:
 
 
 def link_status(health: DeviceHealth) -> str:
-    """ "never" (no report since the hub started), "connected", "silent" (the link was dropped because the
-    device sent nothing for the session's silence timeout; the session reconnects) or "disconnected" (closed
-    or failed; the session retries)."""
-    if health.link == LinkState.CONNECTED.value:
-        return "connected" if health.last_seen is not None else "never"
+    """The link as a referee reads it: "never" (no report since the hub started), "silent" (a link was
+    dropped because the device sent nothing for the session's silence timeout, and nothing came since, though
+    the port may be open again), "connected", or "disconnected" (closed or failed; the session retries)."""
     if health.last_seen is None:
         return "never"
-    return "silent" if _SILENCE.match(health.link_detail) else "disconnected"
+    if health.silent:
+        return "silent"
+    return "connected" if health.link == LinkState.CONNECTED.value else "disconnected"
+
+
+def is_silence(detail: str) -> bool:
+    """Whether a link change's detail says the device went quiet (rather than the link closing or failing)."""
+    return _SILENCE.match(detail) is not None
 
 
 class HealthBoard:

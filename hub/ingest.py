@@ -14,7 +14,7 @@ from typing import Any
 
 from devices.observations import DeviceEvent, DeviceHello, Heartbeat, LinkChange, LinkState, Observation
 from hub.hall import DeviceReportRow, Hall
-from hub.health import DeviceHealth, HealthBoard
+from hub.health import DeviceHealth, HealthBoard, is_silence
 from hub.log.eventlog import EventRecord
 from hub.matches import EventKind
 from hub.outages import DeviceOutages
@@ -68,8 +68,10 @@ class Ingest:
         key = key or table.id
         health = self.health[key]
         self.dirty.add(key)
-        if observations and (not health.frames or key in self.outages.away):  # back from an outage
-            self.outages.heard(health, key, observations[0].received_at)
+        if observations:
+            if not health.frames or key in self.outages.away:  # back from an outage
+                self.outages.heard(health, key, observations[0].received_at)
+            health.silent = False
         sport = self.hall.venue_sport(table)
         report_types = sport.report_type
         reports: list[Observation] = []  # to fold into the table's match, before anything else is logged
@@ -270,6 +272,9 @@ class Ingest:
             self.outages.link_lost(health, key, change)
         health.link = change.state.value
         health.link_detail = change.detail
+        health.silent = health.silent or (
+            change.state is LinkState.DISCONNECTED and is_silence(change.detail)
+        )
         self.dirty.add(key)
         if change.state is LinkState.DISCONNECTED:
             log.info("table %s: device link down: %s", table.id, change.detail)

@@ -113,3 +113,34 @@ async def test_a_hub_stopped_during_a_live_match_logs_no_outage_of_its_own(tmp_p
         await eventlog.close()
     assert "device.offline" not in codes
     pty.close()
+
+
+async def test_a_board_gone_quiet_is_silent_past_the_timeout_and_one_item_until_it_reports(
+    tmp_path: Path,
+) -> None:
+    pty = open_pty_pair()
+    v = venue(TableConfig("T1", "tabletennis", pty.slave_path, "tt-1"))
+    board = TableTennisScoreboard("tt-1", seed=24, speed=100, boot_epoch=1)
+    async with running_hub(tmp_path, v) as url, asyncio.TaskGroup() as tg:
+        playing = tg.create_task(board.run_on_fd(pty.master_fd))
+        await until(url + "api/matches/M-T1", lambda m: m["status"] == "live" and m["state"]["rallies"] >= 3)
+        playing.cancel()  # the board hangs: its cable stays in, nothing more comes
+        quiet = time.monotonic()
+        devices = await until(
+            url + "api/devices", lambda d: d["tables"][0]["status"] == "silent", SILENCE_TIMEOUT_S + 5
+        )
+        assert time.monotonic() - quiet >= SILENCE_TIMEOUT_S - 1  # not before the session's timeout
+        assert "no data from the device for 15 s" in devices["tables"][0]["link_detail"]
+        match = await until_referee(url, lambda m: bool(offline(m)), 5)
+        assert "no data from the device for 15 s" in offline(match)[0]["message_en"]
+        # the session opens the port again: still silent, still the one item
+        await until(url + "api/devices", lambda d: d["tables"][0]["link"] == "connected", 5)
+        devices = await asyncio.to_thread(get_json_as, url + "api/devices", None)
+        assert devices[1]["tables"][0]["status"] == "silent"
+        resumed = TableTennisScoreboard("tt-1", seed=25, speed=100, boot_epoch=2, start=board.state)
+        playing = tg.create_task(resumed.run_on_fd(pty.master_fd))
+        match = await until_referee(url, lambda m: offline(m)[0]["state"] == "resolved", 10)
+        await until(url + "api/devices", lambda d: d["tables"][0]["status"] == "connected", 5)
+        playing.cancel()
+    assert [a["state"] for a in offline(match)] == ["resolved"]
+    pty.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from devices.observations import LinkChange, LinkState
 from devices.silence import LinkReason, SilenceWatch
-from hub.health import DeviceHealth, link_status
+from hub.health import is_silence, link_status
 from hub.ingest import TableSink
 from hub.matches import AnomalyState
 from hub.referee import SYSTEM_ACTOR, Action, handle_anomaly
@@ -112,7 +112,9 @@ async def test_a_hub_restarted_during_an_outage_closes_the_item_on_the_device_s_
     await hall.log.close()
 
 
-async def test_the_device_list_tells_a_link_dropped_for_silence_from_one_closed_and_from_none_yet() -> None:
+async def test_the_device_list_tells_a_silent_device_from_a_closed_link_and_from_one_not_seen(
+    tmp_path: Path,
+) -> None:
     quiet = SilenceWatch(0.01)  # the sessions' own words for a device that went quiet
     silent_reason = await quiet.read(asyncio.StreamReader())
     quiet.close()
@@ -122,15 +124,22 @@ async def test_the_device_list_tells_a_link_dropped_for_silence_from_one_closed_
     closed_reason = await closing.read(ended)
     closing.close()
     assert isinstance(silent_reason, LinkReason) and isinstance(closed_reason, LinkReason)
-
-    def health(link: str, detail: str = "", seen: float | None = 5.0) -> DeviceHealth:
-        return DeviceHealth("T1", "/dev/ttyACM0", link=link, link_detail=detail, last_seen=seen)
-
-    assert link_status(health("disconnected", silent_reason.with_retry(0.5))) == "silent"
+    hall, ingest = await open_hub(tmp_path / "log.sqlite3")
+    sink = ingest.sink_for(hall.venue.tables[0])
+    health = ingest.health["T1"]
+    assert link_status(health) == "never"
+    link(sink, LinkState.CONNECTED, 0.5)
+    assert link_status(health) == "never"  # the port opened; nothing reported yet
+    sink.observe(obs(0, HELLO))
+    assert link_status(health) == "connected"
+    link(sink, LinkState.DISCONNECTED, 20.0, silent_reason.with_retry(0.5))
+    assert link_status(health) == health.public()["status"] == "silent"
+    link(sink, LinkState.CONNECTED, 21.0)  # the port opens again, and the device still says nothing
+    assert link_status(health) == "silent"
+    sink.observe(state(1, (0, 0)))
+    assert link_status(health) == "connected"
+    link(sink, LinkState.DISCONNECTED, 30.0, closed_reason.with_retry(0.5))
+    assert link_status(health) == "disconnected"
     chessnut = "no board report for 15 s; reconnecting; retrying in 1.0 s / 15 sn tahta raporu gelmedi"
-    assert link_status(health("connecting", chessnut)) == "silent"
-    assert link_status(health("disconnected", closed_reason.with_retry(0.5))) == "disconnected"
-    assert link_status(health("connected")) == "connected"
-    assert link_status(health("connected", seen=None)) == "never"  # the port opened; nothing reported yet
-    assert link_status(health("disconnected", closed_reason.with_retry(0.5), seen=None)) == "never"
-    assert health("disconnected").public()["status"] == "disconnected"  # on /api/devices and the topic
+    assert is_silence(chessnut) and not is_silence(closed_reason.with_retry(0.5))
+    await hall.log.close()
