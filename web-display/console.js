@@ -419,11 +419,17 @@ function scoreInputs(match, required) {
     el("input", { name: "score1", type: "number", min: "0", step: "0.5", required, "aria-label": names[1] }));
 }
 
+/** What an anomaly code is about, as its rule's title says it (the raw code only where no rule names it). */
+function titleOf(match, code) {
+  const rule = ((match.anomalies || []).find((a) => a.code === code) || {}).rule;
+  return (rule && rule.title && rule.title[lang]) || code;
+}
+
 function drawDialog() {
   const { match, anomaly, bulk, action, options } = dialogState;
-  const about = anomaly && ((anomaly.rule && anomaly.rule.title && anomaly.rule.title[lang]) || anomaly.code);
-  $("action-title").textContent = anomaly ? `${t().actions[action]}: ${about}`
-    : bulk ? `${t().actions[action]}: ${t().items(bulk.count)}${bulk.code ? ` (${bulk.code})` : ""}` : t().act.replace("…", "");
+  $("action-title").textContent = anomaly ? `${t().actions[action]}: ${titleOf(match, anomaly.code)}`
+    : bulk ? `${t().actions[action]}: ${t().items(bulk.count)}${bulk.code ? ` (${titleOf(match, bulk.code)})` : ""}`
+    : t().act.replace("…", "");
   $("action-match").textContent = dialogHeader(match);
   const fields = [];
   if (bulk) {
@@ -560,4 +566,4 @@ setInterval(() => {
   for (const node of document.querySelectorAll(".a-age[data-at]")) node.textContent = ago(Number(node.dataset.at));
 }, 5000);
 setInterval(tickAppeals, 1000);
-setInterval(() => { if (me) drawDevices({ $, t, ago, refs, lang }); }, 2000);  // "… ago" and silence as time passes
+setInterval(() => { if (me) drawDevices({ $, t, ago, refs, lang }); }, 2000);  // the devices' "… ago" times
