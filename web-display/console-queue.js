@@ -154,10 +154,11 @@ function anomalyItem({ match, anomaly }) {
       el("span", { class: "sev", text: ctx.t().severity[anomaly.severity] || anomaly.severity }),
       whoOf(match, anomaly) ? el("span", { class: "a-who", text: whoOf(match, anomaly) }) : null,
       count > 1 ? el("span", { class: "a-count", title: ctx.t().occurrences, text: `×${count}` }) : null,
+      // a repeated problem's first and last time, in its head: one line less for the queue's first screen
+      count > 1 ? el("span", { class: "a-times muted", text: ctx.t().firstLast(ctx.clock(anomaly.at), ctx.clock(lastAt)) }) : null,
       el("span", { class: "a-age", "data-at": lastAt,
         title: count > 1 ? ctx.t().firstLast(ctx.clock(anomaly.at), ctx.clock(lastAt)) : ctx.clock(anomaly.at), text: ctx.ago(lastAt) })),
     el("p", { class: "msg", text: message, title: anomaly.code }),
-    count > 1 ? el("p", { class: "a-times muted", text: ctx.t().firstLast(ctx.clock(anomaly.at), ctx.clock(lastAt)) }) : null,
     ruleLine(anomaly.rule),
     waiting && anomaly.state === "open" ? null : el("p", { class: "a-state" },
       el("span", { class: "state", text: stateText }),
