@@ -5,6 +5,7 @@ spectators nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,9 @@ from devices.observations import LinkState
 from hub.feed.fanout import Fanout
 
 TOPIC = "devices"
+# How the device sessions say a link ended because the device went quiet (devices/silence.py, the Chessnut
+# session): "no data from the board for 5 s; reconnecting", "no board report for 15 s; reconnecting".
+_SILENCE = re.compile(r"^no (data from the \w+|board report) for ")
 
 
 @dataclass(slots=True)
@@ -38,11 +42,28 @@ class DeviceHealth:
     reconnects: int = 0
     last_error: str = ""
     blocked: str = ""  # why its reports are not applied: "id_conflict", "wrong_family", or ""
+    silent: bool = False  # a link was dropped because the device sent nothing; until it reports again
     errors_by_kind: dict[str, int] = field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
-        """As plain data."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        """As plain data, with the link's `status` as a referee reads it (`link_status`)."""
+        return {**{name: getattr(self, name) for name in self.__slots__}, "status": link_status(self)}
+
+
+def link_status(health: DeviceHealth) -> str:
+    """The link as a referee reads it: "never" (no report since the hub started), "silent" (a link was
+    dropped because the device sent nothing for the session's silence timeout, and nothing came since, though
+    the port may be open again), "connected", or "disconnected" (closed or failed; the session retries)."""
+    if health.last_seen is None:
+        return "never"
+    if health.silent:
+        return "silent"
+    return "connected" if health.link == LinkState.CONNECTED.value else "disconnected"
+
+
+def is_silence(detail: str) -> bool:
+    """Whether a link change's detail says the device went quiet (rather than the link closing or failing)."""
+    return _SILENCE.match(detail) is not None
 
 
 class HealthBoard:

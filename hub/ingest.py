@@ -19,10 +19,11 @@ from typing import Any
 
 from devices.observations import DeviceEvent, DeviceHello, Heartbeat, LinkChange, LinkState, Observation
 from hub.hall import DeviceReportRow, Hall
-from hub.health import DeviceHealth, HealthBoard
+from hub.health import DeviceHealth, HealthBoard, is_silence
 from hub.log.eventlog import EventRecord
 from hub.matches import EventKind
 from hub.matches.naming import sport_name
+from hub.outages import DeviceOutages
 from hub.rules.base import Severity
 from hub.sports import SportRules, report_to_dict
 from hub.venue import TableConfig
@@ -44,6 +45,7 @@ class Ingest:
         # table -> the kind of report that last showed a fresh start, and whether the last of that kind did
         self._set_up: dict[str, tuple[type, bool]] = {}
         self._joining: set[str] = set()  # health keys whose next report for a match is where the hub joins
+        self.outages = DeviceOutages(hall)  # a live match's device going away: one referee item per outage
         hall.log.add_listener(self._count_duplicates)
 
     def sink_for(self, table: TableConfig, url: str | None = None, slot: str = "") -> TableSink:
@@ -74,6 +76,10 @@ class Ingest:
         key = key or table.id
         health = self.health[key]
         self.dirty.add(key)
+        if observations:
+            if not health.frames or key in self.outages.away:  # back from an outage
+                self.outages.heard(health, key, observations[0].received_at)
+            health.silent = False
         sport = self.hall.venue_sport(table)
         report_types = sport.report_type
         reports: list[Observation] = []  # to fold into the table's match, before anything else is logged
@@ -277,10 +283,15 @@ class Ingest:
         health = self.health[key]
         if change.state is LinkState.CONNECTED and health.link != LinkState.CONNECTED.value and health.frames:
             health.reconnects += 1
+        if health.link == LinkState.CONNECTED.value and change.state is not LinkState.CONNECTED:
+            self.outages.link_lost(health, key, change)
         health.link = change.state.value
         if change.state is LinkState.CONNECTED:
             self._joining.add(key)  # what the device reports first is where its match stands now
         health.link_detail = change.detail
+        health.silent = health.silent or (
+            change.state is LinkState.DISCONNECTED and is_silence(change.detail)
+        )
         self.dirty.add(key)
         if change.state is LinkState.DISCONNECTED:
             log.info("table %s: device link down: %s", table.id, change.detail)

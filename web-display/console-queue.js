@@ -6,6 +6,7 @@ import { el, sync } from "./console-dom.js";
 export const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
 export const WAITING = new Set(["open", "acknowledged"]);
 const RULES_ACTOR = "rules";
+const SYSTEM_ACTOR = "boardcast";  // the hub itself: it closes a device's outage item when the device is back
 
 let ctx = null;  // refs, evidence, texts, the session and the console's actions (see console.js)
 
@@ -114,8 +115,9 @@ function whoOf(match, anomaly) {
 
 // where a rule is written: "FIDE Laws of Chess 6.9 · The chessclock: the allotted time" (the hub's own rules
 // name Boardcast and a title, no article)
+function pick(words) { return words ? (ctx.lang() === "tr" ? words.tr : words.en) : ""; }
+
 function ruleSource(rule) {
-  const pick = (words) => (words ? (ctx.lang() === "tr" ? words.tr : words.en) : "");
   const where = [pick(rule.document), rule.article].filter(Boolean).join(" ");
   return rule.title ? `${where} · ${pick(rule.title)}` : where;
 }
@@ -124,7 +126,7 @@ function ruleLine(rule) {
   if (!rule) return null;
   return el("p", { class: "rule" },
     el("span", { class: "rule-source", text: `${ctx.t().rule}: ${ruleSource(rule)}` }),
-    el("span", { text: ctx.lang() === "tr" ? rule.tr : rule.en }));
+    el("span", { class: "rule-text", text: ctx.lang() === "tr" ? rule.tr : rule.en }));
 }
 
 function anomalyItem({ match, anomaly }) {
@@ -134,7 +136,8 @@ function anomalyItem({ match, anomaly }) {
   const message = ctx.lang() === "tr" ? latest.message_tr : latest.message_en;
   const byRules = anomaly.handled_by === RULES_ACTOR;
   const stateText = byRules ? ctx.t().resolvedByRules : ctx.t().states[anomaly.state] || anomaly.state;
-  const handledBy = anomaly.handled_by && !byRules ? ` — ${anomaly.handled_by}, ${ctx.clock(anomaly.handled_at)}` : "";
+  const by = anomaly.handled_by === SYSTEM_ACTOR ? ctx.t().system : anomaly.handled_by;
+  const handledBy = anomaly.handled_by && !byRules ? ` — ${by}, ${ctx.clock(anomaly.handled_at)}` : "";
   const count = anomaly.count || 1;
   const lastAt = anomaly.last_at || anomaly.at;
   const shown = ctx.evidence.get(key);
@@ -149,13 +152,13 @@ function anomalyItem({ match, anomaly }) {
     },
     el("div", { class: "a-head" },
       el("span", { class: "sev", text: ctx.t().severity[anomaly.severity] || anomaly.severity }),
-      el("span", { class: "code", text: anomaly.code }),
       whoOf(match, anomaly) ? el("span", { class: "a-who", text: whoOf(match, anomaly) }) : null,
       count > 1 ? el("span", { class: "a-count", title: ctx.t().occurrences, text: `×${count}` }) : null,
+      // a repeated problem's first and last time, in its head: one line less for the queue's first screen
+      count > 1 ? el("span", { class: "a-times muted", text: ctx.t().firstLast(ctx.clock(anomaly.at), ctx.clock(lastAt)) }) : null,
       el("span", { class: "a-age", "data-at": lastAt,
         title: count > 1 ? ctx.t().firstLast(ctx.clock(anomaly.at), ctx.clock(lastAt)) : ctx.clock(anomaly.at), text: ctx.ago(lastAt) })),
-    el("p", { class: "msg", text: message }),
-    count > 1 ? el("p", { class: "a-times muted", text: ctx.t().firstLast(ctx.clock(anomaly.at), ctx.clock(lastAt)) }) : null,
+    el("p", { class: "msg", text: message, title: anomaly.code }),
     ruleLine(anomaly.rule),
     waiting && anomaly.state === "open" ? null : el("p", { class: "a-state" },
       el("span", { class: "state", text: stateText }),

@@ -1,11 +1,13 @@
 // The referee console: sign in with a token, then the matches waiting for confirmation (always in view), the
 // anomaly queue (console-queue.js: grouped by match, worst first, one item per repeated problem), every match's
-// actions, and the audit of every referee and hub action. Everything shown comes from the `referee` topic (token required) and
-// the public `venue` topic; every action is a POST the hub checks again and refuses with a reason.
+// actions, each table's device (console-devices.js), and the audit of every referee and hub action. Everything shown
+// comes from the `referee` topic (token required) and the public `venue` and `devices` topics; every action is a
+// POST the hub checks again and refuses with a reason.
 import { Feed } from "./feed.js";
 import { CONSOLE_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 import { el, sync } from "./console-dom.js";
 import { WAITING, drawQueue, initQueue, resetQueue } from "./console-queue.js";
+import { drawDevices, onDevices, resetDevices } from "./console-devices.js";
 
 const TOKEN_KEY = "boardcast.referee";
 const SYSTEM_ACTOR = "boardcast";
@@ -97,7 +99,7 @@ async function signIn(candidate, quiet = false) {
   $("who").hidden = false;
   document.body.dataset.signedIn = "true";
   renderStatic();
-  feed = new Feed(["venue", "referee"], onMessage, onState, onError, { token });
+  feed = new Feed(["venue", "referee", "devices"], onMessage, onState, onError, { token });
   return true;
 }
 
@@ -110,6 +112,7 @@ function signOut(message = "") {
   pubs.clear();
   evidence.clear();
   resetQueue();
+  resetDevices();
   sessionStorage.removeItem(TOKEN_KEY);
   document.body.dataset.signedIn = "false";
   $("console").hidden = true;
@@ -119,7 +122,7 @@ function signOut(message = "") {
   $("sign-in").hidden = false;
   $("sign-in-error").textContent = message;
   $("sign-in-error").hidden = !message;
-  for (const id of ["queue", "to-confirm", "matches", "audit"]) $(id).replaceChildren();
+  for (const id of ["queue", "to-confirm", "matches", "devices", "audit"]) $(id).replaceChildren();
 }
 
 // -- the feed -----------------------------------------------------------------------------------------------------
@@ -133,6 +136,8 @@ function onMessage(message) {
       const known = refs.get(message.data.id);
       if (!known || known.version <= message.data.version) refs.set(message.data.id, message.data);
     }
+  } else if (message.topic === "devices") {
+    onDevices(message);
   } else if (message.topic === "venue") {
     const entries = message.snapshot ? message.data.matches : [message.data];
     if (message.snapshot) venueName = message.data.name || venueName;
@@ -175,6 +180,10 @@ function renderStatic() {
     el("thead", {}, el("tr", {}, ...[c.table, c.round, c.players, c.status, c.score, ""].map((h) => el("th", { text: h })))),
     el("tbody", { id: "matches-body" }),
   );
+  $("devices").replaceChildren(
+    el("thead", {}, el("tr", {}, ...t().devices.cols.map((h) => el("th", { text: h })))),
+    el("tbody", { id: "devices-body" }),
+  );
   $("audit").replaceChildren(
     el("thead", {}, el("tr", {}, ...[c.time, c.who, c.match, c.action, c.detail].map((h) => el("th", { text: h })))),
     el("tbody", { id: "audit-body" }),
@@ -188,6 +197,7 @@ function draw() {
   drawQueue();
   drawToConfirm();
   drawMatches();
+  drawDevices({ $, t, ago, refs, lang });
   drawAudit();
 }
 
@@ -236,7 +246,7 @@ function drawMatches() {
       const contacts = (m.contacts || []).map((c) => [c.name, c.phone, c.email].filter(Boolean).join(" · "));
       return el("tr", { "data-match": m.id, "data-status": m.status },
         el("td", { text: m.table }),
-        el("td", { text: String(m.round) }),
+        el("td", { text: String(m.round), "data-label": tt().round }),  // the label shows on a phone's card
         el("td", {}, el("div", {}, m.sport === "chess"  // the game's page, with its referee view in this tab
           ? el("a", { href: `/match/${encodeURIComponent(m.id)}`, class: "game-link", text: `${names[0]} – ${names[1]}` })
           : `${names[0]} – ${names[1]}`),
@@ -411,10 +421,17 @@ function scoreInputs(match, required) {
     el("input", { name: "score1", type: "number", min: "0", step: "0.5", required, "aria-label": names[1] }));
 }
 
+/** What an anomaly code is about, as its rule's title says it (the raw code only where no rule names it). */
+function titleOf(match, code) {
+  const rule = ((match.anomalies || []).find((a) => a.code === code) || {}).rule;
+  return (rule && rule.title && rule.title[lang]) || code;
+}
+
 function drawDialog() {
   const { match, anomaly, bulk, action, options } = dialogState;
-  $("action-title").textContent = anomaly ? `${t().actions[action]}: ${anomaly.code}`
-    : bulk ? `${t().actions[action]}: ${t().items(bulk.count)}${bulk.code ? ` (${bulk.code})` : ""}` : t().act.replace("…", "");
+  $("action-title").textContent = anomaly ? `${t().actions[action]}: ${titleOf(match, anomaly.code)}`
+    : bulk ? `${t().actions[action]}: ${t().items(bulk.count)}${bulk.code ? ` (${titleOf(match, bulk.code)})` : ""}`
+    : t().act.replace("…", "");
   $("action-match").textContent = dialogHeader(match);
   const fields = [];
   if (bulk) {
@@ -551,3 +568,4 @@ setInterval(() => {
   for (const node of document.querySelectorAll(".a-age[data-at]")) node.textContent = ago(Number(node.dataset.at));
 }, 5000);
 setInterval(tickAppeals, 1000);
+setInterval(() => { if (me) drawDevices({ $, t, ago, refs, lang }); }, 2000);  // the devices' "… ago" times

@@ -205,6 +205,11 @@ export const CONSOLE_TEXTS = {
     olderInLog: (n) => `${n} eski görülme daha kayıtta`, items: (n) => `${n} kayıt`,
     acknowledgeAll: (n) => `Tümünü gördüm (${n})`, acknowledgeCode: (n) => `Bu koddakileri gördüm (${n})`,
     closeAll: "Tümünü kapat…", folded: (n) => `${n} kapanmış kayıt gizlendi`,
+    devicesTitle: "Cihazlar", devicesEmpty: "Bu salonda cihaz yok.",
+    devices: { cols: ["Masa", "Cihaz", "Bağlantı", "Son bildirim", "Pil"], none: "cihaz yok",
+      status: { connected: "bağlı", silent: "sessiz, yeniden bağlanılıyor", disconnected: "bağlantı yok, yeniden deneniyor",
+        never: "hiç bildirim gelmedi", none: "—" },
+      liveMatch: "canlı maç", noBattery: "pil bildirmiyor", slots: { clock: "satranç saati", wristband: "hakem bilekliği" } },
   },
   en: {
     title: "Referee console", tokenLabel: "Referee token", signIn: "Sign in", signOut: "Sign out",
@@ -245,6 +250,11 @@ export const CONSOLE_TEXTS = {
     olderInLog: (n) => `${n} older occurrence${n === 1 ? "" : "s"} in the log`, items: (n) => `${n} item${n === 1 ? "" : "s"}`,
     acknowledgeAll: (n) => `Acknowledge all (${n})`, acknowledgeCode: (n) => `Acknowledge this code (${n})`,
     closeAll: "Close all…", folded: (n) => `${n} handled item${n === 1 ? "" : "s"} folded away`,
+    devicesTitle: "Devices", devicesEmpty: "No device in this hall.",
+    devices: { cols: ["Table", "Device", "Link", "Last report", "Battery"], none: "no device",
+      status: { connected: "connected", silent: "silent, reconnecting", disconnected: "disconnected, retrying",
+        never: "never seen", none: "—" },
+      liveMatch: "live match", noBattery: "does not report a battery", slots: { clock: "chess clock", wristband: "umpire's wristband" } },
   },
 };
 

@@ -336,6 +336,17 @@ _DEVICES = _hub(
     "Cihazın bildirdiği hiçbir şey gizlenmez ya da atılmaz: boşluk, ret ya da çakışma hakemin bakması için "
     "saklanır.",
 )
+_DEVICE_OFFLINE = _hub(
+    "The table's device during a match",
+    "Maç sırasında masanın cihazı",
+    "A live match is scored from its table's device. While the device is away (unplugged, out of power or "
+    "silent past its timeout) nothing is scored from it: check the cable and power, and keep the score by hand "
+    "(referee inputs) if play goes on. The item closes itself when the device reports again; its reports are "
+    "then taken as the state the match stands at.",
+    "Canlı maçın skoru masanın cihazından alınır. Cihaz yokken (kablosu çıkmış, gücü kesilmiş ya da süresinden "
+    "uzun sessiz) ondan skor alınmaz: kabloyu ve gücü kontrol edin, oyun sürerse skoru elle (hakem girdileri) "
+    "tutun. Cihaz yeniden bildirdiğinde kayıt kendiliğinden kapanır; bildirdiği durum maçın durumu olarak alınır.",
+)
 _LOG = _hub(
     "The event log",
     "Olay kaydı",
@@ -359,6 +370,7 @@ CATALOGUE: dict[str, Rule] = {
         "Kapanmış sonuç cihazın sonraki bildirimiyle değişmez; bildirim saklanır.",
     ),
     **dict.fromkeys(DEVICE_CODES, _DEVICES),
+    "device.offline": _DEVICE_OFFLINE,
     **dict.fromkeys(LOG_CODES, _LOG),
 }
 # a code the hub may raise later in these families still points somewhere
