@@ -373,8 +373,8 @@ def _referee_at_work(hub: HubThread) -> None:
     """Everything a referee does that leaves a name or a note on a match: anomalies acknowledged, resolved
     and dismissed, a correction input, a corrected result, a confirmation, an appeal and its decision, a
     penalty, a forfeit."""
-    for side in (0, 0, 1, 1):  # each side's second time-out: two anomaly items on R1-T1
-        _input(hub, "R1-T1", {"type": "timeout", "side": side})
+    for side in (0, 1):  # each side's penalty point with no warning before: two anomaly items on R1-T1
+        _input(hub, "R1-T1", {"type": "card", "side": side, "card": "yellow_red"})
     console = json.loads(request(hub.url + "api/referee/matches", headers=AUTH)[2])
     first, second = (a["id"] for a in next(m["anomalies"] for m in console if m["id"] == "R1-T1"))
     _act(hub, "R1-T1", {"action": "acknowledge", "anomaly": first, "reason": NOTES["acknowledge"]})
