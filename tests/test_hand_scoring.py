@@ -98,9 +98,11 @@ async def test_undo_takes_back_the_last_point_whoever_won_it(tmp_path: Path) -> 
         status, match = await asyncio.to_thread(post_json, inputs, {"type": "undo"})
         assert status == 200
         assert match["state"]["winner"] is None and match["state"]["games"] == [2, 0]
+        assert match["status"] == "live"
         assert match["state"]["points"] == [10, 0]
         match = await _score(url, "M-T1", [0])
         assert match["state"]["games"] == [3, 0] and match["state"]["winner"] == 0
+        assert match["status"] == "finished"
 
 
 async def test_the_time_out_shown_ends_with_the_match(tmp_path: Path) -> None:

@@ -33,7 +33,8 @@ def fold_rules(
 ) -> tuple[Any, MatchStatus, float | None, float | None, tuple[Fact, ...], tuple[Anomaly, ...]]:
     """One input through the sport's rules: (sport state, status, started_at, finished_at, facts, anomalies).
 
-    The first input makes a scheduled match live, and the rules saying it is over finish it. A match closed
+    The first input makes a scheduled match live, and the rules saying it is over finish it (and saying it is
+    not, after an undo of its last point, make it live again, unless a referee wrote its result). A match closed
     to reports keeps its state; a report that changes something there is a `match.report_after_close`
     anomaly (a board repeating its final display is no news). A device's first report after the hub joined
     it (the body's `"joined": true`, set by `hub.ingest`) goes through the sport's `join`, not `apply`."""
@@ -48,8 +49,16 @@ def fold_rules(
     started_at, finished_at = match.started_at, match.finished_at
     if status is MatchStatus.SCHEDULED:
         status, started_at = MatchStatus.LIVE, at
-    if status is MatchStatus.LIVE and SPORTS[match.info.sport].is_over(outcome.state):
+    over = rules.is_over(outcome.state)
+    if status is MatchStatus.LIVE and over:
         status, finished_at = MatchStatus.FINISHED, at
+    elif (
+        status is MatchStatus.FINISHED
+        and not over
+        and match.result is None
+        and rules.is_over(match.sport_state)
+    ):
+        status, finished_at = MatchStatus.LIVE, None  # the winning point taken back: the match goes on
     return outcome.state, status, started_at, finished_at, outcome.facts, outcome.anomalies
 
 
