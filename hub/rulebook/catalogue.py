@@ -43,6 +43,10 @@ _BG_CUBE = ("7", Words("The doubling cube", "Katlama küpü (vido)"))
 _BG_CLOCK = ("8", Words("Match length, clock and score", "Maç uzunluğu, saat ve skor"))
 # The ITTF rules, by number.
 _TT_GAME = ("2.11", Words("A game", "Bir oyun (set)"))
+_TT_GAME_WON = (
+    "A game is won by the first to 11 points, unless both reach 10: then by the first to lead by 2.",
+    "Set, 10-10 olmadıkça 11 sayıya ilk ulaşanın; 10-10'dan sonra iki sayı farkı ilk yakalayanındır.",
+)
 _TT_MATCH = ("2.12", Words("A match", "Bir maç"))
 _TT_ORDER = ("2.13", Words("The order of serving, receiving and ends", "Servis, karşılama sırası ve saha"))
 _TT_ENDS = ("2.13.7", Words("Ends", "Saha değişimi"))
@@ -213,18 +217,14 @@ _TABLE_TENNIS = {
         "A first offence is warned with a yellow card; a penalty point (yellow and red) follows a warning.",
         "İlk kabahatte sarı kartla uyarı verilir; ceza sayısı (sarı ve kırmızı kart) uyarıdan sonra gelir.",
     ),
-    "tt.illegal_game_end": _rule(
-        ITTF_LAWS,
-        _TT_GAME,
-        "A game is won by the first to 11 points, unless both reach 10: then by the first to lead by 2.",
-        "Set, 10-10 olmadıkça 11 sayıya ilk ulaşanın; 10-10'dan sonra iki sayı farkı ilk yakalayanındır.",
-    ),
+    "tt.illegal_game_end": _rule(ITTF_LAWS, _TT_GAME, *_TT_GAME_WON),
     "tt.games_mismatch": _rule(
         ITTF_LAWS,
         _TT_MATCH,
         "A match is the best of an odd number of games; the games won add up to the games played.",
         "Maç tek sayıdaki setin çoğunluğunu kazanmakla biter; kazanılan setler oynanan setlerle tutar.",
     ),
+    "tt.impossible_score": _rule(ITTF_LAWS, _TT_GAME, *_TT_GAME_WON),
     "tt.match_overrun": _rule(
         ITTF_LAWS,
         _TT_MATCH,

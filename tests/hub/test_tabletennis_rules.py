@@ -689,3 +689,34 @@ def test_a_board_joined_again_after_the_hub_was_away_is_a_catch_up() -> None:
     at_the_end = win_game(Match()).rallies("A" * 11)
     next_game = tt.apply(at_the_end.state, show((0, 0), (2, 0)), 100.0, joined=True)
     assert next_game.state.game_scores == ((11, 0), (11, 0)) and next_game.state.winner is None
+
+
+def test_a_match_won_where_the_history_of_its_games_is_not_known_keeps_its_games() -> None:
+    m = Match().feed(show((10, 5), (2, 1)))  # joined with no game history
+    m.feed(show((11, 5), (2, 1)))
+    assert m.state.winner == 0 and tt.match_result(m.state)[0] == (3, 1)
+    m.feed(show((0, 0), (3, 1)), show((11, 5), (2, 1)))  # the board rolls the game, or shows it again
+    assert m.codes == [] and tt.match_result(m.state)[0] == (3, 1)
+    corrected = Match(TableTennisConfig(best_of=5)).feed(UmpirePoint(1), Correction((11, 3), (2, 2)))
+    assert corrected.state.winner == 0 and tt.match_result(corrected.state)[0] == (3, 2)
+
+
+@pytest.mark.parametrize(
+    ("points", "games"),
+    [((12, 3), (2, 1)), ((30, 3), (1, 1)), ((5, 2), (3, 1)), ((0, 0), (4, 0)), ((0, 0), (3, 3))],
+)
+def test_a_correction_no_match_can_reach_is_not_taken(
+    points: tuple[int, int], games: tuple[int, int]
+) -> None:
+    m = Match().rallies("AB")
+    before = m.state
+    m.feed(Correction(points, games))
+    assert m.codes == ["tt.impossible_score"] and m.state == before
+
+
+def test_after_a_correction_undo_has_no_point_to_take_back() -> None:
+    m = Match().rallies("BB").feed(Correction((11, 3), (2, 1)), UmpireUndo())
+    assert m.state.winner == 0 and m.state.points == (11, 3)
+    assert [f.data.get("ignored") for f in m.facts if f.kind == "undo"] == [True]
+    m.feed(Correction((10, 3), (2, 1)), UmpirePoint(0), UmpireUndo())
+    assert m.state.points == (10, 3) and m.state.winner is None

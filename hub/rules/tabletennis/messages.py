@@ -26,6 +26,7 @@ _SEVERITY = {
     "tt.score_decrease": Severity.WARNING,
     "tt.illegal_game_end": Severity.ERROR,
     "tt.games_mismatch": Severity.ERROR,
+    "tt.impossible_score": Severity.ERROR,
     "tt.match_overrun": Severity.ERROR,
     "tt.wrong_server": Severity.WARNING,
     "tt.ends_not_changed": Severity.WARNING,

@@ -334,6 +334,8 @@ def _one_game_more(old: tuple[int, int], new: tuple[int, int]) -> bool:
 def match_result(state: TableTennisState) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
     """Games won and every finished game's score, counting a game the board shows won but not yet rolled."""
     scores = state.final_scores
+    if scores is None and state.winner is not None:  # decided, its games counted, their history not all known
+        return state.games, state.game_scores
     if scores is None:
         scores = state.game_scores
         if game_over(state.points, state.config.ruleset):

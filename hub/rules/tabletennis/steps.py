@@ -22,6 +22,7 @@ from hub.rules.tabletennis.model import (
     _side,
     _swap_point,
     game_over,
+    game_target,
     match_result,
 )
 from hub.rules.tabletennis.service import (
@@ -137,8 +138,9 @@ class _Steps:
                 # the deciding game is counted at once: no later report rolls it (a hand-scored table's
                 # last point is the last input); the points stay as the game ended
                 won, scores = match_result(s)
+                known = scores if len(scores) == sum(won) else None  # a history the board never gave stays so
                 self.s = replace(
-                    s, winner=side, final_scores=scores, games=won, game_scores=scores, timeout_active=None
+                    s, winner=side, final_scores=known, games=won, game_scores=scores, timeout_active=None
                 )
                 self.fact("match", side=side, games=list(won))
 
@@ -164,9 +166,9 @@ class _Steps:
     def reopen_deciding_game(self) -> None:
         """The match's last game back in play at its final score (its last point about to be taken back)."""
         s = self.s
-        scores = s.final_scores
-        if s.winner is None or not scores or len(scores) != sum(s.games):
-            return
+        scores = s.final_scores if s.final_scores is not None else s.game_scores
+        if s.winner is None or not scores or s.points not in (scores[-1], (0, 0)):
+            return  # not decided by its last point here (a board's games, a correction): nothing to reopen
         last = scores[-1]
         games = list(s.games)
         games[0 if last[0] > last[1] else 1] -= 1
@@ -374,6 +376,8 @@ class _Steps:
             return
         if game_over(s.points, s.config.ruleset):
             self.new_game(0 if s.points[0] > s.points[1] else 1)
+            if self.after_match("point", side):  # the game closed was the match's (its games set by hand)
+                return
         self.score_point(side)
 
     def after_match(self, what: str, side: int | None) -> bool:
@@ -399,21 +403,17 @@ class _Steps:
 
     def umpire_undo(self, side: int | None) -> None:
         """Take back the last point of the game in play (the last one won by `side`, when named)."""
+        before = self.s
         self.reopen_deciding_game()
         s = self.s
         game = s.game_number
-        last = next(
-            (
-                p
-                for p in reversed(s.points_log)
-                if p.game == game and not p.penalty and side in (None, p.side)
-            ),
-            None,
-        )
-        taken = last.side if last is not None else side
-        if taken is None or s.points[taken] == 0:
+        played = [p for p in s.points_log if p.game == game]
+        last = next((p for p in reversed(played) if not p.penalty and side in (None, p.side)), None)
+        if last is None or played[-1].points != s.points:  # none, or a score a correction set: no point
+            self.s = before
             self.fact("undo", side=side, ignored=True)
             return
+        taken = last.side
         points = list(s.points)
         points[taken] -= 1
         self.set_points((points[0], points[1]))
@@ -449,6 +449,19 @@ class _Steps:
 
     def correction(self, c: Correction) -> None:
         s = self.s
+        problem = _impossible(s, c)
+        if problem is not None:
+            en, tr = problem
+            self.flag(
+                _anomaly(
+                    "tt.impossible_score",
+                    f"A correction to {_fmt(c.points)} in games {_fmt(c.games)} was not taken: {en}.",
+                    f"{_fmt(c.games)} oyunda {_fmt(c.points)} düzeltmesi alınmadı: {tr}.",
+                    points=list(c.points),
+                    games=list(c.games),
+                )
+            )
+            return
         if c.games != s.games:
             scores = s.game_scores[: sum(c.games)]
             if _one_game_more(s.games, c.games) and game_over(s.points, s.config.ruleset):
@@ -487,6 +500,19 @@ class _Steps:
             server=_side(pair[0]) if pair else None,
             ends=s.ends,
         )
+
+
+def _impossible(s: TableTennisState, c: Correction) -> tuple[str, str] | None:
+    """Why no match of these terms reaches the corrected score (English, Turkish), or None when one can."""
+    target, to_win = game_target(s.config.ruleset), s.games_to_win
+    a, b = sorted(c.points)
+    if max(c.games) > to_win or min(c.games) >= to_win:
+        return f"a side wins the match at {to_win} games", f"maç {to_win} oyunda kazanılır"
+    if max(c.games) == to_win and c.points != (0, 0):
+        return "no game is played once the match is won", "maç kazanıldıktan sonra oyun oynanmaz"
+    if b > target and b - a > 2:  # past the target only at deuce: the game ends two points clear
+        return f"a game ends at {target} with a lead of two", f"oyun iki sayı farkla {target}'de biter"
+    return None
 
 
 def _next_game(s: TableTennisState, games: tuple[int, int], **more: Any) -> TableTennisState:
