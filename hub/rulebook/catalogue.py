@@ -211,6 +211,12 @@ _TABLE_TENNIS = {
         "A player or pair may claim one time-out of up to 1 minute during an individual match.",
         "Bir oyuncu veya çift, bireysel maç süresince bir kez, bir dakikaya kadar mola isteyebilir.",
     ),
+    "tt.card_player": _rule(
+        ITTF_REGULATIONS,
+        _TT_MISBEHAVIOUR,
+        "A card is shown to the player who misbehaved (in doubles, to one player of the pair).",
+        "Kart, kötü davranan oyuncuya gösterilir (çiftlerde çiftin bir oyuncusuna).",
+    ),
     "tt.penalty_without_warning": _rule(
         ITTF_REGULATIONS,
         _TT_MISBEHAVIOUR,

@@ -720,3 +720,11 @@ def test_after_a_correction_undo_has_no_point_to_take_back() -> None:
     assert [f.data.get("ignored") for f in m.facts if f.kind == "undo"] == [True]
     m.feed(Correction((10, 3), (2, 1)), UmpirePoint(0), UmpireUndo())
     assert m.state.points == (10, 3) and m.state.winner is None
+
+
+def test_a_card_naming_a_player_not_on_its_side_is_not_counted() -> None:
+    singles = Match().rallies("A").feed(Card(1, "yellow", "A1"))
+    assert singles.codes == ["tt.card_player"] and singles.state.cards == ((), ())
+    doubles = Match(TableTennisConfig(best_of=5, doubles=True, first_server=0))
+    doubles.rallies("A").feed(Card(0, "yellow", "B2"), Card(1, "yellow", "B2"))
+    assert doubles.codes == ["tt.card_player"] and doubles.state.cards == ((), ("yellow",))

@@ -35,6 +35,7 @@ _SEVERITY = {
     "tt.expedite_dropped": Severity.WARNING,
     "tt.second_timeout": Severity.ERROR,
     "tt.penalty_without_warning": Severity.WARNING,
+    "tt.card_player": Severity.ERROR,
 }
 
 

@@ -331,6 +331,20 @@ class _Steps:
     def card(self, c: Card) -> None:
         s = self.s
         side = c.side
+        if c.player is not None and (not s.config.doubles or _side(c.player) != side):
+            self.flag(
+                _anomaly(
+                    "tt.card_player",
+                    f"A card for {_who(side)} named player {c.player}, who is not on that side; it was not "
+                    f"counted (a card names a player only in doubles, one of the side's two).",
+                    f"{_who(side)} için verilen kart {c.player} oyuncusunu adlandırdı; bu oyuncu o tarafta "
+                    f"değil, kart sayılmadı (oyuncu yalnız çiftlerde, tarafın iki oyuncusundan biri olarak "
+                    f"adlandırılır).",
+                    side=side,
+                    player=c.player,
+                )
+            )
+            return
         given = s.cards[side]
         if c.card == "yellow_red" and "yellow" not in given:
             self.flag(
