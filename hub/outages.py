@@ -15,12 +15,11 @@ from __future__ import annotations
 from devices.observations import LinkChange
 from hub.hall import Hall
 from hub.health import DeviceHealth
-from hub.matches import EventKind, MatchStatus
+from hub.matches import WAITING, EventKind, MatchStatus
 from hub.referee import SYSTEM_ACTOR, Action, handle_anomaly
 from hub.rules.base import Severity
 
 CODE = "device.offline"
-_WAITING = ("open", "acknowledged")
 
 
 class DeviceOutages:
@@ -68,7 +67,7 @@ class DeviceOutages:
         kind = health.slot or "device"
         match = self.hall.working[match_id]
         for item in match.anomalies:
-            if item.code == CODE and item.state.value in _WAITING and item.data.get("kind") == kind:
+            if item.code == CODE and item.state in WAITING and item.data.get("kind") == kind:
                 event = handle_anomaly(match, item.id, Action.RESOLVE, _BACK)
                 self.hall.record(match_id, event.kind, event.body, at, actor=SYSTEM_ACTOR)
                 match = self.hall.working[match_id]

@@ -21,6 +21,7 @@ from hub.matches.model import (
     Occurrence,
     RefereeRecord,
 )
+from hub.matches.model import WAITING as _WAITING
 from hub.matches.naming import status_name
 from hub.rules.base import Anomaly, Fact, Severity
 from hub.sports import SPORTS
@@ -173,9 +174,6 @@ def keep_facts(
 def handled(a: AnomalyRecord, state: AnomalyState, by: str | None, at: float, reason: str) -> AnomalyRecord:
     """Anomaly `a` taken to `state` by `by` at `at`, for `reason`."""
     return replace(a, state=state, handled_by=by, handled_at=at, reason=reason)
-
-
-_WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
 
 
 def _resolved_by_rules(

@@ -66,6 +66,9 @@ class AnomalyState(enum.StrEnum):
     DISMISSED = "dismissed"
 
 
+WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)  # an item still waiting for a referee
+
+
 RULES_ACTOR = (
     "rules"  # who resolved an anomaly that the rules cleared themselves (a wrong move corrected in time)
 )

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from hub.matches.codec import action_to_dict, anomaly_to_dict, appeal_to_dict, penalty_to_dict, result_to_dict
-from hub.matches.model import RULES_ACTOR, AnomalyRecord, AnomalyState, MatchState, ResultRecord
+from hub.matches.model import RULES_ACTOR, AnomalyRecord, MatchState, ResultRecord
+from hub.matches.model import WAITING as _WAITING
 from hub.matches.naming import named_action, named_anomaly, with_names
 
 
@@ -39,9 +40,6 @@ def summary(match: MatchState) -> dict[str, Any]:
         "result": _public_result(match.result),
         "locked": match.locked,
     }
-
-
-_WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
 
 
 def _public_result(r: ResultRecord | None) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.matches import WAITING as _WAITING
 from hub.matches import (
     ActionRefused,
     AnomalyRecord,
@@ -41,7 +42,6 @@ ANOMALY_ACTIONS = {
     Action.RESOLVE: AnomalyState.RESOLVED,
     Action.DISMISS: AnomalyState.DISMISSED,
 }
-_WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
 # how a closed anomaly's state is said: "already resolved by …" / "zaten çözüldü: …"
 _CLOSED_WORDS = {
     AnomalyState.RESOLVED: ("resolved", "çözüldü"),
