@@ -25,7 +25,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from hub.allocator import returning_environment
+from hub.server.allocator import returning_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = {
@@ -89,7 +89,9 @@ def _spawn(name: str, smoke: bool, minutes: float | None = None) -> dict[str, An
     args = [sys.executable, "-m", "benchmarks", "--one", name] + (["--smoke"] if smoke else [])
     limit = _limit(name, smoke, minutes)
     started = time.monotonic()
-    env = returning_environment(os.environ)  # the allocator `boardcast serve` runs on (hub/allocator.py)
+    env = returning_environment(
+        os.environ
+    )  # the allocator `boardcast serve` runs on (hub/server/allocator.py)
     if minutes is not None:  # read by the benchmark as one of its sizes (see `common.sizes`)
         overrides = json.loads(env.get("BENCH_SIZES", "{}"))
         env["BENCH_SIZES"] = json.dumps({**overrides, "minutes": minutes})

@@ -2,7 +2,7 @@
 
 Games: the 34 real games of `tests/fixtures/chess/games.pgn` (its README names their sources: Kasparov –
 Deep Blue, world championship and lichess games, two under-promotions), each played on a simulated e-board
-the way hands and a scanning board report a move (`devices.simulators.chess_motion`, realistic style: lift,
+the way hands and a scanning board report a move (`boardcast_sim.chess_motion`, realistic style: lift,
 place, the scan seeing the new square first, sliders dragged over squares, castling as king and rook in
 either order, promotion as pawn placed then swapped, late en-passant removal, a piece lifted and put back).
 Half the captures are reported as lift the captured piece, lift the mover (the two lifts in either scan
@@ -39,10 +39,10 @@ import chess.pgn
 
 from benchmarks.common import ROOT, Result, say
 from benchmarks.common import sizes as pick_sizes
+from boardcast_sim.chess_motion import HUMAN_DELAY_S, P_SCAN_ORDER, Motion, MotionStyle, motions
 from devices.observations import ChessBoardState
-from devices.simulators.chess_motion import HUMAN_DELAY_S, P_SCAN_ORDER, Motion, MotionStyle, motions
 from hub.matches import MatchInfo, MatchState, MatchStatus, apply_event, new_match
-from hub.sports import report_to_dict
+from hub.rules.registry import report_to_dict
 
 NAME = "chess"
 GAMES = ROOT / "tests" / "fixtures" / "chess" / "games.pgn"

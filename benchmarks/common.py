@@ -20,13 +20,13 @@ from unittest import mock
 
 import orjson
 
-import hub.app
+import hub.server.app
 from benchmarks.changeclock import RECORD
 from benchmarks.wsclient import BUCKETS_PER_MS
+from boardcast_sim.tabletennis import TableTennisMatchSim
 from devices.observations import DeviceFamily, DeviceHello, Observation, ScoreboardState
-from devices.simulators.tabletennis import TableTennisMatchSim
-from hub.app import HubRuntime
 from hub.matches import MatchInfo
+from hub.server.app import HubRuntime
 from hub.venue import TableConfig, Venue
 from hub.web import WebContext
 
@@ -379,7 +379,7 @@ class RunningHub:
 
         # HubRuntime.run() builds its WebContext; the benchmark keeps a handle on it (and, for slow-client,
         # a shorter stuck_after_s) by handing run() this factory instead of the class. Nothing else changes.
-        with mock.patch.object(hub.app, "WebContext", make_context):
+        with mock.patch.object(hub.server.app, "WebContext", make_context):
             self._task = asyncio.get_running_loop().create_task(self.runtime.run(*jobs))
             async with asyncio.timeout(20):
                 await self.runtime.ready.wait()

@@ -43,8 +43,8 @@ from benchmarks.common import ClientFleet, Result, client_cpus, raise_nofile, sa
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.hubprocess import HubProcess, cpu_seconds, hub_cpu
 from benchmarks.ptyboards import DeviceProcess
-from devices.simulators.pty import PtyPair, open_pty_pair
-from hub.bus import Keys
+from boardcast_sim.pty import PtyPair, open_pty_pair
+from hub.bus.streams import Keys
 
 NAME = "edges"
 FULL = {

@@ -30,7 +30,7 @@ that never outruns its slowest reader by much, whose readers therefore keep up. 
 look also bounds a window to ~8 KiB, ~90 changes, per client: at 1,000 watchers and 50 ms, ~1.8 M deliveries/s,
 well above what the clients here read.)
 The look is the same code over the same transports on all sides. Both servers' sockets are set as the
-hub sets its own: a 64 KiB kernel send buffer (`hub.app.SEND_BUFFER`; else the kernel's autotuned one) and
+hub sets its own: a 64 KiB kernel send buffer (`hub.server.app.SEND_BUFFER`; else the kernel's autotuned one) and
 `TCP_NODELAY` (else Nagle's algorithm, which websockets' sockets had here, coalesces small writes in the
 kernel at the cost of up to a delayed ACK's wait, 40 ms, per message: cheaper sends, later screens).
 
@@ -73,8 +73,8 @@ from websockets.protocol import State
 from benchmarks.common import HOST, ClientFleet, Result, RunningHub, pin_server, say, scratch, tt_venue
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.wsclient import ready_s
-from hub.app import SEND_BUFFER
 from hub.feed.fanout import DIRECT_BELOW_S, HIGH_WATER, MAX_WINDOW_S, WRITES_PER_S, Fanout, _encode
+from hub.server.app import SEND_BUFFER
 
 NAME = "fanout"
 FULL = {"clients": 1000, "warmup_s": 1.5, "window_s": 5.0, "frame_bytes": 100, "max_client_processes": 4}

@@ -47,15 +47,15 @@ import orjson
 
 from benchmarks.common import ROOT, tt_rallies, tt_venue
 from benchmarks.ptydevices import write_all
+from boardcast_sim.pty import PtyPair, open_pty_pair
 from devices.observations import DeviceFamily, DeviceHello, LinkState, Observation
 from devices.session import Backoff, DeviceSession, serial_opener
-from devices.simulators.pty import PtyPair, open_pty_pair
 from devices.wire.messages import encode_report
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
-from hub.heap import collect_on_a_clock, settle
-from hub.ingest import Ingest
+from hub.hall.live import Hall
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
+from hub.server.heap import collect_on_a_clock, settle
 
 BATCH_MAX: int = inspect.signature(EventLog).parameters["batch_max"].default  # the log's group-commit cap
 _ACK = struct.Struct("<H")

@@ -34,7 +34,7 @@ from benchmarks.common import (
 )
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.ptyboards import DeviceProcess, version_map
-from devices.simulators.pty import open_pty_pair
+from boardcast_sim.pty import open_pty_pair
 
 NAME = "latency"
 FULL = {"tables": 200, "clients": 1000, "rate_per_table": 1.0, "warmup_s": 3.0, "window_s": 10.0}

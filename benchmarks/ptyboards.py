@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 
 from benchmarks.common import ROOT, client_cpu, tt_rallies
+from boardcast_sim.pty import PtyPair
 from devices.observations import DeviceFamily, DeviceHello
-from devices.simulators.pty import PtyPair
 from devices.wire.messages import encode_report
 from hub.log.eventlog import unpack
 

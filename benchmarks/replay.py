@@ -25,10 +25,10 @@ from benchmarks.common import Result, say, scratch, tt_rallies, tt_venue
 from benchmarks.common import sizes as pick_sizes
 from devices.wire.messages import encode_report
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
+from hub.hall.live import Hall
 from hub.log.eventlog import EventLog, pack
 from hub.log.store import _INSERT_EVENT
-from hub.sports import report_to_dict
+from hub.rules.registry import report_to_dict
 
 NAME = "replay"
 FULL = {"events": 1_000_000, "tables": 200, "best_of": 7, "limit_s": 40.0}

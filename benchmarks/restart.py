@@ -6,7 +6,7 @@ runs from the spawn until both the wall page (`GET /`) and a match API (`GET /ap
 answered 200: interpreter start and imports, reading the venue file, `EventLog.open()` (its `quick_check`),
 `Hall.load()` (each match's latest snapshot, then its tail through the live reducer), and the web server
 coming up. The banner line (printed once the server listens) gives the port. The hub gets the environment
-a shell would give it, so it restarts itself onto its allocator as it does for an operator (`hub.allocator`).
+a shell would give it, so it restarts itself onto its allocator as it does for an operator (`hub.server.allocator`).
 
 The log is `replay`'s (200 table-tennis tables, legal best-of-7 matches, cached in the temp dir), so the
 venue file names its 200 tables and every match of its rounds. It is started twice, each on a fresh copy:
@@ -48,19 +48,19 @@ from typing import Any
 from benchmarks.common import HOST, ROOT, Result, say, scratch, tt_venue
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.replay import FORMAT, cached_log
-from hub.allocator import returning_environment
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
+from hub.hall.live import Hall
 from hub.log.eventlog import EventLog, EventRecord
 from hub.log.store import connect
 from hub.matches import MatchState, fold_events, new_match
+from hub.server.allocator import returning_environment
 from hub.venue import Venue
 
 NAME = "restart"
 FULL = {"events": 1_000_000, "tables": 200, "best_of": 7, "start_limit_s": 90.0}
 SMOKE = {"events": 5_000, "tables": 10, "best_of": 7, "start_limit_s": 30.0}
 TARGET_S = 20.0
-LOG_FILE = "events.sqlite3"  # the name the hub gives its log in the data folder (hub.app.LOG_FILE)
+LOG_FILE = "events.sqlite3"  # the name the hub gives its log in the data folder (hub.server.app.LOG_FILE)
 PR_SET_PDEATHSIG = 1  # prctl(2)
 BANNER = re.compile(rb"Seyirciler: http://127\.0\.0\.1:(\d+)/")
 

@@ -74,7 +74,7 @@ from benchmarks.hubprocess import (
     socket_struct_bytes,
 )
 from benchmarks.ptyboards import DeviceProcess, device_reports, version_map
-from devices.simulators.pty import PtyPair, open_pty_pair
+from boardcast_sim.pty import PtyPair, open_pty_pair
 
 NAME = "scaling"
 FULL = {

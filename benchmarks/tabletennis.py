@@ -30,7 +30,7 @@ from unittest import mock
 from benchmarks.common import Result, say, tt_rallies
 from benchmarks.common import sizes as pick_sizes
 from hub.matches import MatchInfo, MatchState, MatchStatus, apply_event, fold_events, new_match
-from hub.sports import SPORTS, report_to_dict
+from hub.rules.registry import SPORTS, report_to_dict
 
 NAME = "tabletennis"
 FULL = {"matches": 600}

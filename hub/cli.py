@@ -5,7 +5,7 @@ port another program holds, the web server's or a device gateway's; an edge's Re
 no hub of its venue within `--wait-for-hub`); 2 bad input (the venue file, arguments: a port number out of
 0-65535, a `--host` that is not an address of this machine, a `--data` that is a file or a directory this
 user cannot make or write in; an edge's `--bus` whose name does not resolve, that wants another password or
-is not Redis, or that carries other halls but not the venue's). `hub.startup` and `hub.buscheck` make the
+is not Redis, or that carries other halls but not the venue's). `hub.server.startup` and `hub.bus.check` make the
 start-up refusals.
 """
 
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from devices.transports.tcp import token_digest
 from hub import __version__
-from hub.allocator import prefer_returning_allocator
-from hub.auth import hash_token, new_token
-from hub.busurl import BusUrlError, check_bus_url, redact
+from hub.bus.url import BusUrlError, check_bus_url, redact
 from hub.log.eventlog import EventLogError
-from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port, venue_data_dir
+from hub.referee.tokens import hash_token, new_token
+from hub.server.allocator import prefer_returning_allocator
+from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port, venue_data_dir
 from hub.tournament.export_cli import add_export_parser
 from hub.tournament.live import check_event
 from hub.tournament.round_cli import add_round_parser
@@ -40,7 +40,7 @@ from hub.venue.write import append_to_venue, toml_value
 if TYPE_CHECKING:  # imported where a hub is run: after `prefer_returning_allocator` (see `_hub_runtime`)
     import uvicorn
 
-    from hub.app import HubRuntime
+    from hub.server.app import HubRuntime
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "main"]
 
@@ -332,7 +332,7 @@ def _hub_runtime() -> type[HubRuntime]:
     """The hub, imported only when one is to run: `main` may first restart the process onto the allocator
     (`prefer_returning_allocator`), and imported at the top of this module its 1.2 s of imports (the web
     server, every device session) were paid twice by every `boardcast serve` and `demo`."""
-    from hub.app import HubRuntime
+    from hub.server.app import HubRuntime
 
     return HubRuntime
 
@@ -370,9 +370,9 @@ def _bus_url_ok(url: str) -> bool:
 
 
 def _check_edge_bus(url: str, venue: Venue, wait_for_hub_s: float) -> None:
-    """The edge's start check (`hub.buscheck`): StartupError, the line to print, when Redis or the venue is
+    """The edge's start check (`hub.bus.check`): StartupError, the line to print, when Redis or the venue is
     not there; Ctrl-C while it waits for the hub stops the start."""
-    from hub.buscheck import check_edge_start
+    from hub.bus.check import check_edge_start
 
     def waiting(others: list[str]) -> None:
         carries = f" (it carries {', '.join(map(repr, others))})" if others else ""
@@ -392,8 +392,8 @@ def _check_edge_bus(url: str, venue: Venue, wait_for_hub_s: float) -> None:
 
 def _run_edge(args: argparse.Namespace) -> int:
     """A spectator edge: no devices, no data directory; the hall's public state comes from the bus."""
-    from hub.edge import EdgeRuntime
-    from hub.startup import listen
+    from hub.bus.edge import EdgeRuntime
+    from hub.server.startup import listen
 
     venue = load_venue(args.venue)
     check_event(venue)
@@ -416,7 +416,7 @@ def _run_edge(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from hub.demo import build_demo_venue, demo_token, scoreboards_for
+    from hub.demo.run import build_demo_venue, demo_token, scoreboards_for
 
     data = Path(args.data)
     demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards, token=demo_token(data))
@@ -451,10 +451,10 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _demo_arbiter(
     runtime: HubRuntime, venue: Venue, speed: float
 ) -> list[Callable[[], Coroutine[Any, Any, None]]]:
-    """The demo's arbiter (`hub.demo_arbiter`) as a job beside the simulated boards."""
-    from devices.simulators.dgt_board import games_from_pgn
-    from hub import demo_arbiter
-    from hub.demo import CHESS_GAMES
+    """The demo's arbiter (`hub.demo.arbiter`) as a job beside the simulated boards."""
+    from boardcast_sim.dgt_board import games_from_pgn
+    from hub.demo import arbiter as demo_arbiter
+    from hub.demo.run import CHESS_GAMES
 
     ends = demo_arbiter.endings(venue, games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8")))
     return [lambda: demo_arbiter.run(runtime.hall, ends, speed=speed)]

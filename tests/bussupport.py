@@ -23,7 +23,7 @@ import redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from hub.auth import hash_token
+from hub.referee.tokens import hash_token
 from tests.conftest import ROOT, free_port, get_json
 from tests.hubsupport import post_json
 

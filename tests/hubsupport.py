@@ -11,9 +11,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from hub.app import HubRuntime
-from hub.auth import hash_token
 from hub.matches import MatchInfo
+from hub.referee.tokens import hash_token
+from hub.server.app import HubRuntime
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.conftest import free_port, get_json
 

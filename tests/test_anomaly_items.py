@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
+from hub.hall.live import Hall
 from hub.log.eventlog import EventLog
 from hub.matches import AnomalyState, EventKind, MatchState, from_snapshot, public_view, to_snapshot
 from hub.referee import console_view, prepare_bulk

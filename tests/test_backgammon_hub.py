@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
+from boardcast_sim.backgammon import BackgammonBoard, Fault, MatchOptions
+from boardcast_sim.pty import open_pty_pair
 from devices.observations import BackgammonBoardEvent, BackgammonBoardState
-from devices.simulators.backgammon import BackgammonBoard, Fault, MatchOptions
-from devices.simulators.pty import open_pty_pair
-from hub.auth import hash_token
-from hub.hall import replay_match
+from hub.hall.live import replay_match
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, new_match, public_view
+from hub.referee.tokens import hash_token
 from hub.rules import backgammon as bg
-from hub.sports import BACKGAMMON, SPORTS, report_to_dict
+from hub.rules.registry import BACKGAMMON, SPORTS, report_to_dict
 from hub.venue import RefereeConfig, TableConfig, Venue, VenueError, parse_venue
 from tests.conftest import get_json, start_demo
 from tests.hubsupport import REFEREE_TOKEN, running_hub, until
@@ -232,8 +232,8 @@ async def test_the_demo_shows_backgammon_tables_and_their_anomalies_reach_the_re
 @pytest.mark.parametrize("stop_after", [3, 40, 77, 150, 233])
 def test_a_board_resumed_from_the_hubs_state_plays_on_without_an_anomaly(stop_after: int) -> None:
     """What the demo does after a restart: the board picks up the hub's match, in any phase."""
-    from devices.simulators.backgammon import BackgammonMatchSim
-    from hub.demo import resume_point
+    from boardcast_sim.backgammon import BackgammonMatchSim
+    from hub.demo.run import resume_point
 
     state = BACKGAMMON.initial(bg.BackgammonConfig(5))
     sim = BackgammonMatchSim(stop_after, MatchOptions(length=5))

@@ -9,12 +9,12 @@ import json
 import urllib.request
 from pathlib import Path
 
-from devices.simulators.backgammon import BackgammonBoard, MatchOptions
-from devices.simulators.pty import open_pty_pair
-from hub.auth import hash_token
-from hub.hall import replay_match
+from boardcast_sim.backgammon import BackgammonBoard, MatchOptions
+from boardcast_sim.pty import open_pty_pair
+from hub.hall.live import replay_match
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, public_view
+from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.hub.test_backgammon_moves import run_gnubg_python
 from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, until

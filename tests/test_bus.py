@@ -19,9 +19,9 @@ from typing import Any
 import orjson
 import pytest
 
-from hub.bus import BusPublisher, BusReader, Keys, PublicChange
-from hub.busurl import BusUrlError, check_bus_url
-from hub.edge import EdgeHall
+from hub.bus.edge import EdgeHall
+from hub.bus.streams import BusPublisher, BusReader, Keys, PublicChange
+from hub.bus.url import BusUrlError, check_bus_url
 from hub.feed.fanout import Fanout
 from hub.matches import MatchInfo, new_match, to_snapshot
 from hub.venue import Venue

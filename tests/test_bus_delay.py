@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from hub.bus import BusPublisher, BusReader
-from hub.chess_feed import game_pgn
-from hub.edge import EdgeHall
+from hub.bus.edge import EdgeHall
+from hub.bus.streams import BusPublisher, BusReader
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
+from hub.feed.pgn import game_pgn
+from hub.hall.live import Hall
 from hub.log.eventlog import EventLog
 from hub.matches import MatchStatus
 from tests.bussupport import RedisServer, running_redis

@@ -199,7 +199,7 @@ length = 7
 def test_a_venue_turns_the_chances_off_and_a_misspelt_value_is_refused() -> None:
     from hub.chances import attach
     from hub.feed.fanout import Fanout
-    from hub.public import PublicHall
+    from hub.hall.spectators import PublicHall
     from hub.venue import VenueError, parse_venue
 
     on = PublicHall(parse_venue(VENUE.format(value="true"), Path("hall.toml")), Fanout())

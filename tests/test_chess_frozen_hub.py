@@ -8,10 +8,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from devices.simulators.dgt_board import DgtBoard, games_from_pgn
-from devices.simulators.pty import open_pty_pair
-from hub.auth import hash_token
+from boardcast_sim.dgt_board import DgtBoard, games_from_pgn
+from boardcast_sim.pty import open_pty_pair
 from hub.matches import MatchInfo
+from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.conftest import get_json
 from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, until

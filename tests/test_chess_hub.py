@@ -13,9 +13,9 @@ import chess.pgn
 import pytest
 import websockets
 
-from devices.simulators.chess_clock import ChessClock
-from devices.simulators.dgt_board import DgtBoard, Fault, games_from_pgn
-from devices.simulators.pty import open_pty_pair
+from boardcast_sim.chess_clock import ChessClock
+from boardcast_sim.dgt_board import DgtBoard, Fault, games_from_pgn
+from boardcast_sim.pty import open_pty_pair
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, TeamMatchConfig, Venue, VenueError, parse_venue
 from tests.conftest import get_json

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import chess.pgn
 
-from devices.simulators.dgt_board import OPERA_GAME, DgtBoard
-from devices.simulators.pty import open_pty_pair
-from hub.auth import hash_token
+from boardcast_sim.dgt_board import OPERA_GAME, DgtBoard
+from boardcast_sim.pty import open_pty_pair
 from hub.matches import MatchInfo
+from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.hubsupport import REFEREE_TOKEN, post_json, running_hub, until
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import chess.pgn
 
-from devices.simulators.dgt_board import DgtBoard, games_from_pgn
-from devices.simulators.pty import PtyPair, open_pty_pair
+from boardcast_sim.dgt_board import DgtBoard, games_from_pgn
+from boardcast_sim.pty import PtyPair, open_pty_pair
 from tests.conftest import ROOT, free_port
 from tests.test_serve import wait_json
 

@@ -16,10 +16,10 @@ import chess.pgn
 import pytest
 import websockets
 
-from devices.simulators.dgt_board import DgtBoard, games_from_pgn
-from devices.simulators.pty import open_pty_pair
-from hub.auth import hash_token
+from boardcast_sim.dgt_board import DgtBoard, games_from_pgn
+from boardcast_sim.pty import open_pty_pair
 from hub.matches import MatchInfo
+from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig, TeamMatchConfig, Venue
 from tests.hubsupport import REFEREE_TOKEN, post_json, running_hub, until
 

@@ -9,8 +9,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from hub.auth import hash_token
 from hub.matches import MatchInfo
+from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.conftest import get_json
 from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, until

@@ -9,8 +9,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from devices.simulators.dgt_board import DgtBoard
-from devices.simulators.pty import PtyPair, open_pty_pair
+from boardcast_sim.dgt_board import DgtBoard
+from boardcast_sim.pty import PtyPair, open_pty_pair
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue
 from tests.hubsupport import running_hub, until

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import chess
 
-from devices.chessnut.simulator import SimulatedChessnut
-from devices.simulators.chess_motion import MotionStyle, apply_motions, motions
-from devices.testing.ble_fake import FakeRadio
-from hub.app import HubRuntime
+from boardcast_sim.ble_fake import FakeRadio
+from boardcast_sim.chess_motion import MotionStyle, apply_motions, motions
+from boardcast_sim.chessnut import SimulatedChessnut
 from hub.matches import MatchInfo
+from hub.server.app import HubRuntime
 from hub.venue import TableConfig, Venue
 from tests.conftest import free_port
 from tests.devices.test_ble import connector_for

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from hub.auth import hash_token
+from hub.referee.tokens import hash_token
 from tests.conftest import ROOT, free_port, get_json
 from tests.hubsupport import post_json
 

@@ -12,8 +12,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from hub.demo import build_demo_venue
-from hub.hall import replay_match
+from hub.demo.run import build_demo_venue
+from hub.hall.live import replay_match
 from hub.log.eventlog import EventLog
 from hub.matches import public_view
 from tests.conftest import DemoProcess, get_json, start_demo

@@ -6,8 +6,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from hub.auth import hash_token
-from hub.demo import TOKEN_FILE, build_demo_venue, demo_token
+from hub.demo.run import TOKEN_FILE, build_demo_venue, demo_token
+from hub.referee.tokens import hash_token
 from tests.conftest import start_demo
 from tests.hubsupport import get_json_as
 

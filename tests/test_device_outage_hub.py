@@ -13,8 +13,8 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
-from devices.simulators.pty import open_pty_pair
-from devices.simulators.tabletennis import TableTennisScoreboard
+from boardcast_sim.pty import open_pty_pair
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from hub.log.eventlog import EventLog
 from hub.referee import SYSTEM_ACTOR
 from hub.venue import TableConfig

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from boardcast_sim.pty import open_pty_pair
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import DeviceHello, ScoreboardState
-from devices.simulators.pty import open_pty_pair
-from devices.simulators.tabletennis import TableTennisScoreboard
 from devices.transports.tcp import token_digest
 from devices.wire.messages import encode_report
 from hub.venue import TableConfig

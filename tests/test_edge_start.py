@@ -186,7 +186,7 @@ def _burst(port: int, count: int) -> tuple[list[int], list[str], float]:
 
 
 def test_a_forged_x_forwarded_for_gains_nothing_on_an_edge(tmp_path: Path, redis_server: RedisServer) -> None:
-    """The default limit: a burst of 200 requests per address, then 50 a second (hub/limits.py)."""
+    """The default limit: a burst of 200 requests per address, then 50 a second (hub/server/limits.py)."""
     hall = venue_file(tmp_path / "a.toml", "Salon A", "A")
     proxied = tmp_path / "proxied.toml"  # the same hall, behind a trusted proxy at 127.0.0.2
     proxied.write_text(hall.read_text().replace("[venue]\n", '[venue]\ntrusted_proxies = ["127.0.0.2"]\n', 1))

@@ -9,7 +9,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from hub.hall import replay_match
+from hub.hall.live import replay_match
 from hub.log.eventlog import EventLog
 from hub.matches import public_view
 from hub.venue import TableConfig

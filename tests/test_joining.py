@@ -10,11 +10,11 @@ from typing import Any
 import chess
 import pytest
 
+from boardcast_sim.backgammon import BackgammonMatchSim, MatchOptions
 from devices.observations import ChessBoardState, ChessClockState, LinkChange, LinkState
-from devices.simulators.backgammon import BackgammonMatchSim, MatchOptions
 from hub.rules import backgammon as bg
 from hub.rules import chess as rc
-from hub.sports import BACKGAMMON, CHESS
+from hub.rules.registry import BACKGAMMON, CHESS
 from tests.hub.chess_support import Table
 from tests.hub.test_ingest import HELLO, obs, open_hub
 from tests.hub.test_ingest import state as score

@@ -11,14 +11,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from boardcast_sim.backgammon import BackgammonBoard, MatchOptions
+from boardcast_sim.dgt_board import DgtBoard, games_from_pgn
+from boardcast_sim.pty import open_pty_pair
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import ScoreboardState
-from devices.simulators.backgammon import BackgammonBoard, MatchOptions
-from devices.simulators.dgt_board import DgtBoard, games_from_pgn
-from devices.simulators.pty import open_pty_pair
-from devices.simulators.tabletennis import TableTennisScoreboard
-from hub.auth import hash_token
 from hub.log.eventlog import unpack
 from hub.matches import MatchInfo
+from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig, Venue
 from tests.conftest import get_json
 from tests.hubsupport import REFEREE_TOKEN, running_hub

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from hub.auth import hash_token
+from hub.referee.tokens import hash_token
 from hub.venue import load_venue
 from tests.conftest import ROOT, get_json
 from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, until

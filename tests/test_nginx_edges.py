@@ -176,7 +176,7 @@ def read(port: int, path: str) -> Any:
 async def refused_as(url: str, source: str, forged: str) -> dict[str, Any]:
     """Open feeds from `source` with a forged X-Forwarded-For until one is refused for its rate; the refusal.
 
-    An edge allows 60 new feeds at once and 5 a second per client address (hub/limits.py WebLimits); the
+    An edge allows 60 new feeds at once and 5 a second per client address (hub/server/limits.py WebLimits); the
     refusal names the address it counted them against."""
     opened: list[ClientConnection] = []
     options: dict[str, Any] = {"host": "127.0.0.1", "local_addr": (source, 0), "open_timeout": 5}

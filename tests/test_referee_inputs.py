@@ -7,8 +7,8 @@ from pathlib import Path
 
 from devices.observations import DeviceHello, Observation, ScoreboardState
 from hub.feed.fanout import Fanout
-from hub.hall import Hall, replay_match
-from hub.ingest import Ingest
+from hub.hall.live import Hall, replay_match
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, public_view
 from hub.venue import TableConfig, Venue

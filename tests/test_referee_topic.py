@@ -9,8 +9,8 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from boardcast_sim.pty import open_pty_pair
 from devices.observations import DeviceHello, ScoreboardState
-from devices.simulators.pty import open_pty_pair
 from devices.wire.messages import encode_report
 from hub.venue import TableConfig
 from tests.hubsupport import REFEREE_TOKEN, running_hub, venue

@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from hub.auth import hash_token
 from hub.cli import main as cli
 from hub.feed.fanout import Fanout
-from hub.hall import Hall, replay_match
+from hub.hall.live import Hall, replay_match
 from hub.log.eventlog import EventLog
 from hub.matches import (
     ActionRefused,
@@ -39,6 +38,7 @@ from hub.referee import (
     console_view,
     prepare,
 )
+from hub.referee.tokens import hash_token
 from hub.rules import backgammon as bg
 from hub.venue import PlayerConfig, RefereeConfig, TableConfig, Venue, load_venue
 from tests.hubsupport import get_json_as, post_json, running_hub

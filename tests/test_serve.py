@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from devices.simulators.pty import open_pty_pair
-from devices.simulators.tabletennis import TableTennisScoreboard
+from boardcast_sim.pty import open_pty_pair
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from tests.conftest import ROOT, free_port, get_json
 
 VENUE = """\

@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from devices.testing.ble_fake import DScoreLayout, FakeRadio
+from boardcast_sim.ble_fake import DScoreLayout, FakeRadio
 from devices.transports.ble import DSCORE_SERVICE, BleConnector
-from hub.app import HubRuntime
 from hub.matches import MatchInfo
+from hub.server.app import HubRuntime
 from hub.venue import TableConfig, Venue
 from tests.conftest import free_port
 from tests.hubsupport import until

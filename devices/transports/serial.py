@@ -24,7 +24,7 @@ import serial_asyncio_fast
 DEFAULT_BAUDRATE = 115200
 BAUDRATES = serial.SerialBase.BAUDRATES  # pyserial's standard rates: a typo such as 11520 is refused
 # What `protocol=` a serial:// URL may name, and the options that protocol's session reads besides `baud`
-# and `protocol` (devices/dgt/port.py reads `bt`); the hub picks the session by it (hub/app.py).
+# and `protocol` (devices/dgt/port.py reads `bt`); the hub picks the session by it (hub/server/app.py).
 SERIAL_PROTOCOLS: dict[str, tuple[str, ...]] = {"wire": (), "dgt": ("bt",)}
 
 

@@ -11,7 +11,7 @@ from hub.chances.engine import Chances, GnubgNet, evaluable, evaluate, evaluate_
 from hub.chances.service import ChanceService
 
 if TYPE_CHECKING:
-    from hub.public import PublicHall
+    from hub.hall.spectators import PublicHall
 
 log = logging.getLogger(__name__)
 

@@ -27,10 +27,10 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from devices.transports.base import ACCEPT_BATCH
-from hub.allocator import BURST_CONNECTIONS
-from hub.connections import GuardedHttp, Unfinished, break_transport_cycle, deepen_listen_queues
 from hub.feed.fanout import DEFLATE_BITS
-from hub.limits import SECURITY_HEADERS, WebLimits
+from hub.server.allocator import BURST_CONNECTIONS
+from hub.server.connections import GuardedHttp, Unfinished, break_transport_cycle, deepen_listen_queues
+from hub.server.limits import SECURITY_HEADERS, WebLimits
 
 LINK = "boardcast.link"  # the scope extension naming the connection's FeedProtocol
 PING_SPREAD = 0.2  # each keepalive ping waits the interval ± this share of it
@@ -121,7 +121,7 @@ class FeedProtocol(WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         """Close as uvicorn does, and leave nothing of the connection in a reference cycle.
 
-        A closed connection's objects would otherwise wait for a full collection (every 100 s, hub.heap):
+        A closed connection's objects would otherwise wait for a full collection (every 100 s, hub.server.heap):
         the scope names this protocol (LINK) and the library's parser, a suspended generator, holds its
         protocol. Under thousands of phones coming and going, memory they held waited with them, and the
         allocator could not give back what was freed later around the survivors."""
@@ -244,7 +244,7 @@ def server_config(app: Any, unfinished: Unfinished | None = None, **options: Any
 
 def burst_gone(server: uvicorn.Server, unfinished: Unfinished) -> Callable[[], bool]:
     """A check that is true, once each time, when `BURST_CONNECTIONS` or more of the server's connections
-    have gone since the most it held at once (for `hub.heap.give_back_after_bursts`)."""
+    have gone since the most it held at once (for `hub.server.heap.give_back_after_bursts`)."""
     held = server.server_state.connections
     return lambda: unfinished.ebbed(len(held), BURST_CONNECTIONS)
 

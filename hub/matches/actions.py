@@ -18,7 +18,7 @@ from hub.matches.model import (
     ResultRecord,
 )
 from hub.rules.base import Anomaly, Fact, Severity
-from hub.sports import SPORTS
+from hub.rules.registry import SPORTS
 
 _ENDS_UNPLAYED = (MatchStatus.SCHEDULED, MatchStatus.LIVE, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
 

@@ -24,7 +24,7 @@ from hub.matches.model import (
 from hub.matches.model import WAITING as _WAITING
 from hub.matches.naming import status_name
 from hub.rules.base import Anomaly, Fact, Severity
-from hub.sports import SPORTS
+from hub.rules.registry import SPORTS
 
 CLOSED_TO_REPORTS = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDONED)
 
@@ -38,7 +38,7 @@ def fold_rules(
     not, after an undo of its last point, make it live again, unless a referee wrote its result). A match closed
     to reports keeps its state; a report that changes something there is a `match.report_after_close`
     anomaly (a board repeating its final display is no news). A device's first report after the hub joined
-    it (the body's `"joined": true`, set by `hub.ingest`) goes through the sport's `join`, not `apply`."""
+    it (the body's `"joined": true`, set by `hub.ingest.sink`) goes through the sport's `join`, not `apply`."""
     rules = SPORTS[match.info.sport]
     outcome = (rules.join if body.get("joined") is True else rules.apply)(match.sport_state, report, at)
     status = match.status

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hub.rules.base import Anomaly, Fact, Severity
-from hub.sports import SPORTS, SportRules
+from hub.rules.registry import SPORTS, SportRules
 
 MAX_KEPT_ANOMALIES = 200  # items (a problem repeated is one item with a count), newest kept
 MAX_KEPT_OCCURRENCES = 100  # per item, newest kept: every occurrence stays in the log, with its offset

@@ -14,7 +14,7 @@ from hub.matches.effects import audited, fold_rules, keep_anomalies, keep_facts,
 from hub.matches.fastpath import after_rallies, fold_with_runs
 from hub.matches.model import MAX_KEPT_FACTS, EventKind, MatchOutcome, MatchState, MatchStatus
 from hub.rules.base import Anomaly, Severity
-from hub.sports import SPORTS
+from hub.rules.registry import SPORTS
 
 Handler = Callable[[MatchState, dict[str, Any], int, float, str | None], MatchOutcome]
 Row = tuple[int, str, float, str | None, Any]  # a match's log row: (offset, kind, at, actor, body)

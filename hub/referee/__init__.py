@@ -16,7 +16,7 @@ does not shorten them) and that appeal's decision.
 `model` holds the vocabulary (roles, actions, penalties, decisions, `RefereeEvent`, the refusals); `request`
 reads a console request and `prepare`s its event; `actions` the checks, one function per action, and the round
 lock; `inputs` the referee inputs the sport's rules read; `offers` what may be done to a match now (asked
-of the same checks); `console` what the console reads (each anomaly with its rule from `hub.rulebook`).
+of the same checks); `console` what the console reads (each anomaly with its rule from `hub.articles`).
 Everything the hub imports is here.
 """
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from hub.articles import RuleOverride, rule_for
 from hub.matches import MatchState, referee_view
 from hub.matches.naming import with_names
 from hub.referee.actions import appeal_deadline
 from hub.referee.model import Role
 from hub.referee.offers import anomaly_offers, chief_only, offered, offered_penalties
-from hub.rulebook import RuleOverride, rule_for
 from hub.venue import PlayerConfig
 
 

@@ -1,7 +1,7 @@
-"""The shared defaults of the sport classes (`hub/rules/<sport>/sport.py`) behind `hub.sports.SportRules`.
+"""The shared defaults of the sport classes (`hub/rules/<sport>/sport.py`) behind `hub.rules.registry.SportRules`.
 
 Each default is here once; a sport overrides only what it does differently. This module and the sport
-classes import nothing from the hub's match model (`hub.matches`, `hub.sports`): the match's venue terms
+classes import nothing from the hub's match model (`hub.matches`, `hub.rules.registry`): the match's venue terms
 reach them as `MatchTerms`, which the hub's `MatchInfo` fits.
 """
 

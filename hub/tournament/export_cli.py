@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.log.eventlog import EventLogError
-from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED, venue_data_dir
+from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED, venue_data_dir
 from hub.tournament.export import (
     Exported,
     ExportError,

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hub.matches import MatchState, MatchStatus
-from hub.teams import game_result
+from hub.tournament.teams import game_result
 
 GameLine = tuple[int, int, str]  # White's and Black's starting ranks and the result ("1-0", "0-1F", …)
 

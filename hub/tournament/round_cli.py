@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hub.startup import EXIT_BAD_INPUT, EXIT_FAILED
+from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED
 from hub.tournament.draw import DRAW_SPORTS, draw_text, plan_csv_draw
 from hub.tournament.plan import bye_line, count, forfeit_line
 from hub.tournament.rounds import RoundError, RoundPlan, add_to_venue, plan_trf_round

@@ -30,7 +30,7 @@ def device_protocol(url: str) -> str | None:
 
 
 def device_kind(url: str) -> str:
-    """Which session reads a table's device, as hub/app.py `_session` and `_opener` choose it: "dgt" and
+    """Which session reads a table's device, as hub/server/app.py `_session` and `_opener` choose it: "dgt" and
     "chessnut" by `protocol=`, else Boardcast Wire over "tcp", "ble" or "serial" (any port pyserial opens)."""
     protocol = device_protocol(url)
     if protocol in CHESS_BOARD_PROTOCOLS:
@@ -72,7 +72,7 @@ def table_clock(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | 
             "clock",
             "must be a serial or ble:// URL of a Boardcast Wire chess clock / seri ya da ble:// saat adresi olmalı",
         )
-    try:  # a Boardcast Wire session, as hub/app.py `_opener` makes for it
+    try:  # a Boardcast Wire session, as hub/server/app.py `_opener` makes for it
         (parse_wire_ble_url if url.startswith("ble://") else parse_wire_serial_url)(url)
     except ValueError as exc:
         raise fail("clock", f"{exc} / geçersiz saat adresi") from None

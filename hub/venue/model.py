@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hub.articles import RuleOverride
 from hub.matches import MatchInfo
-from hub.rulebook import RuleOverride
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from devices.dscore.session import parse_dscore_url
-from hub.limits import split_host
-from hub.sports import SPORTS
+from hub.rules.registry import SPORTS
+from hub.server.limits import split_host
 from hub.tournament.tiebreaks import parse_tiebreaks
 from hub.venue.devices import same_gateway_same_address, table_clock, table_device, table_orientation
 from hub.venue.keys import (

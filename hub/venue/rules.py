@@ -8,7 +8,7 @@ en = "..."
 tr = "..."
 ```
 
-Each key given replaces the catalogue's (`hub.rulebook`); `document` and `title` set both languages, and
+Each key given replaces the catalogue's (`hub.articles`); `document` and `title` set both languages, and
 `document_en` / `document_tr` (`title_en` / `title_tr`) one of them. An unknown code or key is refused with
 its line and the nearest known one, like every other mistake in the file.
 """
@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hub.rulebook import RuleOverride, known_codes
+from hub.articles import RuleOverride, known_codes
 from hub.venue.keys import Locator, unknown_key
 from hub.venue.model import VenueError
 

@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from hub.limits import Guard
+from hub.server.limits import Guard
 from hub.web.context import PublicContext, WebContext
 from hub.web.devices import DEVICE_PATHS, device_routes
 from hub.web.errors import EXCEPTION_HANDLERS

@@ -15,14 +15,14 @@ from typing import Any, Protocol
 
 from devices.session import CommandTarget
 from devices.transports.tcp import TcpGateway
-from hub.auth import Authenticator
-from hub.connections import Unfinished
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
-from hub.heap import HeapStats
-from hub.ingest import Ingest
-from hub.limits import Access, WebLimits
-from hub.public import PublicHall
+from hub.hall.live import Hall
+from hub.hall.spectators import PublicHall
+from hub.ingest.sink import Ingest
+from hub.referee.tokens import Authenticator
+from hub.server.connections import Unfinished
+from hub.server.heap import HeapStats
+from hub.server.limits import Access, WebLimits
 
 STUCK_AFTER_S = 10.0
 
@@ -74,8 +74,8 @@ class WebContext:
     limits: WebLimits = field(default_factory=WebLimits)
     refused: Counter[str] = field(default_factory=Counter)  # requests and feeds refused, by limit
     bus_health: Callable[[], dict[str, Any]] | None = None  # the Redis link, when the hub publishes to one
-    heap: HeapStats | None = None  # the hub's clocked garbage collector (hub/heap.py)
-    connections: Unfinished | None = None  # connections waiting for their request (hub/connections.py)
+    heap: HeapStats | None = None  # the hub's clocked garbage collector (hub/server/heap.py)
+    connections: Unfinished | None = None  # connections waiting for their request (hub/server/connections.py)
     access: Access = field(default_factory=Access)  # the names it answers to, the proxies it trusts
 
     @property

@@ -2,7 +2,7 @@
 
 `/api/devices` is the device board (private details for a referee token); `/api/health` is the hub's state:
 its log and writer, devices, gateways, clients and limits. A spectator edge has neither; it answers its own
-health (hub/edge.py).
+health (hub/bus/edge.py).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from hub import __version__
-from hub.connections import open_files
 from hub.log.writer import WriterProcess
+from hub.server.connections import open_files
 from hub.web.context import WebContext
 from hub.web.errors import ORJSONResponse
 
@@ -79,7 +79,7 @@ class DeviceRoutes:
         )
 
 
-# Device routes that only a hub has (an edge answers these paths with the hub's address: hub/edge.py).
+# Device routes that only a hub has (an edge answers these paths with the hub's address: hub/bus/edge.py).
 DEVICE_PATHS = ("/api/devices",)
 
 

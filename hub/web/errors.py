@@ -17,8 +17,8 @@ from starlette.responses import JSONResponse, Response
 
 from devices.session import CommandFailed, NotConnected
 from devices.wire.messages import CommandInvalid
+from hub.hall.spectators import UnknownMatch
 from hub.matches import ActionRefused
-from hub.public import UnknownMatch
 from hub.referee import ActionForbidden
 
 NO_MATCH = "no such match / böyle bir maç yok"

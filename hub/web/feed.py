@@ -14,10 +14,10 @@ import orjson
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from hub.auth import Authenticator
 from hub.feed.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
 from hub.feed.protocol import LINK
-from hub.limits import CLOSE_POLICY, RateLimiter, WebLimits
+from hub.referee.tokens import Authenticator
+from hub.server.limits import CLOSE_POLICY, RateLimiter, WebLimits
 from hub.web.context import PublicContext
 
 MAX_CLIENT_MESSAGE = 4096

@@ -14,7 +14,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hub import chess_feed
+from hub.feed import pgn as chess_feed
 from hub.matches.naming import sport_name
 from hub.tournament.export import ExportError, ExportFormat, export_round_file
 from hub.tournament.model import Tournament

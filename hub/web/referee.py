@@ -16,7 +16,6 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from devices.wire.messages import Command, command_fields
-from hub.auth import Authenticator
 from hub.matches import EventKind, MatchState, check_confirm, public_view
 from hub.referee import (
     BULK_FIELDS,
@@ -27,9 +26,10 @@ from hub.referee import (
     prepare_bulk,
     prepare_input,
 )
+from hub.referee.tokens import Authenticator
 from hub.venue import RefereeConfig, VenueError
 from hub.venue.changes import VenueChangeRefused
-from hub.venue_reload import NoVenueFile, take_new_rounds
+from hub.venue.reload import NoVenueFile, take_new_rounds
 from hub.web.bodies import no_fields, query_int, read_object
 from hub.web.context import WebContext
 from hub.web.errors import NO_MATCH, Conflict, Forbidden, Invalid, NotFound, ORJSONResponse, Unauthorized
@@ -208,7 +208,7 @@ class RefereeRoutes:
 
 
 # The referee routes: path, endpoint name on RefereeRoutes, methods. An edge answers these paths with the hub's
-# address instead (hub/edge.py).
+# address instead (hub/bus/edge.py).
 REFEREE_ROUTES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("/api/matches/{match_id}/confirm", "confirm", ("POST",)),
     ("/api/matches/{match_id}/inputs", "input", ("POST",)),

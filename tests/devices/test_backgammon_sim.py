@@ -10,9 +10,9 @@ from collections import Counter
 
 import pytest
 
+from boardcast_sim.backgammon import BackgammonBoard, Board, Fault, MatchOptions, plays
+from boardcast_sim.backgammon_match import BackgammonMatchSim, apply_steps
 from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceHello
-from devices.simulators.backgammon import BackgammonBoard, Board, Fault, MatchOptions, plays
-from devices.simulators.backgammon_match import BackgammonMatchSim, apply_steps
 from devices.wire.codec import MessageType, WireCodec, decode_frame
 from devices.wire.messages import (
     BodyError,
@@ -23,7 +23,7 @@ from devices.wire.messages import (
     encode_report,
 )
 from hub.rules import backgammon as bg
-from hub.sports import BACKGAMMON
+from hub.rules.registry import BACKGAMMON
 
 
 def _hub_position(board: Board, side: int) -> bg.Position:

@@ -1,6 +1,6 @@
 """BLE transport through the real bleak BleakClient, real bleak-retry-connector and the real DeviceSession.
 
-Only the radio is fake: `devices.testing.ble_fake` is a bleak backend (client and scanner) over simulated
+Only the radio is fake: `boardcast_sim.ble_fake` is a bleak backend (client and scanner) over simulated
 Nordic UART peripherals running the real table-tennis scoreboard simulator.
 """
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from boardcast_sim.ble_fake import FakeRadio, NusLayout, nus_service_collection
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import DeviceHello, LinkChange, LinkState, ScoreboardState
 from devices.session import DeviceSession
-from devices.simulators.tabletennis import TableTennisScoreboard
-from devices.testing.ble_fake import FakeRadio, NusLayout, nus_service_collection
 from devices.transports.ble import (
     NUS_RX,
     NUS_SERVICE,

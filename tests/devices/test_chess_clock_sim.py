@@ -9,9 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from devices.observations import ChessClockState, DeviceEvent, DeviceHello, Heartbeat
-from devices.session import DeviceSession
-from devices.simulators.chess_clock import (
+from boardcast_sim.chess_clock import (
     TICK_MS,
     ChessClock,
     ChessClockSim,
@@ -21,7 +19,9 @@ from devices.simulators.chess_clock import (
     Timing,
     main,
 )
-from devices.simulators.pty import open_pty_pair
+from boardcast_sim.pty import open_pty_pair
+from devices.observations import ChessClockState, DeviceEvent, DeviceHello, Heartbeat
+from devices.session import DeviceSession
 from devices.wire.codec import Frame, decode_frame
 from devices.wire.messages import Command, report_to_body
 from tests.devices.support import EPOCH, FAST, RecordingSink, eventually, running

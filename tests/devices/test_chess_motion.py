@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from devices.simulators import chess_motion
-from devices.simulators.chess_motion import (
+from boardcast_sim import chess_motion
+from boardcast_sim.chess_motion import (
     CLEAN_DELAY_S,
     HUMAN_DELAY_S,
     LATE_EN_PASSANT_DELAY_S,

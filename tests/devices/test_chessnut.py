@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from boardcast_sim.ble_fake import ChessnutLayout, FakeRadio, chessnut_service_collection
+from boardcast_sim.chessnut import Channel, SimulatedChessnut
 from devices.chessnut.codec import (
     BOARD_REPORT_SIZE,
     ChessnutCodec,
@@ -30,10 +32,8 @@ from devices.chessnut.session import (
     chessnut_device_id,
     parse_chessnut_url,
 )
-from devices.chessnut.simulator import Channel, SimulatedChessnut
 from devices.observations import ChessBoardState, DeviceEvent, DeviceHello, Heartbeat, LinkState
 from devices.session import CommandFailed
-from devices.testing.ble_fake import ChessnutLayout, FakeRadio, chessnut_service_collection
 from devices.transports.ble import (
     CHESSNUT_SERVICES,
     BleConnector,

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from boardcast_sim.dgt_board import GARBAGE, OPERA_GAME, DgtBoard, Fault, games_from_pgn
+from boardcast_sim.pty import PtyPair, open_pty_pair
 from devices.dgt.codec import (
     ClockCommand,
     DgtCodec,
@@ -42,8 +44,6 @@ from devices.observations import (
     LinkState,
 )
 from devices.session import CommandFailed
-from devices.simulators.dgt_board import GARBAGE, OPERA_GAME, DgtBoard, Fault, games_from_pgn
-from devices.simulators.pty import PtyPair, open_pty_pair
 from devices.wire.codec import FrameErrorKind
 from devices.wire.messages import Command
 from tests.devices.support import FAST, RecordingSink, eventually, running

@@ -16,6 +16,18 @@ import chess
 import pytest
 import serial
 
+from boardcast_sim.dgt_board import (
+    GARBAGE,
+    LEFT,
+    OPERA_GAME,
+    RIGHT,
+    Dgt3000,
+    DgtBoard,
+    Fault,
+    games_from_pgn,
+    parse_time_control,
+)
+from boardcast_sim.pty import PtyPair, open_pty_pair
 from devices.dgt.codec import (
     ClockCommand,
     ClockRun,
@@ -39,18 +51,6 @@ from devices.dgt.messages import (
 )
 from devices.dgt.reader import DgtReader, DgtReport
 from devices.observations import ChessBoardState
-from devices.simulators.dgt_board import (
-    GARBAGE,
-    LEFT,
-    OPERA_GAME,
-    RIGHT,
-    Dgt3000,
-    DgtBoard,
-    Fault,
-    games_from_pgn,
-    parse_time_control,
-)
-from devices.simulators.pty import PtyPair, open_pty_pair
 from tests.devices.support import eventually, running
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -336,7 +336,7 @@ def test_the_simulator_runs_from_the_command_line_on_a_pty(tmp_path: Path) -> No
     pgn = tmp_path / "games.pgn"
     pgn.write_text(SHARP_GAME, encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "devices.simulators.dgt_board", "--pgn", str(pgn), "--speed", "20"],
+        [sys.executable, "-m", "boardcast_sim.dgt_board", "--pgn", str(pgn), "--speed", "20"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -356,7 +356,7 @@ def test_the_simulator_runs_from_the_command_line_on_a_pty(tmp_path: Path) -> No
     assert dump.board_fen() == START
 
     broken = subprocess.run(
-        [sys.executable, "-m", "devices.simulators.dgt_board", "--pgn", str(tmp_path / "missing.pgn")],
+        [sys.executable, "-m", "boardcast_sim.dgt_board", "--pgn", str(tmp_path / "missing.pgn")],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from devices.simulators.pty import open_pty_pair
+from boardcast_sim.pty import open_pty_pair
 from devices.transports.serial import DeviceUnavailable, SerialTarget, open_serial, parse_serial_url
 
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from boardcast_sim.tabletennis import TableTennisMatchSim
 from devices.observations import ScoreboardState
-from devices.simulators.tabletennis import TableTennisMatchSim
 
 
 def play_out(sim: TableTennisMatchSim) -> list[ScoreboardState]:

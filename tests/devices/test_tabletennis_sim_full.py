@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from devices.observations import DeviceEvent, ScoreboardState
-from devices.simulators.tabletennis import (
+from boardcast_sim.tabletennis import (
     CardPlan,
     ExpeditePlan,
     Fault,
@@ -27,7 +26,8 @@ from devices.simulators.tabletennis import (
     TableTennisScoreboard,
     TimeOutPlan,
 )
-from devices.simulators.tabletennis_match import COUNTS, Card
+from boardcast_sim.tabletennis_match import COUNTS, Card
+from devices.observations import DeviceEvent, ScoreboardState
 from devices.wire.codec import Frame, WireCodec
 from devices.wire.messages import decode_report
 

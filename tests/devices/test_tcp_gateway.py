@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import DeviceHello, LinkState, ScoreboardState
 from devices.session import DeviceSession
-from devices.simulators.tabletennis import TableTennisScoreboard
 from devices.transports.tcp import RefusalReason, TcpGateway, parse_tcp_url, token_digest
 from devices.wire.codec import Frame, MessageType, WireCodec, encode_frame
 from devices.wire.messages import report_to_body

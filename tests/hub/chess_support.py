@@ -11,9 +11,9 @@ from typing import Any
 import chess
 import chess.pgn
 
+from boardcast_sim.chess_motion import MotionStyle, motions, takeback_motions
 from devices.dgt.reader import DgtReader, DgtReport
 from devices.observations import ChessBoardState, ChessClockState, DeviceEvent
-from devices.simulators.chess_motion import MotionStyle, motions, takeback_motions
 from hub.rules import chess as rc
 from hub.rules.base import Anomaly, Fact
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from hub import allocator
-from hub.connections import Unfinished
-from hub.heap import HeapStats, give_back_after_bursts
-from hub.limits import WebLimits
+from hub.server import allocator
+from hub.server.connections import Unfinished
+from hub.server.heap import HeapStats, give_back_after_bursts
+from hub.server.limits import WebLimits
 from tests.conftest import ROOT, free_port
 
 pytestmark = pytest.mark.skipif(not allocator.can_give_back(), reason="needs glibc's malloc_trim")
@@ -59,7 +59,7 @@ async def test_the_give_back_runs_once_per_ebb_and_counts_what_it_returned() -> 
 FRAGMENTED = textwrap.dedent(
     """
     import gc, json, sys
-    from hub import allocator
+    from hub.server import allocator
     kept = []
     chunks = [bytes(200 + i % 300) for i in range(400_000)]  # ~130 MB of small objects
     kept = chunks[::64]  # one in 64 outlives the burst, scattered through the heap

@@ -17,13 +17,13 @@ from test_backgammon_moves import run_gnubg_python
 from devices.observations import BackgammonBoardEvent
 from devices.wire.backgammon_board import decode_backgammon_event
 from devices.wire.bodies import BodyError
+from hub.articles import CATALOGUE
 from hub.matches import EventKind, MatchInfo, apply_event, new_match
 from hub.referee import ActionInvalid, check_input, console_view
-from hub.rulebook import CATALOGUE
 from hub.rules import backgammon as bg
 from hub.rules.backgammon.export import match_to_mat
 from hub.rules.backgammon.ids import decode_match_id, decode_xgid
-from hub.sports import SPORTS
+from hub.rules.registry import SPORTS
 from hub.venue import VenueError, parse_venue
 
 ACCEPT, REJECT = bg.ResignAnswer.ACCEPT, bg.ResignAnswer.REJECT

@@ -12,7 +12,7 @@ import chess
 from devices.observations import ChessBoardState
 from hub.matches import MatchInfo, MatchState, apply_event, new_match
 from hub.rules.base import Anomaly, Fact
-from hub.sports import report_to_dict
+from hub.rules.registry import report_to_dict
 from tests.hub.chess_support import read_games
 
 TICK_S = 0.25  # `ChessSport.tick_every_s`

@@ -393,8 +393,8 @@ async def test_a_board_set_up_again_before_the_result_starts_the_next_round_once
 ) -> None:
     from devices.observations import DeviceHello, Observation
     from hub.feed.fanout import Fanout
-    from hub.hall import Hall
-    from hub.ingest import Ingest
+    from hub.hall.live import Hall
+    from hub.ingest.sink import Ingest
     from hub.log.eventlog import EventLog
     from hub.matches import EventKind, MatchInfo, MatchStatus
     from hub.venue import TableConfig, Venue

@@ -9,8 +9,8 @@ import random
 import chess
 import pytest
 
+from boardcast_sim.chess_motion import MotionStyle
 from devices.observations import ChessClockState
-from devices.simulators.chess_motion import MotionStyle
 from hub.rules import chess as rc
 from hub.rules import clock as clk
 from tests.hub.chess_support import Table, read_games

@@ -10,12 +10,12 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from boardcast_sim.chess_motion import MotionStyle, apply_motions, motions
 from devices.observations import ChessBoardState, ChessClockState, DeviceHello, Observation
-from devices.simulators.chess_motion import MotionStyle, apply_motions, motions
-from hub.chess_feed import game_pgn, round_pgn
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
-from hub.ingest import Ingest
+from hub.feed.pgn import game_pgn, round_pgn
+from hub.hall.live import Hall
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import EventKind, MatchInfo, MatchStatus
 from hub.venue import TableConfig, TeamMatchConfig, Venue

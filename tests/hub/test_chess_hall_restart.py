@@ -7,8 +7,8 @@ from pathlib import Path
 
 from devices.observations import ChessClockState, Observation
 from hub.feed.fanout import Fanout
-from hub.hall import START_GRACE_S, Hall
-from hub.ingest import Ingest
+from hub.hall.live import START_GRACE_S, Hall
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from tests.hub.test_chess_hall import MOVES, START, chess_venue, feed_game
 

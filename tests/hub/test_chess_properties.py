@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from boardcast_sim.chess_motion import MotionStyle, motions
 from devices.observations import ChessBoardState, ChessClockState, DeviceEvent
-from devices.simulators.chess_motion import MotionStyle, motions
 from hub.rules import chess as rc
 from hub.rules import clock as clk
 

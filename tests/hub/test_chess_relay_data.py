@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from hub.chess_feed import event_tags, game_pgn, round_pgn
+from hub.feed.pgn import event_tags, game_pgn, round_pgn
 from hub.matches import MatchStatus, new_match
-from hub.teams import team_match_view
 from hub.tournament.controls import read_time_control
 from hub.tournament.export import ExportFormat, export_round_file
 from hub.tournament.rounds import RoundError, add_to_venue, pgn_title, plan_trf_round
+from hub.tournament.teams import team_match_view
 from hub.tournament.trf import load_trf, parse_trf
 from hub.venue import VenueError, load_venue, parse_venue
 from tests.hub.chess_support import Table

@@ -12,8 +12,8 @@ from devices.wire.codec import Frame, WireCodec
 from devices.wire.messages import decode_report, encode_report
 from devices.wire.sequence import SeqUnwrapper
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
-from hub.ingest import Ingest
+from hub.hall.live import Hall
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from devices.observations import LinkChange, LinkState
 from devices.silence import LinkReason, SilenceWatch
-from hub.health import is_silence, link_status
-from hub.ingest import TableSink
+from hub.articles import rule_for
+from hub.ingest.health import is_silence, link_status
+from hub.ingest.sink import TableSink
 from hub.matches import AnomalyState
 from hub.referee import SYSTEM_ACTOR, Action, handle_anomaly
-from hub.rulebook import rule_for
 from tests.hub.test_ingest import HELLO, obs, open_hub, state
 
 

@@ -16,13 +16,13 @@ import pytest
 import uvicorn
 from websockets.asyncio.client import connect
 
-from hub.auth import Authenticator
 from hub.feed.fanout import Fanout
 from hub.feed.protocol import server_config
-from hub.hall import Hall
-from hub.ingest import Ingest
+from hub.hall.live import Hall
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo
+from hub.referee.tokens import Authenticator
 from hub.venue import TableConfig, Venue
 from hub.web import WebContext, create_app
 from tests.conftest import free_port

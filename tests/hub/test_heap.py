@@ -8,8 +8,8 @@ import weakref
 
 import pytest
 
-from hub import heap
-from hub.heap import HeapStats, collect_on_a_clock
+from hub.server import heap
+from hub.server.heap import HeapStats, collect_on_a_clock
 
 
 class _Node:

@@ -11,11 +11,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardcast_sim.tabletennis import TableTennisMatchSim
 from devices.observations import DeviceEvent, DeviceHello, Heartbeat, Observation, ScoreboardState
-from devices.simulators.tabletennis import TableTennisMatchSim
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
-from hub.ingest import Ingest
+from hub.hall.live import Hall
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, public_view, to_snapshot
 from hub.venue import TableConfig, Venue

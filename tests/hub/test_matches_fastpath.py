@@ -19,7 +19,7 @@ from test_tabletennis_properties import play as play_match
 from hub.log.eventlog import pack
 from hub.matches import MatchInfo, MatchState, apply_event, fold_events, new_match, to_snapshot
 from hub.rules import tabletennis as tt
-from hub.sports import SPORTS
+from hub.rules.registry import SPORTS
 
 
 def _rows(plan: Plan, seed: int, noise: bool) -> list[tuple[int, str, float, str | None, Any]]:

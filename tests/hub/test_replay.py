@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 from test_matches_fastpath import _info, _rows
 from test_tabletennis_properties import Plan
 
+from boardcast_sim.tabletennis import TableTennisMatchSim
 from devices.observations import DeviceHello, Observation
-from devices.simulators.tabletennis import TableTennisMatchSim
 from hub.feed.fanout import Fanout
-from hub.hall import Hall, replay_match
-from hub.ingest import Ingest
+from hub.hall.live import Hall, replay_match
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo, apply_event, new_match, public_view, result_to_dict, summary
-from hub.sports import SPORTS
+from hub.rules.registry import SPORTS
 from hub.venue import TableConfig, Venue
 
 VENUE = Venue(

@@ -21,12 +21,12 @@ import chess.pgn
 import pytest
 import trf
 
-from hub.auth import hash_token
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
+from hub.hall.live import Hall
 from hub.log.eventlog import LOG_FILE, EventLog
 from hub.matches import EventKind, MatchInfo, MatchStatus, new_match
 from hub.referee import prepare
+from hub.referee.tokens import hash_token
 from hub.rules.backgammon.state import BackgammonState, GameRecord, Phase
 from hub.tournament.export import ExportError, round_csv, trf_with_round
 from hub.tournament.export_cli import add_export_parser, run_round_export

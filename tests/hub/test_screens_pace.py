@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from hub.public import SCREENS_EVERY_S
+from hub.hall.spectators import SCREENS_EVERY_S
 from tests.hub.test_ingest import HELLO, obs, open_hub, state
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from devices.observations import DeviceHello, Observation, ScoreboardState
 from hub.feed.fanout import Fanout
-from hub.hall import Hall, replay_match
-from hub.ingest import Ingest, TableSink
+from hub.hall.live import Hall, replay_match
+from hub.ingest.sink import Ingest, TableSink
 from hub.log.eventlog import EventLog
 from hub.matches import EventKind, MatchInfo, MatchStatus, public_view
 from hub.venue import TableConfig, Venue

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hub.chess_feed import round_pgn
+from hub.feed.pgn import round_pgn
 from hub.matches import new_match
-from hub.teams import team_match_view
 from hub.tournament.rounds import plan_trf_round
+from hub.tournament.teams import team_match_view
 from hub.tournament.trf import load_trf
 from hub.venue import VenueError, load_venue, parse_venue
 

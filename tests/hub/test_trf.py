@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.auth import hash_token
+from hub.referee.tokens import hash_token
 from hub.tournament.export import ExportFormat, export_round_file, trf_with_round
 from hub.tournament.model import LineEnding, TextEncoding
 from hub.tournament.trf import TrfError, load_trf, parse_trf, write_round

@@ -30,9 +30,9 @@ import orjson
 
 from devices.observations import Observation, ScoreboardState
 from hub import referee
-from hub.app import HubRuntime
-from hub.auth import hash_token
 from hub.matches import MatchInfo, MatchState
+from hub.referee.tokens import hash_token
+from hub.server.app import HubRuntime
 from hub.venue import RefereeConfig, TableConfig, Venue
 
 TABLES = 4

@@ -16,13 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from boardcast_sim.pty import open_pty_pair
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import Observation, ScoreboardState
-from devices.simulators.pty import open_pty_pair
-from devices.simulators.tabletennis import TableTennisScoreboard
-from hub.app import HubRuntime
-from hub.auth import hash_token
-from hub.limits import WebLimits
 from hub.matches import MatchInfo
+from hub.referee.tokens import hash_token
+from hub.server.app import HubRuntime
+from hub.server.limits import WebLimits
 from hub.venue import PlayerConfig, RefereeConfig, TableConfig, Venue
 from tests.conftest import free_port
 

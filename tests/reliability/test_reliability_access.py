@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from hub.limits import WebLimits
+from hub.server.limits import WebLimits
 from hub.venue import VenueError, parse_venue
 from tests.reliability.conftest import Tried
 from tests.reliability.support import TOKEN, HubThread, hall_venue

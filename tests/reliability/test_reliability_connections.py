@@ -1,6 +1,6 @@
 """Connections that never become requests, and the server's own answers: real sockets against real hubs.
 
-Each test here failed before `hub/connections.py`: a silent socket was held forever, 1,100 of them took a hub
+Each test here failed before `hub/server/connections.py`: a silent socket was held forever, 1,100 of them took a hub
 at the usual 1,024 open files off the air, a kept-alive answer waited 40 ms for a delayed ACK, and uvicorn's
 own 400 went out without the security headers.
 """
@@ -22,9 +22,9 @@ import uvicorn
 import websockets
 
 from devices.transports.base import ACCEPT_BATCH, LISTEN_QUEUE
-from hub.connections import QuietRepeats, Unfinished
 from hub.feed.protocol import announce_started, server_config
-from hub.limits import SECURITY_HEADERS, WebLimits
+from hub.server.connections import QuietRepeats, Unfinished
+from hub.server.limits import SECURITY_HEADERS, WebLimits
 from tests.conftest import free_port
 from tests.reliability.conftest import Tried
 from tests.reliability.served import MINIMAL_VENUE, ServedHub, closed_by_peer, percentile, silent_sockets

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from hub.app import HubRuntime
-from hub.hall import replay_match
+from hub.hall.live import replay_match
 from hub.log.eventlog import EventLog, EventLogError, unpack
+from hub.server.app import HubRuntime
 from tests.conftest import ROOT, free_port
 from tests.reliability import crashhub
 from tests.reliability.conftest import Tried

@@ -15,13 +15,13 @@ import random
 import time
 from pathlib import Path
 
+from boardcast_sim.pty import open_pty_pair
 from devices.observations import DeviceHello, Heartbeat, ScoreboardState
 from devices.session import DeviceSession
-from devices.simulators.pty import open_pty_pair
 from devices.wire.messages import encode_report
 from hub.feed.fanout import Fanout
-from hub.hall import Hall
-from hub.ingest import Ingest
+from hub.hall.live import Hall
+from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import MatchInfo
 from hub.venue import TableConfig, Venue

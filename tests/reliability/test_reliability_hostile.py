@@ -20,11 +20,11 @@ from typing import Any
 
 import websockets
 
+from boardcast_sim.pty import open_pty_pair
 from devices.observations import DeviceHello, ScoreboardState
-from devices.simulators.pty import open_pty_pair
 from devices.transports.tcp import token_digest
 from devices.wire.messages import encode_report
-from hub.auth import hash_token
+from hub.referee.tokens import hash_token
 from tests.conftest import ROOT, free_port
 from tests.reliability.conftest import Tried
 from tests.reliability.served import ServedHub, percentile

@@ -1,10 +1,10 @@
-"""The pure parts of `hub.limits`: token buckets with time as an argument, and the cross-site test."""
+"""The pure parts of `hub.server.limits`: token buckets with time as an argument, and the cross-site test."""
 
 from __future__ import annotations
 
 import pytest
 
-from hub.limits import Access, RateLimiter, access_for, cross_site, relative_location, split_host
+from hub.server.limits import Access, RateLimiter, access_for, cross_site, relative_location, split_host
 
 
 def test_a_bucket_gives_its_burst_then_one_token_per_interval() -> None:

@@ -1,6 +1,6 @@
 """Thousands of spectators coming and going: the hub gives back what each burst needed once it has gone,
 and its memory stays within 20 % of what it held at start. A real `boardcast serve` process (on the C
-allocator with one heap, as the command starts itself: hub/allocator.py), real WebSocket clients.
+allocator with one heap, as the command starts itself: hub/server/allocator.py), real WebSocket clients.
 
 Each closed connection used to leave its objects in reference cycles, and CPython's small-object allocator
 keeps a 1 MiB arena while any object in it lives: 14,000 connections took a hub from 53 to 289 MB, and with

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.limits import machine_names
+from hub.server.limits import machine_names
 from tests.conftest import ROOT, free_port
 from tests.reliability.conftest import Tried
 

@@ -18,8 +18,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from hub.auth import hash_token
-from hub.limits import WebLimits
+from hub.referee.tokens import hash_token
+from hub.server.limits import WebLimits
 from tests.reliability.conftest import Tried
 from tests.reliability.support import (
     EMAIL,

@@ -330,7 +330,7 @@ RESULTS = ["1-0", "1/2-1/2", "0-1", "1-0", "1/2-1/2", "0-1", None, "1/2-1/2"]
 
 
 def team_view(results: list[str | None] = RESULTS, official: bool = False) -> dict:
-    """A team view as hub.teams.team_match_view gives it, scored the way it scores (home White on odd boards)."""
+    """A team view as hub.tournament.teams.team_match_view gives it, scored the way it scores (home White on odd boards)."""
     boards, score = [], [0.0, 0.0]
     points = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5)}
     for board, result in enumerate(results, start=1):

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from devices.simulators.pty import open_pty_pair
-from devices.simulators.tabletennis import TableTennisScoreboard
+from boardcast_sim.pty import open_pty_pair
+from boardcast_sim.tabletennis import TableTennisScoreboard
 from hub.venue import TableConfig
 from tests.conftest import get_json
 from tests.hubsupport import REFEREE_TOKEN, running_hub, venue

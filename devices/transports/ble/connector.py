@@ -76,7 +76,7 @@ class BleConnector:
     find_timeout: how long an opener waits for a fresh advertisement before BleDeviceNotFound.
     connect_timeout (>= 10 s): BleakClient's timeout and the start_notify bound; each connect inside
     establish_connection uses retry-connector's own 20 s. attempt_timeout bounds one whole opener call.
-    client_backend / scanner_backend: bleak backend classes (tests pass devices.testing.ble_fake's).
+    client_backend / scanner_backend: bleak backend classes (tests pass boardcast_sim.ble_fake's).
     """
 
     def __init__(

@@ -10,7 +10,7 @@ from devices.transports.serial import did_you_mean, query_options
 
 _MAC = re.compile(r"^[0-9A-F]{2}(:[0-9A-F]{2}){5}$")
 # What `protocol=` a ble:// URL may name, and the options that protocol's session reads besides `protocol`
-# and `adapter` (devices/dscore/session.py reads `side`); the hub picks the session by it (hub/app.py).
+# and `adapter` (devices/dscore/session.py reads `side`); the hub picks the session by it (hub/server/app.py).
 BLE_PROTOCOLS: dict[str, tuple[str, ...]] = {"wire": (), "dscore": ("side",), "chessnut": ()}
 
 

@@ -1,6 +1,6 @@
 """Joining a match under way: a board's first position after the hub joined it is where the match stands.
 
-The hub joins a board when it starts, after a restart and when the board's link comes back (`hub.ingest`
+The hub joins a board when it starts, after a restart and when the board's link comes back (`hub.ingest.sink`
 marks that report). What the board shows then is read as a normal report when it follows from what the hub
 knew (the same position, the roll the hub waited for); otherwise it is taken as it stands, its checkers,
 dice, cube and side on roll, with the score the hub knows, and recorded as a `joined` fact, never as an

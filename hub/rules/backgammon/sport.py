@@ -1,4 +1,4 @@
-"""`BackgammonSport`: this package as the hub's match model sees it (`hub.sports.SportRules`)."""
+"""`BackgammonSport`: this package as the hub's match model sees it (`hub.rules.registry.SportRules`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`ChessSport`: this package as the hub's match model sees it (`hub.sports.SportRules`)."""
+"""`ChessSport`: this package as the hub's match model sees it (`hub.rules.registry.SportRules`)."""
 
 from __future__ import annotations
 
