@@ -123,7 +123,7 @@ def _snapshot_code() -> str:
     """A digest of the code that folds matches and writes snapshots: cached snapshots it did not write are
     built again, so a start is never timed on a format the hub no longer writes."""
     digest = hashlib.sha256()
-    sources = [ROOT / "hub" / "hall.py", *sorted((ROOT / "hub" / "log").glob("*.py"))]
+    sources = [*sorted((ROOT / "hub" / "hall").glob("*.py")), *sorted((ROOT / "hub" / "log").glob("*.py"))]
     sources += sorted((ROOT / "hub" / "matches").glob("*.py")) + sorted(
         (ROOT / "hub" / "rules").rglob("*.py")
     )
