@@ -23,7 +23,7 @@ from hub.venue import VenueError, load_venue, parse_venue
 from tests.hub.chess_support import Table
 from tests.hubsupport import running_hub
 
-DEMO_EVENT = Path(__file__).resolve().parents[2] / "devices" / "simulators" / "games" / "demo.trf"
+DEMO_EVENT = Path(__file__).resolve().parents[2] / "boardcast_sim" / "games" / "demo.trf"
 TABLES = "".join(f'[[tables]]\nid = "T{n}"\nsport = "chess"\n\n' for n in range(1, 17))
 HALL = '[venue]\nname = "Salon A"\n\n' + TABLES
 

@@ -65,30 +65,30 @@ def obs(seq: int, report, epoch: int = 42) -> Observation:
 
 async def test_a_resent_frame_is_stored_once_and_applied_once(hub: Hub) -> None:
     hub.observe(obs(0, HELLO), state(1, (0, 0)), state(2, (1, 0)), state(2, (1, 0)))  # the radio repeated 2
-    await hub.hall.live.log.flush()
-    rows = [e for e in hub.hall.live.log.events() if e.device_id == "tt-1"]
+    await hub.hall.log.flush()
+    rows = [e for e in hub.hall.log.events() if e.device_id == "tt-1"]
     assert sorted(e.seq for e in rows) == [0, 1, 2]
-    match = hub.hall.live.match("M1")
+    match = hub.hall.match("M1")
     assert match.sport_state.points == (1, 0)
     assert match.sport_state.rallies == 1
-    assert hub.ingest.sink.health["T1"].late == 1
+    assert hub.ingest.health["T1"].late == 1
 
 
 async def test_a_seq_gap_is_a_device_gap_anomaly_on_the_match(hub: Hub) -> None:
     hub.observe(obs(0, HELLO), state(1, (0, 0)), state(5, (1, 0)))
-    await hub.hall.live.log.flush()
-    gaps = [a for a in hub.hall.live.match("M1").anomalies if a.code == "device.gap"]
+    await hub.hall.log.flush()
+    gaps = [a for a in hub.hall.match("M1").anomalies if a.code == "device.gap"]
     assert len(gaps) == 1
     assert gaps[0].data == {"device_id": "tt-1", "boot_epoch": 42, "expected": 2, "got": 5}
     assert "2–4" in gaps[0].message_en
-    assert hub.ingest.sink.health["T1"].gaps == 1
+    assert hub.ingest.health["T1"].gaps == 1
 
 
 async def test_a_late_frame_is_kept_in_the_log_but_never_moves_the_score_back(hub: Hub) -> None:
     hub.observe(obs(0, HELLO), state(1, (0, 0)), state(3, (2, 0)), state(2, (1, 0)))  # 2 arrives after 3
-    await hub.hall.live.log.flush()
-    assert hub.hall.live.match("M1").sport_state.points == (2, 0)
-    late = [e for e in hub.hall.live.log.events() if e.kind == "device.late"]
+    await hub.hall.log.flush()
+    assert hub.hall.match("M1").sport_state.points == (2, 0)
+    late = [e for e in hub.hall.log.events() if e.kind == "device.late"]
     assert [e.seq for e in late] == [2]
     assert late[0].body["report"]["points"] == [1, 0]
 
@@ -97,9 +97,9 @@ async def test_a_new_boot_epoch_starts_seq_again_without_a_gap(hub: Hub) -> None
     rebooted = DeviceHello("tt-1", "tt-scoreboard", "test", "1.0", 1, boot_epoch=43)
     hub.observe(obs(0, HELLO), state(1, (0, 0)), state(9, (1, 0)), obs(0, rebooted, epoch=43))
     hub.observe(state(1, (2, 0), epoch=43))
-    await hub.hall.live.log.flush()
-    assert [a.code for a in hub.hall.live.match("M1").anomalies].count("device.gap") == 1  # only 1 -> 9
-    assert hub.hall.live.match("M1").sport_state.points == (2, 0)
+    await hub.hall.log.flush()
+    assert [a.code for a in hub.hall.match("M1").anomalies].count("device.gap") == 1  # only 1 -> 9
+    assert hub.hall.match("M1").sport_state.points == (2, 0)
 
 
 async def test_high_water_survives_a_restart_so_a_resent_frame_is_still_not_applied(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ async def test_the_report_file_changed_on_disk_is_shown_and_a_spoilt_one_keeps_t
         assert spoilt["rows"] == renamed["rows"]  # the last good copy
 
 
-DEMO_EVENT = Path(__file__).resolve().parents[2] / "devices" / "simulators" / "games" / "demo.trf"
+DEMO_EVENT = Path(__file__).resolve().parents[2] / "boardcast_sim" / "games" / "demo.trf"
 
 
 def test_counted_is_every_result_the_standings_stand_on_and_a_forfeited_team_match_is_one_line() -> None:

@@ -15,7 +15,7 @@ from hub.tournament.teams import team_match_view
 from hub.tournament.trf import load_trf
 from hub.venue import VenueError, load_venue, parse_venue
 
-DEMO_EVENT = Path(__file__).resolve().parents[2] / "devices" / "simulators" / "games" / "demo.trf"
+DEMO_EVENT = Path(__file__).resolve().parents[2] / "boardcast_sim" / "games" / "demo.trf"
 TABLES = "".join(f'[[tables]]\nid = "T{n}"\nsport = "chess"\n\n' for n in range(1, 9))
 TEAM_MATCH = """
 [[team_matches]]

@@ -22,7 +22,7 @@ from tests.hub.test_round_export import export
 from tests.hubsupport import REFEREE_TOKEN, running_hub
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "devices" / "simulators" / "games" / "demo.trf"
+DEMO = ROOT / "boardcast_sim" / "games" / "demo.trf"
 FIXTURES = ROOT / "tests" / "fixtures" / "trf"
 SWISS = FIXTURES / "held_swiss_5.trf"
 TURKISH = {28: "İlker Şahin", 16: "Defne Işık", 2: "Kaan Erdoğan", 32: "Lale Çınar"}
