@@ -18,6 +18,7 @@ import enum
 import random
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from devices.observations import BackgammonBoardEvent, BackgammonBoardState, Report
 
@@ -211,6 +212,15 @@ class Resume:
     shown_dice: tuple[int, int] | None = None
 
 
+class PlayedGame(TypedDict):
+    """One finished game of a simulated match, as the tests read it back."""
+
+    winner: int
+    points: int
+    kind: str
+    score: tuple[int, ...]
+
+
 @dataclass(slots=True)
 class BackgammonMatchSim:
     """A whole match to `options.length`, played one board report at a time."""
@@ -233,7 +243,7 @@ class BackgammonMatchSim:
     remaining_s: list[float] = field(init=False, default_factory=lambda: [0.0, 0.0])
     injected: list[tuple[Fault, int]] = field(init=False, default_factory=list)
     illegal_boards: list[Board] = field(init=False, default_factory=list)  # what the checks must flag
-    games: list[dict] = field(init=False, default_factory=list)  # {"winner", "points", "kind", "score"}
+    games: list[PlayedGame] = field(init=False, default_factory=list)
     turns: int = field(init=False, default=0)
     _fault_at: dict[Fault, int] = field(init=False, default_factory=dict)
     _pending_double: int | None = field(init=False, default=None)
@@ -263,7 +273,9 @@ class BackgammonMatchSim:
 
     # -- what the board shows ----------------------------------------------------------------------------
 
-    def state(self, dice: tuple[int, int] | None = None, turn: int | None = None, board: Board | None = None):
+    def state(
+        self, dice: tuple[int, int] | None = None, turn: int | None = None, board: Board | None = None
+    ) -> BackgammonBoardState:
         """The board's STATE report."""
         b = board or self.board
         return BackgammonBoardState(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+from collections.abc import Sequence
 from typing import Protocol
 
 import chess
@@ -33,7 +34,7 @@ class ChessnutPeripheral(Protocol):
     def incoming(self) -> asyncio.StreamReader: ...
 
     @property
-    def clients(self) -> list: ...
+    def clients(self) -> Sequence[object]: ...  # every client that connected, in order
 
     def notify_on(self, uuid: str, value: bytes) -> bool: ...
 

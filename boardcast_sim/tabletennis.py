@@ -18,18 +18,16 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
-from boardcast_sim.tabletennis_match import (
+from boardcast_sim.tabletennis_match import RALLY_SECONDS, TableTennisMatchSim, game_over
+from boardcast_sim.tabletennis_options import (
     PLAIN_MATCH,
-    RALLY_SECONDS,
     CardPlan,
     EventKind,
     ExpeditePlan,
     Fault,
     MatchOptions,
     Ruleset,
-    TableTennisMatchSim,
     TimeOutPlan,
-    game_over,
 )
 from boardcast_sim.wire_device import SimulatedWireDevice, run_on_new_pty, simulator_parser
 from devices.observations import DeviceEvent, DeviceFamily, DeviceHello, ScoreboardState

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 
 class DeviceFamily(enum.StrEnum):
@@ -72,7 +72,7 @@ class DeviceEvent:
     """A discrete event a device reports (a button, a time-out, a card); kind is family-specific."""
 
     kind: str
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 DICE_SOURCES = ("keypad", "app", "camera")  # where a backgammon board's dice came from
@@ -109,7 +109,7 @@ class BackgammonBoardEvent:
     """
 
     kind: str
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,10 @@ class Chances:
 
     def to_dict(self) -> dict[str, Any]:
         """As the screens read it: rounded to a tenth of a percent, side A first."""
-        pct = lambda pair: [round(100 * x, 1) for x in pair]  # noqa: E731
+
+        def pct(pair: tuple[float, float]) -> list[float]:
+            return [round(100 * x, 1) for x in pair]
+
         return {
             "win": pct(self.win),
             "gammon": pct(self.gammon),

@@ -15,6 +15,7 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import chess.pgn
 
@@ -23,11 +24,12 @@ from boardcast_sim import dgt_board as dgt_sim
 from boardcast_sim.dgt_board import DgtBoard, games_from_pgn
 from boardcast_sim.pty import PtyPair, open_pty_pair
 from boardcast_sim.tabletennis import TableTennisScoreboard
-from boardcast_sim.tabletennis_match import Fault, MatchOptions, game_over
+from boardcast_sim.tabletennis_match import game_over
+from boardcast_sim.tabletennis_options import Fault, MatchOptions
 from devices.dgt.session import dgt_device_id
 from devices.observations import ScoreboardState
 from hub.hall.live import CLOSED
-from hub.matches import MatchInfo, MatchStatus
+from hub.matches import MatchInfo, MatchState, MatchStatus
 from hub.referee.tokens import hash_token, new_token
 from hub.server.startup import EXIT_BAD_INPUT, StartupError, prepare_data_dir
 from hub.tournament.rounds import plan_trf_round
@@ -242,7 +244,12 @@ SimulatedBoard = TableTennisScoreboard | bgsim.BackgammonBoard | DgtBoard
 
 
 def scoreboards_for(
-    demo: DemoVenue, working: dict, *, speed: float, seed: int | None = None, now: float | None = None
+    demo: DemoVenue,
+    working: dict[str, MatchState],
+    *,
+    speed: float,
+    seed: int | None = None,
+    now: float | None = None,
 ) -> list[tuple[SimulatedBoard, PtyPair]]:
     """One simulated scoreboard per table, resuming the table's open match from the hub's state; a chess
     clock goes on from its last reading as one that stayed on until `now` (wall-clock seconds) would."""
@@ -331,8 +338,8 @@ def _from_ply(game: chess.pgn.Game, plies: int) -> chess.pgn.Game:
 def _chess_board(
     table: TableConfig,
     index: int,
-    games: list,
-    working: dict,
+    games: list[chess.pgn.Game],
+    working: dict[str, MatchState],
     rng: random.Random,
     speed: float,
     now: float,
@@ -360,7 +367,9 @@ def _chess_board(
     )
 
 
-def clock_went_on(clock: dict | None, now: float, speed: float) -> tuple[float, float, int | None] | None:
+def clock_went_on(
+    clock: dict[str, Any] | None, now: float, speed: float
+) -> tuple[float, float, int | None] | None:
     """Where a DGT 3000 that stayed on stands at `now`, from the hub's last reading of it (`chess.to_dict`'s
     clock): the running side has used the time since, `speed` times faster than the wall clock; a clock
     never read starts afresh (None)."""
@@ -374,7 +383,12 @@ def clock_went_on(clock: dict | None, now: float, speed: float) -> tuple[float, 
 
 
 def _backgammon_board(
-    table_id: str, device_id: str | None, bg_index: int, working: dict, rng: random.Random, speed: float
+    table_id: str,
+    device_id: str | None,
+    bg_index: int,
+    working: dict[str, MatchState],
+    rng: random.Random,
+    speed: float,
 ) -> bgsim.BackgammonBoard:
     """A simulated backgammon board for one table, resuming the table's open match from the hub's state."""
     on_table = sorted((m for m in working.values() if m.info.table == table_id), key=lambda m: m.info.round)
@@ -395,10 +409,10 @@ def _backgammon_board(
     )
 
 
-def resume_point(d: dict) -> bgsim.Resume:
+def resume_point(d: dict[str, Any]) -> bgsim.Resume:
     """Where a backgammon board stood, from the hub's state of its match (`backgammon.to_dict`)."""
 
-    def board(p: dict | None) -> bgsim.Board | None:
+    def board(p: dict[str, Any] | None) -> bgsim.Board | None:
         if p is None:
             return None
         return bgsim.Board(tuple(p["points"]), tuple(p["bar"]), tuple(p["off"]))

@@ -445,7 +445,7 @@ def read_only(path: Path) -> Iterator[EventLog]:
         conn.close()
 
 
-def _record(row: tuple) -> EventRecord:
+def _record(row: tuple[Any, ...]) -> EventRecord:
     """An `EventRecord` from a row in the SELECT's column order."""
     return EventRecord(
         row[0], row[1], row[2], unpack(row[9]), row[3], row[4], row[5], row[6], row[7], row[8], row[10]

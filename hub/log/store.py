@@ -80,7 +80,7 @@ def pack(value: Any) -> bytes:
         else:
             if b"null" not in data or _no_non_finite_float(value) or orjson.loads(data) == value:
                 return data
-    return msgpack.packb(value, use_bin_type=True)
+    return msgpack.packb(value, use_bin_type=True)  # type: ignore[no-any-return]  # msgpack ships no types
 
 
 def pack_snapshot(state: Any) -> bytes:
@@ -215,7 +215,7 @@ def commit(
 
 def _stored_before(conn: sqlite3.Connection, row: tuple[Any, ...]) -> bool:
     """Whether the log holds this row's id for this very event (kind, match offset and device key)."""
-    found = conn.execute(
+    found: tuple[Any, ...] | None = conn.execute(
         'SELECT kind, match_id, "offset", device_id, boot_epoch, seq FROM events WHERE id = ?', (row[0],)
     ).fetchone()
     return found == (row[1], *row[3:8])

@@ -112,7 +112,8 @@ class WriterProcess:
             if reply is not None:
                 status, value = reply
                 if status == "ok":
-                    return value
+                    answer: list[bool] | None = value  # the process's `hub.log.store.commit` answer
+                    return answer
                 raise EventLogError(f"{self.path}: could not commit: {value} / Olay kaydı yazılamadı.")
             self._reap(proc)
         raise EventLogError(

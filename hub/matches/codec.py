@@ -25,6 +25,12 @@ from hub.matches.model import (
 )
 
 
+def _plain(record: object) -> dict[str, Any]:
+    """A record as a dict of plain data (`to_builtins` is typed to answer Any)."""
+    data: dict[str, Any] = to_builtins(record)
+    return data
+
+
 def anomaly_to_dict(a: AnomalyRecord) -> dict[str, Any]:
     """An anomaly record as plain data, with its `id` and the times of its first and latest occurrence."""
     last_at = a.at if a.last_at is None else a.last_at
@@ -39,22 +45,22 @@ def result_to_dict(r: ResultRecord) -> dict[str, Any]: ...
 def result_to_dict(r: None) -> None: ...
 def result_to_dict(r: ResultRecord | None) -> dict[str, Any] | None:
     """A referee's result as plain data."""
-    return None if r is None else to_builtins(r)
+    return None if r is None else _plain(r)
 
 
 def appeal_to_dict(a: AppealRecord) -> dict[str, Any]:
     """An appeal, and its decision once made, as plain data."""
-    return to_builtins(a)
+    return _plain(a)
 
 
 def penalty_to_dict(p: PenaltyRecord) -> dict[str, Any]:
     """A penalty as plain data."""
-    return to_builtins(p)
+    return _plain(p)
 
 
 def action_to_dict(a: ActionRecord) -> dict[str, Any]:
     """An audit entry as plain data."""
-    return to_builtins(a)
+    return _plain(a)
 
 
 def to_snapshot(match: MatchState) -> dict[str, Any]:

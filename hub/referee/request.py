@@ -145,7 +145,7 @@ def _side(request: Mapping[str, Any], key: str) -> int:
     value = request.get(key)
     if value not in (0, 1) or isinstance(value, bool):
         raise ActionInvalid(f'"{key}" must be side 0 or 1, got {value!r} / "{key}" 0 ya da 1 olmalı')
-    return value
+    return int(value)
 
 
 def _score(request: Mapping[str, Any]) -> tuple[float, float]:

@@ -28,6 +28,7 @@ import socket
 import struct
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,9 @@ class RateLimiter:
             del self._buckets[key]
 
 
-def _json(status: int, error: str, limit: str, retry_after: float | None = None) -> tuple[list, bytes]:
+def _json(
+    status: int, error: str, limit: str, retry_after: float | None = None
+) -> tuple[list[tuple[bytes, bytes]], bytes]:
     body = orjson.dumps({"error": error, "limit": limit})
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if retry_after is not None:
@@ -120,7 +123,8 @@ def _json(status: int, error: str, limit: str, retry_after: float | None = None)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
+    headers: Iterable[tuple[bytes, bytes]] = scope.get("headers", ())  # ASGI: (name, value) byte pairs
+    for key, value in headers:
         if key == name:
             return value.decode("latin-1")
     return None

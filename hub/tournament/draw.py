@@ -18,7 +18,6 @@ from hub.tournament.plan import (
     PlannedMatch,
     RoundError,
     RoundPlan,
-    TomlValue,
     count,
     no_table,
     refuse_clashes,
@@ -26,6 +25,7 @@ from hub.tournament.plan import (
 )
 from hub.venue import Venue
 from hub.venue.keys import nearest_key
+from hub.venue.write import TomlValue
 
 REQUIRED = ("round", "table", "player_a", "player_b")
 COLUMNS = (*REQUIRED, "partner_a", "partner_b", "best_of", "length")

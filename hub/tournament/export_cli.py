@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from hub.log.eventlog import EventLogError
 from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED, venue_data_dir
@@ -28,7 +27,9 @@ from hub.venue import Venue, VenueError, load_venue
 PROG = "boardcast round export"
 
 
-def add_export_parser(round_commands: Any) -> argparse.ArgumentParser:
+def add_export_parser(
+    round_commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     """Add `export` to the `round` command's subparsers; its handler is `run_round_export`."""
     export = round_commands.add_parser(
         "export",

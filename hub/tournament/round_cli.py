@@ -20,7 +20,9 @@ from hub.tournament.trf import TrfError, load_trf
 from hub.venue import Venue, VenueError, load_venue
 
 
-def add_round_parser(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
+def add_round_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """Add `round import` to the command's subparsers; return `round`'s own subparsers for more actions."""
     round_parser = commands.add_parser(
         "round", help="rounds from the pairing program / eşlendirme programından turlar"

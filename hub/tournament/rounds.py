@@ -31,7 +31,6 @@ from hub.tournament.plan import (
     PlannedTeamMatch,
     RoundError,
     RoundPlan,
-    TomlValue,
     add_to_venue,
     count,
     need_tables,
@@ -40,6 +39,7 @@ from hub.tournament.plan import (
 )
 from hub.tournament.results import team_totals
 from hub.venue import CHESS_TITLES, Venue
+from hub.venue.write import TomlValue
 
 __all__ = [
     "Bye",

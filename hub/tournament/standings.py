@@ -328,7 +328,9 @@ def rank_teams(
     for tiebreak in rest:
         for tid, value in _team_values(records, tiebreak, primary, rounds, ruleset).items():
             values[tid][tiebreak.name] = value
-    score = (lambda tid: records[tid].gp) if primary == "GP" else (lambda tid: records[tid].mp)
+    score: Callable[[int], float] = (
+        (lambda tid: records[tid].gp) if primary == "GP" else (lambda tid: records[tid].mp)
+    )
     groups = split_groups([sorted(records)], lambda tid: -score(tid))
     for tiebreak in rest:
         if tiebreak.team == "EDE":

@@ -15,7 +15,7 @@ from devices.dgt.session import parse_dgt_url
 from devices.transports.ble import parse_wire_ble_url
 from devices.transports.serial import parse_wire_serial_url
 from devices.transports.tcp import parse_tcp_url
-from hub.venue.model import ID_PATTERN, TableConfig
+from hub.venue.model import ID_PATTERN, Fail, TableConfig
 
 CHESS_BOARD_PROTOCOLS = {"dgt": parse_dgt_url, "chessnut": parse_chessnut_url}  # URL checks by protocol=
 
@@ -56,7 +56,7 @@ _BAD_URL = {
 }
 
 
-def table_clock(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | None]:
+def table_clock(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, str | None]:
     """A chess table's separate clock device (URL and optional id), for boards without a clock of their own."""
     url, clock_id = t.get("clock"), t.get("clock_id")
     if url is None:
@@ -81,7 +81,7 @@ def table_clock(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | 
     return url, clock_id
 
 
-def table_orientation(t: dict[str, Any], sport: str, fail) -> str:
+def table_orientation(t: dict[str, Any], sport: str, fail: Fail) -> str:
     """A chess table's board orientation: "auto" (detected from the position), "normal" or "rotated"."""
     value = t.get("orientation")
     if value is None:
@@ -99,7 +99,7 @@ def table_orientation(t: dict[str, Any], sport: str, fail) -> str:
     return str(value)
 
 
-def same_gateway_same_address(device: str | None, tables: list[TableConfig], fail) -> None:
+def same_gateway_same_address(device: str | None, tables: list[TableConfig], fail: Fail) -> None:
     """Devices on one TCP gateway port must name it the same way: the hub opens one gateway per address, and
     tcp://127.0.0.1:7000 beside tcp://0.0.0.0:7000 would be two gateways on one port."""
     if device is None or not device.startswith("tcp://"):
@@ -116,7 +116,7 @@ def same_gateway_same_address(device: str | None, tables: list[TableConfig], fai
             )
 
 
-def table_device(t: dict[str, Any], sport: str, fail) -> tuple[str | None, str | None, str | None]:
+def table_device(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, str | None, str | None]:
     """A table's `device` URL, checked by the parser its session uses, with its `device_id` and token hash."""
     device = t.get("device")
     if device is not None and (not isinstance(device, str) or not device.strip()):

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from hub.venue.model import ID_PATTERN
+from hub.venue.model import ID_PATTERN, Fail, FileFail
 
 
 class Locator:
@@ -133,14 +133,14 @@ def unknown_key(key: str, known: tuple[str, ...], *, table: bool = False) -> str
     return f"unknown {english} {key}; known: {', '.join(known)} / bilinmeyen {turkish} {key}"
 
 
-def refuse_unknown(entry: dict[str, Any], known: tuple[str, ...], fail) -> None:
+def refuse_unknown(entry: dict[str, Any], known: tuple[str, ...], fail: Fail) -> None:
     """Raise for the first key of `entry` (in the file's order) that is not in `known`."""
     for key in entry:
         if key not in known:
             raise fail(key, unknown_key(key, known))
 
 
-def array(data: dict[str, Any], key: str, fail) -> list[dict[str, Any]]:
+def array(data: dict[str, Any], key: str, fail: FileFail) -> list[dict[str, Any]]:
     """The `[[key]]` entries of the file, [] when absent."""
     value = data.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -149,8 +149,8 @@ def array(data: dict[str, Any], key: str, fail) -> list[dict[str, Any]]:
 
 
 def entries(
-    data: dict[str, Any], key: str, known: tuple[str, ...], fail: Any
-) -> Iterator[tuple[Any, dict[str, Any]]]:
+    data: dict[str, Any], key: str, known: tuple[str, ...], fail: FileFail
+) -> Iterator[tuple[Fail, dict[str, Any]]]:
     """Each `[[key]]` entry with the error maker for its place in the file, a key it may not hold refused."""
     for index, entry in enumerate(array(data, key, fail)):
         at = partial(fail, key, index)
@@ -158,7 +158,7 @@ def entries(
         yield at, entry
 
 
-def ident(entry: dict[str, Any], key: str, fail) -> str:
+def ident(entry: dict[str, Any], key: str, fail: Fail) -> str:
     """An entry's id field, checked against ID_PATTERN."""
     value = entry.get(key)
     if not isinstance(value, str) or not ID_PATTERN.match(value):

@@ -20,13 +20,16 @@ from hub.venue.keys import (
     nearest_key,
     unknown_key,
 )
-from hub.venue.model import CHESS_BOARD_CATEGORIES, CHESS_TITLES, TableConfig, TeamMatchConfig
+from hub.venue.model import CHESS_BOARD_CATEGORIES, CHESS_TITLES, Fail, FileFail, TableConfig, TeamMatchConfig
 
 RULESETS = ("ittf", "legacy21")
 
 
 def parse_matches(
-    data: dict[str, Any], tables: tuple[TableConfig, ...], team_matches: tuple[TeamMatchConfig, ...], fail
+    data: dict[str, Any],
+    tables: tuple[TableConfig, ...],
+    team_matches: tuple[TeamMatchConfig, ...],
+    fail: FileFail,
 ) -> tuple[MatchInfo, ...]:
     """The `[[matches]]` entries, each checked against its table's sport."""
     matches: list[MatchInfo] = []
@@ -53,7 +56,7 @@ def parse_matches(
     return tuple(matches)
 
 
-def _match_keys(m: dict[str, Any], sport: str | None, fail) -> None:
+def _match_keys(m: dict[str, Any], sport: str | None, fail: Fail) -> None:
     """Refuse a key no match takes, or one another sport's matches take (best_of on a chess game)."""
     every = MATCH_KEYS + tuple(k for keys in SPORT_MATCH_KEYS.values() for k in keys)
     known = every if sport is None else MATCH_KEYS + SPORT_MATCH_KEYS.get(sport, ())
@@ -76,7 +79,7 @@ def _match(
     table: TableConfig,
     team_matches: tuple[TeamMatchConfig, ...],
     matches: list[MatchInfo],
-    fail,
+    fail: Fail,
 ) -> MatchInfo:
     """One match on its table: the fields every sport has, then its sport's own."""
     rnd = m.get("round", 1)
@@ -139,7 +142,9 @@ def _match(
     )
 
 
-def _tabletennis_fields(m: dict[str, Any], doubles: bool, fail) -> tuple[int, str, str | None, str | None]:
+def _tabletennis_fields(
+    m: dict[str, Any], doubles: bool, fail: Fail
+) -> tuple[int, str, str | None, str | None]:
     """A table-tennis match's best_of, ruleset and toss (first server, and first receiver in doubles)."""
     best_of = m.get("best_of", 5)
     if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
@@ -166,7 +171,7 @@ def _tabletennis_fields(m: dict[str, Any], doubles: bool, fail) -> tuple[int, st
 
 
 def _chess_fields(
-    m: dict[str, Any], team_matches: list[TeamMatchConfig], fail
+    m: dict[str, Any], team_matches: list[TeamMatchConfig], fail: Fail
 ) -> tuple[str | None, str | None, int | None, str | None]:
     """A chess game's time control, clock side for White, board number and team match."""
     from hub.rules.chess import ChessConfig  # the rules own the time-control notation
@@ -199,7 +204,7 @@ def _chess_fields(
     return control, clock_white, board, team_match
 
 
-def number_pair(m: dict[str, Any], key: str, fail, *, least: int, what: str) -> tuple[int, int] | None:
+def number_pair(m: dict[str, Any], key: str, fail: Fail, *, least: int, what: str) -> tuple[int, int] | None:
     """Two whole numbers from `least` (White's first, or the first-named team's), or None when absent."""
     value = m.get(key)
     if value is None:
@@ -215,7 +220,7 @@ def number_pair(m: dict[str, Any], key: str, fail, *, least: int, what: str) -> 
     return value[0], value[1]
 
 
-def _titles(m: dict[str, Any], fail) -> tuple[str, str] | None:
+def _titles(m: dict[str, Any], fail: Fail) -> tuple[str, str] | None:
     """`titles = ["GM", ""]`: White's and Black's FIDE titles as PGN writes them ("": no title)."""
     value = m.get("titles")
     if value is None:
@@ -230,7 +235,7 @@ def _titles(m: dict[str, Any], fail) -> tuple[str, str] | None:
     return value[0], value[1]
 
 
-def awaiting_result_s(value: Any, fail) -> float:
+def awaiting_result_s(value: Any, fail: Fail) -> float:
     """`awaiting_result_s`: seconds a chess game's board and stopped clock stay unchanged before the game is
     shown as waiting for a result (a resignation or a draw agreed the board cannot show)."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not 10 <= value <= 24 * 3600:
@@ -242,7 +247,7 @@ def awaiting_result_s(value: Any, fail) -> float:
     return float(value)
 
 
-def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:
+def _backgammon_fields(m: dict[str, Any], fail: Fail) -> tuple[int, str]:
     """A backgammon match's `length` (required, at least 1) and optional `clock`, as (length, clock text).
 
     The clock is kept as text (`simple:600:12`, mode:reserve_s:delay_s) in MatchInfo.clock.
@@ -290,7 +295,7 @@ def _backgammon_fields(m: dict[str, Any], fail) -> tuple[int, str]:
     return length, f"{mode}:{float(reserve):g}:{float(delay):g}"
 
 
-def _start_score(m: dict[str, Any], length: int, fail) -> tuple[int, int]:
+def _start_score(m: dict[str, Any], length: int, fail: Fail) -> tuple[int, int]:
     """`start_score = [3, 1]`: the score a backgammon match resumed at a score starts from, each below the
     length (a side at the length would have won); 0-0 when absent."""
     score = m.get("start_score", [0, 0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from hub.articles import RuleOverride
 from hub.matches import MatchInfo
@@ -22,6 +23,21 @@ class VenueError(ValueError):
         self.path, self.line, self.field = path, line, field
         where = f"{path}:{line}" if line else str(path)
         super().__init__(f"{where}: {field}: {message}")
+
+
+class Fail(Protocol):
+    """The error maker for one place in the file: a key of it (None for the place itself) and the message;
+    `at` is the key path to point the line at, when it is not the key's."""
+
+    def __call__(self, key: str | None, message: str, /, at: str | None = None) -> VenueError: ...
+
+
+class FileFail(Protocol):
+    """The error maker for the whole file: `Fail` with the place named, its section and entry index."""
+
+    def __call__(
+        self, section: str | None, index: int | None, key: str | None, message: str, /, at: str | None = None
+    ) -> VenueError: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ from hub.venue.model import (
     CHESS_BOARD_CATEGORIES,
     FORFEIT_RESULTS,
     BoardForfeit,
+    Fail,
+    FileFail,
     PlayerConfig,
     RefereeConfig,
     TableConfig,
@@ -147,7 +149,7 @@ def parse_venue(text: str, path: Path) -> Venue:
     )
 
 
-def _strings(venue_table: dict[str, Any], key: str, fail, shape: str) -> list[str]:
+def _strings(venue_table: dict[str, Any], key: str, fail: Fail, shape: str) -> list[str]:
     """A `[venue]` list of strings, or [] when absent."""
     value = venue_table.get(key, [])
     if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
@@ -155,7 +157,7 @@ def _strings(venue_table: dict[str, Any], key: str, fail, shape: str) -> list[st
     return value
 
 
-def _allowed_hosts(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
+def _allowed_hosts(venue_table: dict[str, Any], fail: Fail) -> tuple[str, ...]:
     """`allowed_hosts`: the names (host or host:port, no URL) spectators and referees reach the hub by."""
     names = _strings(venue_table, "allowed_hosts", fail, '["hall.example.org", "10.0.0.5:8000"]')
     for name in names:
@@ -168,7 +170,7 @@ def _allowed_hosts(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _trusted_proxies(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
+def _trusted_proxies(venue_table: dict[str, Any], fail: Fail) -> tuple[str, ...]:
     """`trusted_proxies`: IP addresses or networks of reverse proxies allowed to name the client."""
     proxies = _strings(venue_table, "trusted_proxies", fail, '["127.0.0.1", "10.0.0.0/8"]')
     for proxy in proxies:
@@ -183,7 +185,7 @@ def _trusted_proxies(venue_table: dict[str, Any], fail) -> tuple[str, ...]:
     return tuple(proxies)
 
 
-def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
+def _tables(data: dict[str, Any], fail: FileFail) -> tuple[TableConfig, ...]:
     """The `[[tables]]` entries, each with its device, wristbands and clock checked."""
     tables: list[TableConfig] = []
     for at, t in entries(data, "tables", TABLE_KEYS, fail):
@@ -217,7 +219,7 @@ def _tables(data: dict[str, Any], fail) -> tuple[TableConfig, ...]:
     return tuple(tables)
 
 
-def _team_matches(data: dict[str, Any], fail) -> tuple[TeamMatchConfig, ...]:
+def _team_matches(data: dict[str, Any], fail: FileFail) -> tuple[TeamMatchConfig, ...]:
     """The `[[team_matches]]` entries: chess team matches, each two teams in a round."""
     team_matches: list[TeamMatchConfig] = []
     for at, tm in entries(data, "team_matches", TEAM_MATCH_KEYS, fail):
@@ -240,7 +242,7 @@ def _team_matches(data: dict[str, Any], fail) -> tuple[TeamMatchConfig, ...]:
     return tuple(team_matches)
 
 
-def _referees(data: dict[str, Any], fail) -> tuple[RefereeConfig, ...]:
+def _referees(data: dict[str, Any], fail: FileFail) -> tuple[RefereeConfig, ...]:
     """The `[[referees]]` entries: a name, a role and the SHA-256 of the referee's token."""
     referees: list[RefereeConfig] = []
     for at, r in entries(data, "referees", REFEREE_KEYS, fail):
@@ -259,7 +261,7 @@ def _referees(data: dict[str, Any], fail) -> tuple[RefereeConfig, ...]:
     return tuple(referees)
 
 
-def _players(data: dict[str, Any], fail) -> tuple[PlayerConfig, ...]:
+def _players(data: dict[str, Any], fail: FileFail) -> tuple[PlayerConfig, ...]:
     """The `[[players]]` entries: a name, optional club and city (public), phone and e-mail (referees only)."""
     players: list[PlayerConfig] = []
     for at, p in entries(data, "players", PLAYER_KEYS, fail):
@@ -281,7 +283,7 @@ def _players(data: dict[str, Any], fail) -> tuple[PlayerConfig, ...]:
     return tuple(players)
 
 
-def _tournament(data: dict[str, Any], path: Path, fail) -> TournamentConfig | None:
+def _tournament(data: dict[str, Any], path: Path, fail: Fail) -> TournamentConfig | None:
     """`[tournament]`: the report file of the event (a path from the venue file's folder) and its standings."""
     section = data.get("tournament")
     if section is None:
@@ -305,12 +307,12 @@ def _tournament(data: dict[str, Any], path: Path, fail) -> TournamentConfig | No
     return TournamentConfig((path.parent / trf).resolve(), tuple(names), min_games)
 
 
-def _entry_fail(fail, number: int, message: str) -> VenueError:
+def _entry_fail(fail: Fail, number: int, message: str) -> VenueError:
     """An error in entry `number` of a team match's `forfeits`, naming the entry."""
     return fail("forfeits", f"entry {number}: {message}")
 
 
-def _board_forfeits(value: Any, fail) -> tuple[BoardForfeit, ...]:
+def _board_forfeits(value: Any, fail: Fail) -> tuple[BoardForfeit, ...]:
     """A team match's `forfeits`: boards decided before play, `{board = 3, players = ["W", "B"], result = "1-0F"}`."""
     shape = '[{board = 3, players = ["White", "Black"], result = "1-0F"}]'
     if not (isinstance(value, list) and all(isinstance(f, dict) for f in value)):

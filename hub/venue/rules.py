@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ def _unknown_code(code: str, known: tuple[str, ...]) -> str:
     return f"unknown anomaly code {code}; codes are {', '.join(families)} / bilinmeyen anormallik kodu {code}"
 
 
-def _text(table: dict[str, Any], key: str, fail) -> str | None:
+def _text(table: dict[str, Any], key: str, fail: Callable[[str | None, str], VenueError]) -> str | None:
     value = table.get(key)
     if value is None:
         return None

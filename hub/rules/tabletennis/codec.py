@@ -38,7 +38,7 @@ def _side_of(data: dict[str, Any]) -> int:
     return int(side)
 
 
-def to_input(report: Any) -> Input:
+def to_input(report: ScoreboardState | DeviceEvent | Input) -> Input:
     """An engine input from a device report; events the rules cannot read become `OtherEvent`."""
     if isinstance(report, ScoreboardState):
         return Display.of(report)
