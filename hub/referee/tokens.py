@@ -33,7 +33,11 @@ class Authenticator:
         """The referee for an `Authorization: Bearer …` header, or None."""
         if not authorization or not authorization.startswith("Bearer "):
             return None
-        digest = hash_token(authorization[7:].strip())
+        return self.referee_with(authorization[7:])
+
+    def referee_with(self, token: str) -> RefereeConfig | None:
+        """The referee a token belongs to (surrounding blanks ignored), or None."""
+        digest = hash_token(token.strip())
         found = None
         for referee in self.referees:  # compare with every entry so timing does not tell which matched
             if hmac.compare_digest(digest, referee.token_sha256):

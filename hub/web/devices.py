@@ -20,6 +20,7 @@ from hub.log.writer import WriterProcess
 from hub.server.connections import open_files
 from hub.web.context import WebContext
 from hub.web.errors import ORJSONResponse
+from hub.web.referee import referee_of
 
 
 def _writer_health(writer: WriterProcess | None) -> dict[str, Any]:
@@ -40,7 +41,7 @@ class DeviceRoutes:
 
     async def list_devices(self, request: Request) -> Response:
         """Every table's device and the gateways; private details only for a referee token."""
-        referee = self.ctx.auth.referee_for(request.headers.get("authorization"))
+        referee = referee_of(self.ctx.auth, request)
         return ORJSONResponse(
             {**self.ctx.ingest.board.snapshot(private=referee is not None), "gateways": self._gateways()}
         )

@@ -111,7 +111,7 @@ def handle_request(
     _set_batch(fanout, sub, request.get("batch"), errors)
     token = request.get("token")
     if isinstance(token, str) and auth is not None:
-        referee = auth.referee_for(f"Bearer {token}")
+        referee = auth.referee_with(token)
         if referee is None:
             errors.append(_client_error("the referee token is not valid / hakem anahtarı geçersiz"))
         sub.referee = referee.name if referee else sub.referee

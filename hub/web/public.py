@@ -19,10 +19,11 @@ from hub.matches.naming import sport_name
 from hub.tournament.export import ExportError, ExportFormat, export_round_file
 from hub.tournament.model import Tournament
 from hub.tournament.trf import TrfError
+from hub.venue import RefereeConfig
 from hub.web.context import PublicContext
 from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
 from hub.web.feed import feed_route
-from hub.web.referee import referee_for
+from hub.web.referee import referee_only
 
 NO_STANDINGS = (
     "this venue names no tournament file ([tournament] trf), so it has no standings "
@@ -137,10 +138,10 @@ class PublicRoutes:
         standings = self.ctx.hall.standings
         return None if standings is None else standings.base()
 
-    async def round_trf(self, request: Request) -> Response:
+    async def round_trf(self, request: Request, referee: RefereeConfig) -> Response:
         """The venue's report file with a round's chess results: official ones, or with `?live=1` every one.
-        Referees only: the file holds players' dates of birth and FIDE ids, which spectators never get."""
-        referee_for(self.ctx.auth, request)
+        Referees only (`referee_only`): the file holds players' dates of birth and FIDE ids, which spectators
+        never get."""
         return await self._round_export(request, ExportFormat.TRF, "text/plain")
 
     async def round_csv(self, request: Request) -> Response:
@@ -179,7 +180,7 @@ def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[Ba
         Route("/api/team-matches", api.list_team_matches),
         Route("/api/team-matches/{team_id}", api.get_team_match),
         Route("/pgn/round-{round:int}.pgn", api.round_pgn),
-        Route("/api/rounds/{round:int}/export.trf", api.round_trf),
+        Route("/api/rounds/{round:int}/export.trf", referee_only(ctx.auth, api.round_trf)),
         Route("/api/rounds/{round:int}/export.csv", api.round_csv),
         Route("/pgn/{match_id}.pgn", api.game_pgn),
         feed_route(ctx),

@@ -1,7 +1,9 @@
 """The referee routes: the console's API, actions, confirmation, inputs and device commands.
 
-Every route here runs behind `referee_only`, the one place that checks the referee token (401 without a
-valid one); nothing here is public. A request is checked against the working state and recorded as a hall
+Every route here runs behind `referee_only`, the one place an HTTP route checks the referee token (401
+without a valid one), as does the one referee route mounted with the public ones (a round's report file,
+`hub.web.public`); nothing here is public. `referee_of` reads the token for a route that shows a referee
+more (`/api/devices`). A request is checked against the working state and recorded as a hall
 event; what a referee may not do is a typed error, answered by its type (`hub.web.errors`).
 """
 
@@ -42,19 +44,20 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 RefereeEndpoint = Callable[[Request, RefereeConfig], Awaitable[Response]]
 
 
-def referee_for(auth: Authenticator, request: Request) -> RefereeConfig:
-    """The referee whose token the request carries; Unauthorized (401) without a valid one."""
-    referee = auth.referee_for(request.headers.get("authorization"))
-    if referee is None:
-        raise Unauthorized()
-    return referee
+def referee_of(auth: Authenticator, request: Request) -> RefereeConfig | None:
+    """The referee whose token the request's `Authorization` header carries, or None."""
+    return auth.referee_for(request.headers.get("authorization"))
 
 
 def referee_only(auth: Authenticator, endpoint: RefereeEndpoint) -> Endpoint:
-    """`endpoint` behind the referee token check: it runs only for a referee, and is told which."""
+    """`endpoint` behind the referee token check: it runs only for a referee, and is told which; without a
+    valid token the answer is Unauthorized (401)."""
 
     async def checked(request: Request) -> Response:
-        return await endpoint(request, referee_for(auth, request))
+        referee = referee_of(auth, request)
+        if referee is None:
+            raise Unauthorized()
+        return await endpoint(request, referee)
 
     checked.__name__ = checked.__qualname__ = getattr(endpoint, "__name__", "referee_route")
     return checked
