@@ -1,6 +1,7 @@
 // Backgammon on the spectator screens: the board in SVG (checkers, bar, borne-off trays, dice, cube), the match
 // score with the Crawford marker, both clocks and the live move list; and a compact tile for the wall.
 // State is the hub's `backgammon.to_dict`: points[0] is point 1 seen from A, A positive (moving 24 -> 1).
+import { el } from "./page.js";
 
 export const BG_TEXTS = {
   tr: {
@@ -206,13 +207,6 @@ function phaseText(match, s, bt, names) {
   }
   return "";
 }
-
-const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  return e;
-};
 
 /** Draw the whole backgammon match screen into `root` (a container the page owns). */
 export function renderBackgammon(root, match, lang, now = Date.now() / 1000) {

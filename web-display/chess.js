@@ -2,6 +2,7 @@
 // counting down locally, the move list in SAN with clock times, the result; and a compact tile for the wall.
 // State is the hub's chess `to_dict`: "fen" is the game, "board_fen" what the physical board shows right now.
 import { CHESS_TEXTS } from "./i18n.js";
+import { el } from "./page.js";
 
 export { CHESS_TEXTS };
 
@@ -274,13 +275,6 @@ export function awaitingResult(match, s) {
 function openAnomaly(match, code) {
   return (match.anomalies || []).some((a) => a.code === code && (a.state === "open" || a.state === "acknowledged"));
 }
-
-const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  return e;
-};
 
 /** A clock element that counts down on the page's one ticker while it runs (the team page uses it too). */
 export function clockEl(cls, ms, running, asOf, delayS) {

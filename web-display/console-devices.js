@@ -2,7 +2,8 @@
 // reads it (`status` on the `devices` topic: connected, silent, disconnected and retrying, never seen), when it
 // last reported, and its battery where it reports one. A table whose live match has lost its device is marked;
 // the queue has the item for it (`device.offline`). Tables the venue gives no device are listed as such.
-import { el, sync } from "./console-dom.js";
+import { sync } from "./console-dom.js";
+import { el } from "./page.js";
 
 const devices = new Map();  // "table/slot" -> the table's DeviceHealth, as the devices topic sends it
 

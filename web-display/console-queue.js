@@ -1,7 +1,8 @@
 // The referee console's anomaly queue: one group per match, the match with the worst item first, and one item
 // per repeated problem (its count, first and last time, rule, each occurrence as evidence) with its actions.
 // The console (console.js) hands it what it shares once, with `initQueue`.
-import { el, sync } from "./console-dom.js";
+import { sync } from "./console-dom.js";
+import { el } from "./page.js";
 
 export const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
 export const WAITING = new Set(["open", "acknowledged"]);

@@ -5,7 +5,8 @@
 // POST the hub checks again and refuses with a reason.
 import { Feed } from "./feed.js";
 import { CONSOLE_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
-import { el, sync } from "./console-dom.js";
+import { sync } from "./console-dom.js";
+import { $, el, showLanguage } from "./page.js";
 import { WAITING, drawQueue, initQueue, resetQueue } from "./console-queue.js";
 import { drawDevices, onDevices, resetDevices } from "./console-devices.js";
 
@@ -28,7 +29,6 @@ const pubs = new Map();  // match id -> public summary (venue topic): the live s
 const evidence = new Map();  // "match/anomaly" -> {open, events|null, error}
 let drawPending = false;
 
-const $ = (id) => document.getElementById(id);
 function t() { return CONSOLE_TEXTS[lang]; }
 function tt() { return TEXTS[lang]; }
 
@@ -170,9 +170,7 @@ function scheduleDraw() {
 // -- drawing ------------------------------------------------------------------------------------------------------
 
 function renderStatic() {
-  document.documentElement.lang = lang;
-  $("lang").textContent = lang === "tr" ? "EN" : "TR";
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t()[node.dataset.i18n];
+  showLanguage(lang, t());
   if (me) $("who").textContent = `${me.name} (${t().roles[me.role] || me.role})`;
   onState(connection);
   const c = t().cols;

@@ -6,6 +6,7 @@ import { TEXTS, pickLanguage } from "./i18n.js";
 import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
 import { CHESS_TEXTS, awaitingResult, renderChess } from "./chess.js";
 import { renderRefereeResult } from "./referee-result.js";
+import { $, pathId, showLanguage } from "./page.js";
 
 const STALE_AFTER_S = 120;
 const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
@@ -17,12 +18,6 @@ let current = null;
 let notFound = false;
 
 function t() { return TEXTS[lang]; }
-const $ = (id) => document.getElementById(id);
-
-export function matchIdFromPath(pathname = location.pathname) {
-  const parts = pathname.split("/").filter(Boolean);
-  return parts[0] === "match" && parts[1] ? decodeURIComponent(parts[1]) : null;
-}
 
 /** ITTF compact notation from side 0's view: the loser's points, negative when side 0 lost ("7/-4/8/5"). */
 export function compactNotation(gameScores) {
@@ -252,9 +247,7 @@ function renderAge() {
 function renderConnection() { showConnection($("connection"), connection, t()); }
 
 function applyLanguage() {
-  document.documentElement.lang = lang;
-  $("lang").textContent = lang === "tr" ? "EN" : "TR";
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t()[el.dataset.i18n];
+  showLanguage(lang, t());
   $("history").setAttribute("aria-label", t().history);
   renderConnection();
   if (current) render(current);
@@ -262,7 +255,7 @@ function applyLanguage() {
 }
 
 function start() {
-  const id = matchIdFromPath();
+  const id = pathId("match");
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";
     localStorage.setItem("boardcast.lang", lang);

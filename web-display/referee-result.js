@@ -3,22 +3,12 @@
 // forfeit, an arbiter's decision). It sends `POST /api/matches/{id}/actions`, which the hub checks again and
 // refuses with its reason; spectators, who hold no token, never see the button.
 import { CONSOLE_TEXTS } from "./i18n.js";
+import { el } from "./page.js";
 
 const TOKEN_KEY = "boardcast.referee";  // the console's key
 const RESULTS = ["1-0", "0-1", "1/2-1/2"];
 const HOWS = ["resignation", "agreement", "forfeit", "arbiter"];
 const OPEN = ["scheduled", "live", "finished"];
-
-const el = (tag, attrs = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") e.textContent = v;
-    else if (v === true) e.setAttribute(k, "");
-    else if (v !== false && v != null) e.setAttribute(k, v);
-  }
-  e.append(...children.filter(Boolean));
-  return e;
-};
 
 let shown = null;  // { match, lang }
 

@@ -7,6 +7,7 @@
 import { Feed, showConnection } from "./feed.js";
 import { STANDINGS_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 import { rotateSeconds } from "./wall-pager.js";
+import { $, el, showLanguage } from "./page.js";
 
 const ROWS_PER_COLUMN = 20;  // past this a wide screen splits the table into columns side by side
 const MAX_COLUMNS = 3;
@@ -18,16 +19,8 @@ let current = null;
 let currentVersion = -1;
 let notFound = false;
 
-const $ = (id) => document.getElementById(id);
 function st() { return STANDINGS_TEXTS[lang]; }
 function t() { return TEXTS[lang]; }
-
-const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  return e;
-};
 
 function asNumber(value) {
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
@@ -372,9 +365,7 @@ function layout() {
 function renderConnection() { showConnection($("connection"), connection, t()); }
 
 function applyLanguage() {
-  document.documentElement.lang = lang;
-  $("lang").textContent = lang === "tr" ? "EN" : "TR";
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t()[node.dataset.i18n];
+  showLanguage(lang, t());
   for (const node of document.querySelectorAll("[data-standings-i18n]")) node.textContent = st()[node.dataset.standingsI18n];
   renderConnection();
   if (current) renderStandings(current);

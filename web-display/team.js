@@ -6,6 +6,7 @@
 import { clockEl } from "./chess.js";
 import { Feed, showConnection } from "./feed.js";
 import { TEAM_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
+import { $, el, pathId, showLanguage } from "./page.js";
 
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
 let connection = "connecting";
@@ -13,21 +14,8 @@ let current = null;
 let currentVersion = -1;
 let notFound = false;
 
-const $ = (id) => document.getElementById(id);
 function tt() { return TEAM_TEXTS[lang]; }
 function t() { return TEXTS[lang]; }
-
-const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  return e;
-};
-
-export function teamIdFromPath(pathname = location.pathname) {
-  const parts = pathname.split("/").filter(Boolean);
-  return parts[0] === "team" && parts[1] ? decodeURIComponent(parts[1]) : null;
-}
 
 /** A team score with halves as chess players write it: 4.5 → "4½", 0.5 → "½", 3 → "3". */
 export function fmtScore(value) {
@@ -213,9 +201,7 @@ function anyLive(view) { return (view.boards || []).some((b) => b.status === "li
 function renderConnection() { showConnection($("connection"), connection, t()); }
 
 function applyLanguage() {
-  document.documentElement.lang = lang;
-  $("lang").textContent = lang === "tr" ? "EN" : "TR";
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t()[node.dataset.i18n];
+  showLanguage(lang, t());
   for (const node of document.querySelectorAll("[data-team-i18n]")) node.textContent = tt()[node.dataset.teamI18n];
   renderConnection();
   if (current) renderTeam(current);
@@ -223,7 +209,7 @@ function applyLanguage() {
 }
 
 function start() {
-  const id = teamIdFromPath();
+  const id = pathId("team");
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";
     localStorage.setItem("boardcast.lang", lang);

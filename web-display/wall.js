@@ -6,6 +6,7 @@ import { renderChessTile } from "./chess.js";
 import { renderTeamTile } from "./team.js";
 import { fitAll, fitNames, renderCompact, renderOutcome, renderTableTennis } from "./wall-tiles.js";
 import { Pager, rotateSeconds } from "./wall-pager.js";
+import { showLanguage } from "./page.js";
 
 const STALE_AFTER_S = 120;
 const matches = new Map();
@@ -16,9 +17,7 @@ let connection = "connecting";
 function t() { return TEXTS[lang]; }
 
 function applyLanguage() {
-  document.documentElement.lang = lang;
-  document.getElementById("lang").textContent = lang === "tr" ? "EN" : "TR";
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t()[el.dataset.i18n];
+  showLanguage(lang, t());
   renderConnection();
   renderFilters();
   for (const match of matches.values()) render(match);

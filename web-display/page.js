@@ -1,0 +1,44 @@
+// The helpers every page shares: finding and building elements, the id a page's path names, and the texts of
+// the page's own language (the header's language button and each `data-i18n` element). Each page's module
+// imports them from here; the pages load as plain ES modules, without a build step.
+
+/** The element with this id. */
+export const $ = (id) => document.getElementById(id);
+
+/**
+ * A new element. Two forms:
+ * - `el(tag, cls, text)`: a class name (none when empty) and a text (none when null);
+ * - `el(tag, {attr: value, …}, ...children)`: attributes (`class`, `text`, `on…` handlers, `data-…`, `true`
+ *   for a bare attribute; `null` and `false` leave one out) and children (`null` ones left out).
+ */
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  if (attrs == null || typeof attrs !== "object") {
+    if (attrs) node.className = attrs;
+    if (children[0] != null) node.textContent = children[0];
+    return node;
+  }
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value == null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key.startsWith("data-")) node.dataset[key.slice(5).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children.filter((c) => c != null));
+  return node;
+}
+
+/** The id in a path such as `/match/{id}` for `kind` "match", or null when the path is not one. */
+export function pathId(kind, pathname = location.pathname) {
+  const parts = pathname.split("/").filter(Boolean);
+  return parts[0] === kind && parts[1] ? decodeURIComponent(parts[1]) : null;
+}
+
+/** Show the page in `lang`: the document's language, the button offering the other one, each `data-i18n` text. */
+export function showLanguage(lang, texts) {
+  document.documentElement.lang = lang;
+  $("lang").textContent = lang === "tr" ? "EN" : "TR";
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = texts[node.dataset.i18n];
+}
