@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,14 +26,14 @@ AREAS = [
 ]
 
 
-def render(rows: list[dict], generated: str) -> str:
+def render(rows: list[dict]) -> str:
     """The Markdown page for the ledger's rows."""
     lines = [
-        "# Reliability and security: what was tried",
+        "# Reliability and security: the faults and attacks tested",
         "",
         "Generated from a test run by `scripts/reliability_report.py`; do not edit by hand. Each row is one "
-        "fault or attack a test in `tests/reliability/` (or the long fuzz run) tried, how many times, and "
-        "what it observed; a row is recorded only when its test passed.",
+        "fault or attack a test in `tests/reliability/` (or the long fuzz run) makes, how many times, and "
+        "what it observes; a row is recorded only when its test passes.",
         "",
         "Regenerate:",
         "",
@@ -44,7 +43,7 @@ def render(rows: list[dict], generated: str) -> str:
         ".venv/bin/python scripts/reliability_report.py",
         "```",
         "",
-        f"Ledger: `build/reliability.json`, {len(rows)} rows; page generated {generated}.",
+        f"Ledger: `build/reliability.json`, {len(rows)} rows.",
         "",
     ]
     order = {area: i for i, area in enumerate(AREAS)}
@@ -77,9 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(rows, generated))
+    args.out.write_text(render(rows))
     print(f"wrote {args.out} ({len(rows)} rows)")
     return 0
 
