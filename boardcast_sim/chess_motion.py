@@ -1,9 +1,10 @@
 """How a piece-recognising e-board (DGT and alike) reports a chess move: the square changes, in report order.
 
 Pure and seeded: no I/O, no clock. A real board scans its squares one at a time, so a move reaches the PC as a
-handful of single-square changes that need not arrive in the order the hand made them (research/chess.md §1,
-"Dynamics"). `motions` turns one move into such a list, `takeback_motions` turns one placement back into
-another, and `apply_motions` folds a list onto a placement; simulators and reconstruction tests share them.
+handful of single-square changes that need not arrive in the order the hand made them (the DGT protocol's
+`dgtbrd.h` says so of its updates). `motions` turns one move into such a list, `takeback_motions` turns one
+placement back into another, and `apply_motions` folds a list onto a placement; simulators and reconstruction
+tests share them.
 
 `Motion.delay_s` is the time since the previous report (for the first one: since the hand started the move).
 """

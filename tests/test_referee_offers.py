@@ -193,7 +193,8 @@ def test_every_status_and_role_is_covered_by_the_walks() -> None:
 
 
 def test_the_next_round_starting_locks_the_result_but_an_appeal_in_its_window_is_still_heard() -> None:
-    """Seed 000 §10: an appeal within 15 minutes of the end; the next round's start locks everything else."""
+    """Backgammon Tournament Rules §10: an appeal within 15 minutes of the end; the next round's start locks
+    everything else."""
     folder = finished_tt()
     ended = folder.state.finished_at
     assert ended is not None

@@ -190,7 +190,8 @@ export function render(match) {
   renderAge();
 }
 
-// A referee's result and the latest appeal with its decision and reasoning: shown to players (seed 000 §10).
+// A referee's result and the latest appeal with its decision and reasoning: shown to players (Backgammon
+// Tournament Rules §10).
 function renderRefereeNote(match) {
   const note = $("referee-note");
   const parts = [];

@@ -6,12 +6,12 @@ match's state, the referee's role and the time, and becomes one event body for t
 `hub.matches.apply_event` folds it. A refusal raises with a message in English and Turkish and nothing is
 logged. No I/O and no clock: time is an argument.
 
-Rules (RULES.md §0, seed 000 §8-§10, seed 002 §6.2): a result is corrected by a new event that supersedes
-it, never by rewriting; a forfeit writes the sport's forfeit score (backgammon: match length-0); an appeal is
-accepted within 15 minutes of the end and leaves the match `protested` until the decision, which the chief
-referee makes and which is recorded with its reasoning; once a match of the next round has started, the
-previous round's results are locked: nothing changes them but an appeal lodged within its 15 minutes (the lock
-does not shorten them) and that appeal's decision.
+Rules (Backgammon Tournament Rules §8-§10, Turkish Chess Clubs Championship Regulations 6.2; docs/REFEREE.md):
+a result is corrected by a new event that supersedes it, never by rewriting; a forfeit writes the sport's
+forfeit score (backgammon: match length-0); an appeal is accepted within 15 minutes of the end and leaves the
+match `protested` until the decision, which the chief referee makes and which is recorded with its reasoning;
+once a match of the next round has started, the previous round's results are locked: nothing changes them but
+an appeal lodged within its 15 minutes (the lock does not shorten them) and that appeal's decision.
 
 `model` holds the vocabulary (roles, actions, penalties, decisions, `RefereeEvent`, the refusals); `request`
 reads a console request and `prepare`s its event; `actions` the checks, one function per action, and the round

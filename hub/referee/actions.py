@@ -214,7 +214,8 @@ def appeal(match: MatchState, appellant: str, reason: str, at: float) -> Referee
 
 
 # The rule each sport's appeal window comes from, as the message cites it. Table tennis: the ITTF says who may
-# appeal to whom (Regulations 3.3.4) but sets no time, so the hall's 15 minutes apply (RULES.md §0).
+# appeal to whom (Regulations 3.3.4) but sets no time, so the hall's 15 minutes apply (as Backgammon
+# Tournament Rules §10; docs/REFEREE.md).
 APPEAL_RULES: dict[str, tuple[str, str]] = {
     "backgammon": ("Backgammon Tournament Rules §10", "Tavla Turnuva Kuralları §10"),
     "tabletennis": (

@@ -8,7 +8,9 @@ from typing import Any
 
 from hub.matches import EventKind, MatchStatus
 
-APPEAL_WINDOW_S = 15 * 60  # seed 000 §10; chess: 15 minutes after the round (seed 002 §6.2)
+# Backgammon Tournament Rules §10; chess: 15 minutes after the round (Turkish Chess Clubs Championship
+# Regulations 6.2)
+APPEAL_WINDOW_S = 15 * 60
 SYSTEM_ACTOR = "boardcast"  # who locks a round: the hub itself, when it sees the next round start
 MAX_TEXT = 1000
 MAX_INPUT_NUMBER = 9999  # a referee input's counts (points, games, plies): far past any real match
@@ -38,7 +40,7 @@ class Action(enum.StrEnum):
 
 
 class Penalty(enum.StrEnum):
-    """Penalties a referee records (seed 000 §9; table-tennis cards, ITTF 3.5.2)."""
+    """Penalties a referee records (Backgammon Tournament Rules §9; table-tennis cards, ITTF 3.5.2)."""
 
     WARNING = "warning"
     GAME_LOSS = "game_loss"
@@ -55,7 +57,9 @@ class Decision(enum.StrEnum):
     REJECTED = "rejected"
 
 
-CHIEF_ONLY = frozenset({Action.DECIDE})  # the appeal goes to the chief referee (seed 002 §6.2)
+CHIEF_ONLY = frozenset(
+    {Action.DECIDE}
+)  # the appeal goes to the chief referee (Turkish Chess Clubs Championship Regulations 6.2)
 CARDS = frozenset({Penalty.YELLOW, Penalty.YELLOW_RED, Penalty.RED})
 
 

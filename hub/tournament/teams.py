@@ -1,4 +1,6 @@
-"""Chess team matches: the boards of one team pairing, its live score and match points (seed 002 §4, §5).
+"""Chess team matches: the boards of one team pairing, its live score and match points.
+
+Turkish Chess Clubs Championship Regulations 4 and 5.
 
 A team match is a view over the games that name it and the boards it lost or won by forfeit before play.
 Board points are 1, ½ and 0 (`hub.tournament.model.GAME_OUTCOMES`); a team's score is the sum of its board

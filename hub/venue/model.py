@@ -66,7 +66,8 @@ class RefereeConfig:
 
 @dataclass(frozen=True, slots=True)
 class PlayerConfig:
-    """A player's public details and the contacts only referees and the organiser may see (seed 000 §14)."""
+    """A player's public details, and the contacts only referees and the organiser may see (Backgammon
+    Tournament Rules §14)."""
 
     name: str
     club: str = ""
@@ -75,8 +76,8 @@ class PlayerConfig:
     email: str | None = None  # private: never in a spectator view
 
 
-# Seed 002 §4.2.2 and §5.5 (RULES.md §2): boards 1-4 are open; the others are kept for a category. (§4.3 of
-# the same seed fills boards 5 and 6 the other way round; §5.5, which the medals follow, is used here.)
+# Turkish Chess Clubs Championship Regulations 4.2.2 and 5.5: boards 1-4 are open; the others are kept for a
+# category. (Its 4.3 fills boards 5 and 6 the other way round; 5.5, which the medals follow, is used here.)
 CHESS_BOARD_CATEGORIES = {
     1: ("open", "genel"),
     2: ("open", "genel"),

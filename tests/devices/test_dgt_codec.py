@@ -49,8 +49,8 @@ from devices.dgt.messages import (
     square_from_field,
 )
 
-# Copies of ../shared/fixtures/dgt (real captures from real boards), kept in the repository so the
-# tests do not depend on what lies beside the clone.
+# Real captures from real boards (their source and licence: tests/fixtures/dgt/README.md), kept in the
+# repository so the tests do not depend on what lies beside the clone.
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dgt"
 CAPTURES = ("1", "johan")
 
@@ -65,7 +65,7 @@ def reads(name: str) -> tuple[bytes, ...]:
     """One serial read per line of X.inbytes, base64-decoded."""
     if not FIXTURES.is_dir():
         pytest.fail(
-            f"the real DGT captures are missing: expected them at {FIXTURES} (copies of ../shared/fixtures/dgt)"
+            f"the real DGT captures are missing: expected them at {FIXTURES} (see tests/fixtures/dgt/README.md)"
         )
     lines = (FIXTURES / f"{name}.inbytes").read_text().splitlines()
     return tuple(base64.b64decode(line) for line in lines if line.strip())

@@ -1,5 +1,6 @@
 """Move legality agrees with GNU Backgammon's own generator: random, bar-heavy and bear-off positions, and the
-edge positions of research/backgammon.md. The oracles are required: a missing one fails, never skips."""
+edge positions of "every playable die must be played" (Backgammon Tournament Rules §6). The oracles are
+required: a missing one fails, never skips."""
 
 from __future__ import annotations
 
@@ -164,7 +165,7 @@ def test_model_plays_reach_the_same_results_as_the_contract_function() -> None:
             assert play_steps(pos, play.moves) == play.result
 
 
-# --- edge positions (research/backgammon.md §2.1) ------------------------------------------------------
+# --- edge positions (as GNU Backgammon's generator applies §6: eval.c, GenerateMoves) --------------------
 
 EDGES = [
     ("larger die only", "/x8AABj/PwAEAA", (6, 5), ["13/7"]),

@@ -1,4 +1,4 @@
-"""Backgammon legality and match state as a pure reducer (tournament rules, RULES.md §1; seed 000 §5–§8).
+"""Backgammon legality and match state as a pure reducer (Backgammon Tournament Rules §5–§8).
 
 Two layers:
 

@@ -90,5 +90,5 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         )
 
     def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
-        """The match length to none: "skor maç uzunluğu–0 yazılır" (seed 000 §9)."""
+        """The match length to none: "skor maç uzunluğu–0 yazılır" (Backgammon Tournament Rules §9)."""
         return (info.length, 0)
