@@ -21,4 +21,5 @@ echo "== ruff"
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
-.venv/bin/python -m pytest "$@"
+# two processes (this is a 2-core machine): see ONE_AT_A_TIME in tests/conftest.py for what never runs beside itself
+.venv/bin/python -m pytest -n 2 --dist loadfile "$@"

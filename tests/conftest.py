@@ -13,10 +13,40 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Run one after another on one pytest-xdist worker (scripts/test.sh runs two, `--dist loadfile`): tests whose assertions bound
+# time or memory and that start hubs, browsers or benchmarks of their own.
+ONE_AT_A_TIME = (
+    "tests/reliability/",
+    "tests/test_demo_team_match.py",
+    "tests/test_benchmarks_",
+    "tests/web/test_console_round",
+    "tests/hub/test_keepalive.py",
+    "tests/hub/test_fanout.py",
+    "tests/hub/test_screens_pace.py",
+)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile`, except that the ONE_AT_A_TIME files share one scope: one worker runs them in turn.
+
+    (pytest-xdist's own `loadgroup` cannot be used: it renames nodes in a way pytest 9 no longer reads.)"""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneAtATime(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "one-at-a-time" if path.startswith(ONE_AT_A_TIME) else path
+
+    return OneAtATime(config, log)
 
 
 def free_port() -> int:

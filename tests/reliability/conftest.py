@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -59,11 +60,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not _rows:
         return
     LEDGER.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        rows = {r["fault"]: r for r in json.loads(LEDGER.read_text())["rows"]}
-    except (OSError, ValueError, KeyError):
-        rows = {}
-    rows.update(_rows)
-    LEDGER.write_text(
-        json.dumps({"rows": sorted(rows.values(), key=lambda r: (r["area"], r["fault"]))}, indent=1)
-    )
+    # under pytest-xdist each worker merges its own rows: one at a time, or one would undo another's
+    with open(LEDGER.with_name(LEDGER.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            rows = {r["fault"]: r for r in json.loads(LEDGER.read_text())["rows"]}
+        except (OSError, ValueError, KeyError):
+            rows = {}
+        rows.update(_rows)
+        LEDGER.write_text(
+            json.dumps({"rows": sorted(rows.values(), key=lambda r: (r["area"], r["fault"]))}, indent=1)
+        )

@@ -174,7 +174,9 @@ def test_the_hall_keeps_running_through_every_attack_at_once(tmp_path: Path, tri
     assert sum(final["state"]["points"]) == len(watch.sent) == watch.seen
     # the spectator: updates as quick under attack as without (the screens interval is 100 ms)
     assert percentile(attacked, 0.5) <= percentile(quiet, 0.5) + 50, (quiet, attacked)
-    assert percentile(attacked, 0.99) <= max(2 * percentile(quiet, 0.99), percentile(quiet, 0.99) + 100)
+    # p99: within five screens intervals (or five times the quiet p99): a hub the attack starves is seconds
+    # behind, while a test beside this one on a 2-core machine takes one or two intervals
+    assert percentile(attacked, 0.99) <= 5 * max(percentile(quiet, 0.99), 100), (quiet, attacked)
     # a normal client's /api/health
     assert len(answered) == len(health_ms) and percentile(answered, 0.99) < 100, health_ms
     # bounded: memory, descriptors, stderr
