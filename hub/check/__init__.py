@@ -1,8 +1,9 @@
 """`boardcast check SPORT FILE`: audit a recorded match offline with the hub's own rules engines.
 
-`run` reads the file and hands its lines to the sport's checker: `tabletennis` and `backgammon` (JSON lines,
-folded by `common.check_lines`); chess reads a DGT capture instead (`hub.rules.chess.check.run`, its own options).
-Shared pieces (exit codes, the input error, printing JSON lines) are in `common`; the checkers import only it.
+`run` reads the file and hands its lines to the sport's checker (`SportRules.check_lines`, in
+`hub/rules/<sport>/check.py`); a sport whose recordings are not JSON lines checks them itself
+(`SportRules.check`, with its own options). Shared pieces (exit codes, the input error, printing JSON lines) are
+in `common`; the checkers import only it.
 """
 
 from __future__ import annotations
