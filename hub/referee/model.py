@@ -8,7 +8,7 @@ from typing import Any
 
 from hub.matches import EventKind, MatchStatus
 
-APPEAL_WINDOW_S = 15 * 60  # seed 000 §10; chess: 15 minutes after the round (seed 002 §6.2)
+APPEAL_WINDOW_S = 15 * 60  # seed 000 §10; for paired rounds 15 minutes after the round (seed 002 §6.2)
 SYSTEM_ACTOR = "boardcast"  # who locks a round: the hub itself, when it sees the next round start
 MAX_TEXT = 1000
 MAX_INPUT_NUMBER = 9999  # a referee input's counts (points, games, plies): far past any real match
@@ -34,7 +34,7 @@ class Action(enum.StrEnum):
     FORFEIT = "forfeit"
     APPEAL = "appeal"
     DECIDE = "decide"
-    RESULT = "result"  # a chess result the board cannot see: resignation, agreement, forfeit, arbiter
+    RESULT = "result"  # a result the board cannot see: resignation, agreement, forfeit, arbiter
 
 
 class Penalty(enum.StrEnum):

@@ -84,6 +84,13 @@ class SportRules(Protocol[S, C]):
     def attach_spectators(self, hall: Any) -> SpectatorExtra | None:
         """Add the sport's spectator extra (winning chances) to a `PublicHall` if its venue wants it."""
 
+    @property
+    def paired_rounds(self) -> bool:
+        """Its rounds come from a pairing program's report file (`.trf`), its team matches play boards."""
+
+    def clock_view(self, state: S) -> dict[str, Any] | None:
+        """The match's clock as a team match's board shows it; None: no clock to show."""
+
     def check(self, file: str | None, options: Mapping[str, Any]) -> int:
         """`boardcast check SPORT`: audit a recorded match offline; the exit code."""
 

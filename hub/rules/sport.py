@@ -118,6 +118,11 @@ class SportDefaults(ABC, Generic[S]):
     broadcast_delayed: bool = False  # spectators see its matches after the venue's `broadcast_delay_s`
     check_options: tuple[CheckOption, ...] = ()  # `boardcast check SPORT` options beyond FILE
     checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
+    paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
+
+    def clock_view(self, state: S) -> dict[str, Any] | None:
+        """The match's clock as a team match's board shows it; None: no clock to show."""
+        return None
 
     def attach_spectators(self, hall: Any) -> SpectatorExtra | None:
         """Add the sport's spectator extra to a hall (`PublicHall.show_extra`) if its venue wants one; none."""

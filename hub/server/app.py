@@ -49,7 +49,7 @@ DATA_FILES = (LOG_FILE, f"{LOG_FILE}-wal", f"{LOG_FILE}-shm")  # what the hub ke
 HEALTH_EVERY_S = 1.0
 SEND_BUFFER = 64 * 1024
 TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
-RELEASE_EVERY_S = 0.2  # how late, at most, a delayed chess broadcast goes out after its delay
+RELEASE_EVERY_S = 0.2  # how late, at most, a delayed broadcast goes out after its delay
 
 
 def hub_url(host: str, port: int) -> str:
@@ -132,7 +132,7 @@ class HubRuntime:
         for table in self.venue.tables:
             if table.device:
                 self.sessions[table.id] = self._session(table, table.device, table.device_id)
-            if table.clock:  # a chess table whose board has no clock of its own: a Wire chess clock beside it
+            if table.clock:  # a board with no clock of its own: a Wire clock beside it
                 clock_sink = self.ingest.sink_for(table, table.clock, "clock")
                 self.sessions[f"{table.id}/clock"] = DeviceSession(
                     table.clock,

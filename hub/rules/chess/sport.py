@@ -46,6 +46,12 @@ class ChessSport(SportDefaults[ChessState]):
     )
     broadcast_delayed = True  # games go out late so that no one can relay moves to a player
     checks_json_lines = False  # `boardcast check chess` reads a DGT capture
+    paired_rounds = True  # rounds from the pairing program's report file (TRF), team matches on boards
+
+    def clock_view(self, state: ChessState) -> dict[str, Any] | None:
+        """The game's clock as a team match's board shows it (`codec.clock_view`)."""
+        return codec.clock_view(state)
+
     check_options = (
         CheckOption(
             "--dgt", "chess: DGT serial capture, base64 per line / DGT kaydı (satır başına base64)", "FILE"
