@@ -1,6 +1,6 @@
 """bg-chances: winning chances per position, as the backgammon screens get them.
 
-Ours: `hub.chances.evaluate` on hub states (the board turned into GNU Backgammon's form, the net's cubeless
+Ours: `hub.rules.backgammon.chances.evaluate` on hub states (the board turned into GNU Backgammon's form, the net's cubeless
 probabilities, the match chances through the match equity table at the score and cube). Baseline, in the
 same run: gnubg-nn's `probabilities` alone on boards prepared beforehand (what the net costs with nothing
 around it). The net remembers positions it has seen, so each side gets positions of its own, new to the net,
@@ -19,8 +19,8 @@ from dataclasses import replace
 
 from benchmarks.common import Result, say
 from benchmarks.common import sizes as pick_sizes
-from hub.chances import GnubgNet, engine, evaluate
-from hub.chances.service import ChanceService
+from hub.rules.backgammon.chances import GnubgNet, engine, evaluate
+from hub.rules.backgammon.chances.service import ChanceService
 from hub.rules.backgammon.model import Position
 from hub.rules.backgammon.state import BackgammonState, Phase, initial
 

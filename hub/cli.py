@@ -27,6 +27,7 @@ from hub import __version__
 from hub.bus.url import BusUrlError, check_bus_url, redact
 from hub.log.eventlog import EventLogError
 from hub.referee.tokens import hash_token, new_token
+from hub.rules.registry import SPORTS
 from hub.server.allocator import prefer_returning_allocator
 from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED, StartupError, parse_port, venue_data_dir
 from hub.tournament.export_cli import add_export_parser
@@ -139,25 +140,18 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check", help="audit a recorded match stream (JSON lines) / kayıtlı bir maçı denetle"
     )
-    check.add_argument("sport", choices=["tabletennis", "backgammon", "chess"], help="the sport / spor dalı")
+    check.add_argument("sport", choices=list(SPORTS), help="the sport / spor dalı")
     check.add_argument(
         "file", nargs="?", help="JSON lines file, '-' for standard input / JSON satırları dosyası"
     )
-    check.add_argument(
-        "--dgt",
-        metavar="FILE",
-        help="chess: DGT serial capture, base64 per line / DGT kaydı (satır başına base64)",
-    )
-    check.add_argument("--time-control", help="chess: e.g. 180+2, 300d5, 40/6000+30:1800+30 / süre kontrolü")
-    check.add_argument(
-        "--clock-white", choices=["left", "right"], help="chess: White's clock side / Beyazın saat tarafı"
-    )
-    check.add_argument(
-        "--orientation",
-        choices=["auto", "normal", "rotated"],
-        default="auto",
-        help="chess: the board's way round; auto detects it from the position / tahtanın yönü (auto: konumdan)",
-    )
+    for option in (option for sport in SPORTS.values() for option in sport.check_options):
+        check.add_argument(
+            option.flag,
+            help=option.help,
+            metavar=option.metavar,
+            choices=option.choices,
+            default=option.default,
+        )
     round_commands = add_round_parser(commands)
     add_export_parser(round_commands)
     add_standings_parser(commands)
@@ -187,19 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "token":
         return _referee_token(args.name, args.role, args.venue)
     if args.command == "check":
-        from hub.check import run as run_check
-
-        if args.sport == "chess":
-            from hub.check.chess import run as run_chess
-
-            if (args.dgt or args.file) is None:
-                print("boardcast check chess: give --dgt FILE / --dgt DOSYA verin", file=sys.stderr)
-                return EXIT_BAD_INPUT
-            return run_chess(args.dgt or args.file, args.time_control, args.clock_white, args.orientation)
-        if args.file is None:
-            print(f"boardcast check {args.sport}: give FILE / DOSYA verin", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        return run_check(args.sport, args.file)
+        return SPORTS[args.sport].check(args.file, vars(args))
     if argv is None and args.command in ("demo", "serve", "edge"):
         prefer_returning_allocator()  # a process that runs for hours gives back what a burst freed
     try:

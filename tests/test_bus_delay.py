@@ -16,10 +16,10 @@ import pytest
 from hub.bus.edge import EdgeHall
 from hub.bus.streams import BusPublisher, BusReader
 from hub.feed.fanout import Fanout
-from hub.feed.pgn import game_pgn
 from hub.hall.live import Hall
 from hub.log.eventlog import EventLog
 from hub.matches import MatchStatus
+from hub.rules.chess.pgn_feed import game_pgn
 from tests.bussupport import RedisServer, running_redis
 from tests.hub.test_chess_hall import MOVES, START, chess_venue, feed_game
 

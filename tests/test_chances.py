@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from hub.chances import Chances, GnubgNet, evaluate, evaluate_job
-from hub.chances.engine import Job
-from hub.chances.service import ChanceService
+from hub.rules.backgammon.chances import Chances, GnubgNet, evaluate, evaluate_job
+from hub.rules.backgammon.chances.engine import Job
+from hub.rules.backgammon.chances.service import ChanceService
 from hub.rules.backgammon.model import Position
 from hub.rules.backgammon.sport import BackgammonSport
 from hub.rules.backgammon.state import BackgammonState, Phase, initial
@@ -197,9 +197,9 @@ length = 7
 
 
 def test_a_venue_turns_the_chances_off_and_a_misspelt_value_is_refused() -> None:
-    from hub.chances import attach
     from hub.feed.fanout import Fanout
     from hub.hall.spectators import PublicHall
+    from hub.rules.backgammon.chances import attach
     from hub.venue import VenueError, parse_venue
 
     on = PublicHall(parse_venue(VENUE.format(value="true"), Path("hall.toml")), Fanout())

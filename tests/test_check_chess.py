@@ -72,7 +72,7 @@ def test_johan_learns_5_plus_5_and_ends_one_nil_on_the_flag() -> None:
 
 
 def test_lines_that_give_their_time(tmp_path: Path) -> None:
-    from hub.check.chess import timed_reports
+    from hub.rules.chess.check import timed_reports
 
     reads = (DGT / "1.inbytes").read_text().splitlines()
     times = {}

@@ -31,12 +31,12 @@ from starlette.types import ASGIApp
 
 from hub import __version__
 from hub.bus.streams import BusReader, PublicChange
-from hub.chances import attach as attach_chances
 from hub.feed.fanout import Fanout
 from hub.feed.protocol import announce_started, burst_gone, server_config
 from hub.hall.spectators import PublicHall
 from hub.matches import MatchInfo, from_snapshot, new_match
 from hub.referee.tokens import Authenticator
+from hub.rules.registry import attach_spectator_extras
 from hub.server.app import SEND_BUFFER
 from hub.server.connections import Unfinished, open_files, quiet_repeats, raise_open_files_limit
 from hub.server.heap import HeapStats, give_back_after_bursts
@@ -122,7 +122,7 @@ class EdgeRuntime:
         self.host, self.port = host, port
         self.fanout = Fanout()
         self.hall = EdgeHall(venue, self.fanout)
-        attach_chances(self.hall)
+        attach_spectator_extras(self.hall)
         self.reader = BusReader(bus_url, venue, self.hall.apply)
         self.auth = Authenticator(venue.referees)
         self.ctx = EdgeContext(self.hall, self.fanout, self.auth)

@@ -1,6 +1,6 @@
 """The bus between hall hubs and spectator edges: Redis Streams, one stream per venue.
 
-A hall hub publishes every public change of a match (after its commit, and after a chess game's broadcast
+A hall hub publishes every public change of a match (after its commit, and after a delayed sport's broadcast
 delay) as one stream entry: the match id, its version, the hub's venue version and the match's state as
 `to_snapshot` writes it. In the same MULTI it writes that entry into the venue's snapshot hash (latest entry
 per match), so a reader that loads the hash and the stream's last id in one MULTI holds exactly what the

@@ -1,17 +1,16 @@
 """`boardcast check SPORT FILE`: audit a recorded match offline with the hub's own rules engines.
 
-`run` reads the file and hands its lines to the sport's checker: `tabletennis` and `backgammon` (JSON lines,
-folded by `common.check_lines`); chess reads a DGT capture instead (`hub.check.chess.run`, its own options).
-Shared pieces (exit codes, the input error, printing JSON lines) are in `common`; the checkers import only it.
+`run` reads the file and hands its lines to the sport's checker (`SportRules.check_lines`, in
+`hub/rules/<sport>/check.py`); a sport whose recordings are not JSON lines checks them itself
+(`SportRules.check`, with its own options). Shared pieces (exit codes, the input error, printing JSON lines) are
+in `common`; the checkers import only it.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
 from typing import TextIO
 
-from hub.check import backgammon, tabletennis
 from hub.check.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -22,6 +21,7 @@ from hub.check.common import (
     quiet_broken_pipe,
     text_lines,
 )
+from hub.rules.registry import SPORTS as ALL_SPORTS
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -35,7 +35,7 @@ __all__ = [
     "run",
 ]
 
-SPORTS = ("tabletennis", "backgammon")
+SPORTS = tuple(name for name, sport in ALL_SPORTS.items() if sport.checks_json_lines)
 
 
 def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -45,7 +45,7 @@ def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = N
     if sport not in SPORTS:
         print(f"boardcast check: unknown sport {sport!r}; known: {', '.join(SPORTS)}", file=err)
         return EXIT_BAD_INPUT
-    check = tabletennis.check if sport == "tabletennis" else _check_backgammon
+    check = ALL_SPORTS[sport].check_lines
     try:
         if path == "-":
             stdin = getattr(sys.stdin, "buffer", None)  # bytes, unless stdin was replaced by text
@@ -57,7 +57,3 @@ def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = N
     except OSError as exc:
         print(f"boardcast check: cannot read {path}: {exc.strerror or exc} / dosya okunamadı", file=err)
         return EXIT_BAD_INPUT
-
-
-def _check_backgammon(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
-    return backgammon.run(lines, out, err)

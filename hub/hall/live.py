@@ -325,7 +325,7 @@ class Hall(PublicHall):
         in_round[:] = playing
 
     def tick(self, at: float) -> int:
-        """Let rules that watch the clock (expedite due, a chess board settling, a flag falling) see time
+        """Let rules that watch the clock (a penalty coming due, a board settling, a flag falling) see time
         pass, each sport as often as it asks. A tick is logged only where the rules changed something, so
         replay sees the same tick and the log is not filled with nothing. Returns ticks logged. For
         `START_GRACE_S` after a restart, no tick: the devices have not yet said where things stand."""

@@ -1,7 +1,7 @@
 """What spectators may see of a venue, and how it reaches them: one read model for a hub and its edges.
 
 `PublicHall` holds each match's public state (for a hub: the committed state, late by the broadcast delay
-for chess; for an edge: what the hub published on the bus), answers the web layer's reads (`public_match`,
+for a sport that has one; for an edge: what the hub published on the bus), answers the web layer's reads (`public_match`,
 `public_matches`, `spectator_view`, `team_view`, `venue_snapshot`) and publishes a state to the `match:ID`,
 `venue` and `team:ID` topics. `hub.hall.live.Hall` and `hub.bus.edge.EdgeHall` differ only in where states come
 from.
@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hub.chances.service import ChanceService
 from hub.feed.fanout import Fanout, SnapshotSource, running_loop
 from hub.matches import MatchInfo, MatchState, MatchStatus, new_match, public_view, summary
+from hub.rules.registry import SPORTS
+from hub.rules.sport import SpectatorExtra
 from hub.tournament.live import LiveStandings
 from hub.tournament.teams import game_result, team_match_view
 from hub.venue import TeamMatchConfig, Venue
@@ -53,10 +54,11 @@ class PublicHall:
         self._sent_at: dict[str, float] = {}  # match id -> loop time its screens were last sent to
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
-        self.chances: ChanceService | None = None  # backgammon winning chances, where the venue shows them
+        self.chances: SpectatorExtra | None = None  # a sport's spectator extra (winning chances), if shown
+        self._chances_sport: str | None = None  # the sport whose matches it is for
         # the event's standings, where the venue names its report file: worked out again when a result changes
         self.standings = LiveStandings(venue.tournament) if venue.tournament is not None else None
-        self._results: dict[str, tuple[str | None, MatchStatus]] = {}  # chess game id -> result, status shown
+        self._results: dict[str, tuple[str | None, MatchStatus]] = {}  # event game id -> result, status shown
         self._standings_timer: asyncio.TimerHandle | None = None
         self._standings_view: dict[str, Any] | None = None
         fanout.add_source(self._snapshot_source)
@@ -112,13 +114,17 @@ class PublicHall:
         delay = self.delay_s(state.info)
         if delay:
             view["broadcast_delay_s"] = delay
-        if self.chances is not None and state.info.sport == "backgammon":
+        if self.chances is not None and state.info.sport == self._chances_sport:
             view["chances"] = self.chances.shown(state.info.id, time.time())
         return view
 
-    def show_chances(self) -> ChanceService:
-        """Show backgammon winning chances (GNU Backgammon's net), behind the venue's broadcast delay."""
-        self.chances = ChanceService(self._resend_chances, self.venue.broadcast_delay_s)
+    def show_extra(
+        self, sport: str, make: Callable[[Callable[[str], None], float], SpectatorExtra]
+    ) -> SpectatorExtra:
+        """Show a sport's spectator extra (`SportRules.attach_spectators`) on its matches' screens, behind the
+        venue's broadcast delay: `make(resend, delay_s)` builds it."""
+        self.chances = make(self._resend_chances, self.venue.broadcast_delay_s)
+        self._chances_sport = sport
         return self.chances
 
     def _resend_chances(self, match_id: str) -> None:
@@ -128,11 +134,12 @@ class PublicHall:
             self._to_screens(state)
 
     def delay_s(self, info: MatchInfo) -> float:
-        """The broadcast delay of a match: chess games go out late so no one can relay moves to a player."""
-        return self.venue.broadcast_delay_s if info.sport == "chess" else 0.0
+        """The broadcast delay of a match: a sport whose games go out late (`SportRules.broadcast_delayed`) so
+        no one can relay moves to a player."""
+        return self.venue.broadcast_delay_s if SPORTS[info.sport].broadcast_delayed else 0.0
 
     def team_view(self, team_match_id: str) -> dict[str, Any]:
-        """A chess team match as spectators see it (boards, score, match points)."""
+        """A team match as spectators see it (boards, score, match points)."""
         config = self.team_matches[team_match_id]
         view = team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
         delay = self.venue.broadcast_delay_s
@@ -157,7 +164,7 @@ class PublicHall:
         team topics, at most every `SCREENS_EVERY_S` per match."""
         info = state.info
         self.public[info.id] = state
-        if self.chances is not None and info.sport == "backgammon" and running_loop() is not None:
+        if self.chances is not None and info.sport == self._chances_sport and running_loop() is not None:
             self.chances.note(info.id, state.sport_state, state.updated_at or time.time())
         for listener in self.public_listeners:
             listener(state, self.venue_version)
@@ -212,7 +219,7 @@ class PublicHall:
         return self._standings_view
 
     def _note_result(self, state: MatchState) -> None:
-        """A chess game of the event was shown: when its result or status changed, the standings are due."""
+        """A game of the event was shown: when its result or status changed, the standings are due."""
         seen = (game_result(state), state.status)
         if self._results.get(state.info.id) == seen:
             return

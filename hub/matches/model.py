@@ -88,23 +88,20 @@ class MatchInfo:
     first_server: str | None = None  # "A"/"B", or in doubles "A1".."B2"; None: from the first report
     first_receiver: str | None = None  # doubles only
     ruleset: str = "ittf"
-    length: int = 0  # backgammon: the match is played to this many points
-    # the time control in the sport's notation: backgammon "simple:600:12" (mode:reserve_s:delay_s);
-    # chess "5400+30" (base+increment seconds), "300d5", "40/6000+30:1800+30"
+    length: int = 0  # a match played to this many points
+    # the time control in the sport's notation ("simple:600:12", "5400+30"), read by the sport's rules
     clock: str | None = None
-    clock_white: str | None = (
-        None  # chess: "left" or "right", the clock side White's time is on; None: learn it
-    )
-    board: int | None = None  # chess: the board number within a team match (1..8)
-    team_match: str | None = None  # chess: the team match this game belongs to
-    orientation: str = "auto"  # chess: the table's board "normal" | "rotated", or "auto": detected
-    # chess: a game whose board and stopped clock are unchanged this long waits for a result (None: 180 s)
+    clock_white: str | None = None  # "left" or "right", the clock side White's time is on; None: learn it
+    board: int | None = None  # the board number within a team match (1..8)
+    team_match: str | None = None  # the team match this game belongs to
+    orientation: str = "auto"  # the table's board "normal" | "rotated", or "auto": detected
+    # a game whose board and stopped clock are unchanged this long waits for a result (None: 180 s)
     awaiting_result_s: float | None = None
-    start_score: tuple[int, int] = (0, 0)  # backgammon: a match resumed at a score
-    pairing: tuple[int, int] | None = None  # chess: White's and Black's starting ranks in the tournament file
-    ratings: tuple[int, int] | None = None  # chess: White's and Black's ratings (0: unrated)
-    titles: tuple[str, str] | None = None  # chess: White's and Black's FIDE titles ("GM"; "": none)
-    fide_ids: tuple[int, int] | None = None  # chess: White's and Black's FIDE ids (0: none)
+    start_score: tuple[int, int] = (0, 0)  # a match resumed at a score
+    pairing: tuple[int, int] | None = None  # White's and Black's starting ranks in the tournament file
+    ratings: tuple[int, int] | None = None  # White's and Black's ratings (0: unrated)
+    titles: tuple[str, str] | None = None  # White's and Black's FIDE titles ("GM"; "": none)
+    fide_ids: tuple[int, int] | None = None  # White's and Black's FIDE ids (0: none)
 
     @property
     def rules(self) -> SportRules[Any, Any]:

@@ -1,6 +1,6 @@
 """Matches as people read them: an anomaly's messages and a recorded side (a card, a penalty, a forfeit's loser)
 naming the match's players (`hub.rules.names`), and the words for a sport and a match status in English and
-Turkish, for messages (a Turkish message never carries "tabletennis" or "protested")."""
+Turkish, for messages (a Turkish message never carries a sport's id or "protested")."""
 
 from __future__ import annotations
 
@@ -8,17 +8,14 @@ from typing import Any
 
 from hub.matches.model import STATUS_NAMES, MatchInfo, MatchStatus
 from hub.rules.names import named, player_mark, side_mark
+from hub.rules.registry import SPORTS
 
 # a venue sport id -> its name in English and Turkish, for messages
-SPORT_NAMES = {
-    "chess": ("chess", "satranç"),
-    "tabletennis": ("table tennis", "masa tenisi"),
-    "backgammon": ("backgammon", "tavla"),
-}
+SPORT_NAMES = {name: sport.title for name, sport in SPORTS.items()}
 
 
 def sport_name(sport: str) -> tuple[str, str]:
-    """The sport's name in English and Turkish ("table tennis", "masa tenisi"); an unknown id as it is."""
+    """The sport's name in English and Turkish (its `SportRules.title`); an unknown id as it is."""
     return SPORT_NAMES.get(sport, (sport, sport))
 
 

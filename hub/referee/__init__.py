@@ -1,14 +1,14 @@
 """The referee's workflow as pure checks: what a referee may do to a match now, and the event that records it.
 
 Every action (confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a
-forfeit, open an appeal, decide it, record a chess result the board cannot see) is checked here against the
+forfeit, open an appeal, decide it, record a result the board cannot see) is checked here against the
 match's state, the referee's role and the time, and becomes one event body for the log;
 `hub.matches.apply_event` folds it. A refusal raises with a message in English and Turkish and nothing is
 logged. No I/O and no clock: time is an argument.
 
 Rules (Backgammon Tournament Rules §8-§10, Turkish Chess Clubs Championship Regulations 6.2; docs/REFEREE.md):
 a result is corrected by a new event that supersedes it, never by rewriting; a forfeit writes the sport's
-forfeit score (backgammon: match length-0); an appeal is accepted within 15 minutes of the end and leaves the
+forfeit score (`SportRules.forfeit_score`); an appeal is accepted within 15 minutes of the end and leaves the
 match `protested` until the decision, which the chief referee makes and which is recorded with its reasoning;
 once a match of the next round has started, the previous round's results are locked: nothing changes them but
 an appeal lodged within its 15 minutes (the lock does not shorten them) and that appeal's decision.

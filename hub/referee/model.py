@@ -36,7 +36,7 @@ class Action(enum.StrEnum):
     FORFEIT = "forfeit"
     APPEAL = "appeal"
     DECIDE = "decide"
-    RESULT = "result"  # a chess result the board cannot see: resignation, agreement, forfeit, arbiter
+    RESULT = "result"  # a result the board cannot see: resignation, agreement, forfeit, arbiter
 
 
 class Penalty(enum.StrEnum):

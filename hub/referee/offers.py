@@ -26,8 +26,8 @@ from hub.referee.actions import (
 )
 from hub.referee.model import Action, ActionForbidden, ActionInvalid, Penalty, Role
 
-# the referee inputs the console offers beside the actions: a chess board's orientation; a backgammon
-# resignation and its answer (an answer with no offer is taken and flagged by the rules)
+# the referee inputs the console offers beside the actions (`SportRules.referee_inputs`): a board's
+# orientation; a resignation and its answer (an answer with no offer is taken and flagged by the rules)
 CONSOLE_INPUTS = ("orientation", "resign", "accept", "reject")
 
 

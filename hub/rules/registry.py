@@ -6,8 +6,8 @@ Each sport is one class in its own package (`hub/rules/<sport>/sport.py`) over t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, TextIO, TypeVar
 
 from hub.rules.backgammon.boards import BackgammonConfig
 from hub.rules.backgammon.sport import BackgammonSport
@@ -15,7 +15,7 @@ from hub.rules.backgammon.state import BackgammonState
 from hub.rules.base import Outcome
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.sport import ChessSport
-from hub.rules.sport import Export, FoldReports, MatchTerms
+from hub.rules.sport import CheckOption, Export, FoldReports, MatchTerms, SpectatorExtra
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
 from hub.rules.tabletennis.sport import TableTennisSport
 
@@ -60,6 +60,42 @@ class SportRules(Protocol[S, C]):
         device report the rules can take as plainly as a rally, returning (state, how many, facts) where
         `facts(n)` gives the newest n facts those rows raised, each with its row from `start`. Exactly what
         `apply` gives on each; None: the sport folds row by row."""
+
+    @property
+    def title(self) -> tuple[str, str]:
+        """The sport's name in messages, English and Turkish ("table tennis", "masa tenisi")."""
+
+    @property
+    def match_keys(self) -> tuple[str, ...]:
+        """The venue file's `[[matches]]` keys only this sport's matches take."""
+
+    @property
+    def broadcast_delayed(self) -> bool:
+        """Spectators see this sport's matches after the venue's `broadcast_delay_s` (anti-cheating)."""
+
+    @property
+    def check_options(self) -> tuple[CheckOption, ...]:
+        """The options `boardcast check SPORT` takes for this sport beyond FILE."""
+
+    @property
+    def checks_json_lines(self) -> bool:
+        """`boardcast check SPORT FILE` reads JSON lines (`hub.check.run`, through `check_lines`)."""
+
+    def attach_spectators(self, hall: Any) -> SpectatorExtra | None:
+        """Add the sport's spectator extra (winning chances) to a `PublicHall` if its venue wants it."""
+
+    @property
+    def paired_rounds(self) -> bool:
+        """Its rounds come from a pairing program's report file (`.trf`), its team matches play boards."""
+
+    def clock_view(self, state: S) -> dict[str, Any] | None:
+        """The match's clock as a team match's board shows it; None: no clock to show."""
+
+    def check(self, file: str | None, options: Mapping[str, Any]) -> int:
+        """`boardcast check SPORT`: audit a recorded match offline; the exit code."""
+
+    def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+        """Fold a recorded match's JSON lines through the rules, printing what they find; the exit code."""
 
     def initial(self, config: C) -> S:
         """A match not yet started."""
@@ -132,3 +168,9 @@ def report_to_dict(report: Any) -> dict[str, Any]:
         if isinstance(report, sport.report_type):
             return sport.input_to_dict(report)
     raise TypeError(f"no log encoding for {type(report).__name__}")
+
+
+def attach_spectator_extras(hall: Any) -> None:
+    """Give a `PublicHall` each sport's spectator extra that its venue wants (`SportRules.attach_spectators`)."""
+    for sport in SPORTS.values():
+        sport.attach_spectators(hall)

@@ -7,10 +7,12 @@ reach them as `MatchTerms`, which the hub's `MatchInfo` fits.
 
 from __future__ import annotations
 
+import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Generic, Protocol, TypeAlias, TypeVar
+from typing import Any, Generic, Protocol, TextIO, TypeAlias, TypeVar
 
 from hub.rules.base import Fact, Outcome
 
@@ -23,6 +25,33 @@ Export: TypeAlias = Callable[[S, tuple[str, ...]], Any]
 FoldReports: TypeAlias = Callable[
     [S, Sequence[tuple[Any, ...]], int, int], tuple[S, int, Callable[[int], list[tuple[int, Fact]]]]
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOption:
+    """An option of `boardcast check SPORT` that the sport's checker reads, in argparse's words."""
+
+    flag: str  # "--time-control"
+    help: str
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    default: str | None = None
+
+
+class SpectatorExtra(Protocol):
+    """A service beside a sport's rules that adds to what spectators see of its matches (winning chances)."""
+
+    def start(self) -> None:
+        """Begin the work (load what it needs) while the hub starts."""
+
+    def close(self) -> None:
+        """Stop the work as the hub stops."""
+
+    def note(self, match_id: str, state: Any, at: float) -> None:
+        """A match's state spectators were shown, at `at`."""
+
+    def shown(self, match_id: str, now: float) -> Any:
+        """What spectators may see of it for a match now (behind the broadcast delay)."""
 
 
 class MatchTerms(Protocol):
@@ -84,6 +113,34 @@ class SportDefaults(ABC, Generic[S]):
     referee_inputs: tuple[str, ...] = ()
     exports: Mapping[str, Export[S]] = MappingProxyType({})
     fold_reports: FoldReports[S] | None = None  # no run shortcut: replay folds row by row
+    title: tuple[str, str]  # the sport's name in messages, English and Turkish
+    match_keys: tuple[str, ...] = ()  # the venue file's `[[matches]]` keys only this sport's matches take
+    broadcast_delayed: bool = False  # spectators see its matches after the venue's `broadcast_delay_s`
+    check_options: tuple[CheckOption, ...] = ()  # `boardcast check SPORT` options beyond FILE
+    checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
+    paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
+
+    def clock_view(self, state: S) -> dict[str, Any] | None:
+        """The match's clock as a team match's board shows it; None: no clock to show."""
+        return None
+
+    def attach_spectators(self, hall: Any) -> SpectatorExtra | None:
+        """Add the sport's spectator extra to a hall (`PublicHall.show_extra`) if its venue wants one; none."""
+        return None
+
+    def check(self, file: str | None, options: Mapping[str, Any]) -> int:
+        """`boardcast check SPORT FILE`: audit a recorded match of JSON lines (`hub.check.run`)."""
+        from hub.check import run
+        from hub.check.common import EXIT_BAD_INPUT
+
+        if file is None:
+            print(f"boardcast check {self.name}: give FILE / DOSYA verin", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return run(self.name, file)
+
+    def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+        """Fold a recorded match's JSON lines through the rules, printing what they find; the exit code."""
+        raise NotImplementedError(f"boardcast check reads no JSON lines for {self.name}")
 
     @abstractmethod
     def apply(self, state: S, report: Any, at: float) -> Outcome[S]:

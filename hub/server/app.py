@@ -26,13 +26,13 @@ from devices.session import DeviceSession, serial_opener
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
 from devices.transports.tcp import UNPROVEN_TOTAL, TcpGateway, parse_tcp_url
-from hub.chances import attach as attach_chances
 from hub.feed.fanout import Fanout
 from hub.feed.protocol import announce_started, burst_gone, server_config
 from hub.hall.live import Hall
 from hub.ingest.sink import Ingest
 from hub.log.eventlog import LOG_FILE, EventLog
 from hub.referee.tokens import Authenticator
+from hub.rules.registry import attach_spectator_extras
 from hub.server.connections import Unfinished, quiet_repeats, raise_open_files_limit
 from hub.server.heap import HeapStats, collect_on_a_clock, give_back_after_bursts, settle
 from hub.server.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
@@ -49,7 +49,7 @@ DATA_FILES = (LOG_FILE, f"{LOG_FILE}-wal", f"{LOG_FILE}-shm")  # what the hub ke
 HEALTH_EVERY_S = 1.0
 SEND_BUFFER = 64 * 1024
 TICK_EVERY_S = 15.0  # how late, at most, "10 minutes of play, no expedite" is noticed without a report
-RELEASE_EVERY_S = 0.2  # how late, at most, a delayed chess broadcast goes out after its delay
+RELEASE_EVERY_S = 0.2  # how late, at most, a delayed broadcast goes out after its delay
 
 
 def hub_url(host: str, port: int) -> str:
@@ -84,7 +84,7 @@ class HubRuntime:
         self.heap = HeapStats()  # the clocked garbage collector's counts, on /api/health
         self.fanout = Fanout()
         self.hall = Hall(venue, self.log, self.fanout)
-        attach_chances(self.hall)
+        attach_spectator_extras(self.hall)
         self.auth = Authenticator(venue.referees)
         self.ingest: Ingest | None = None
         self.sessions: dict[str, Session] = {}
@@ -132,7 +132,7 @@ class HubRuntime:
         for table in self.venue.tables:
             if table.device:
                 self.sessions[table.id] = self._session(table, table.device, table.device_id)
-            if table.clock:  # a chess table whose board has no clock of its own: a Wire chess clock beside it
+            if table.clock:  # a board with no clock of its own: a Wire clock beside it
                 clock_sink = self.ingest.sink_for(table, table.clock, "clock")
                 self.sessions[f"{table.id}/clock"] = DeviceSession(
                     table.clock,

@@ -14,6 +14,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hub.rules.tabletennis.terms import odd_games
 from hub.tournament.plan import (
     PlannedMatch,
     RoundError,
@@ -223,7 +224,7 @@ def _sport_keys(
             return [] if best_of is None else [("best_of", best_of)]
         odd = fail("best_of", "must be an odd number of games (3, 5, 7) / oyun sayısı tek olmalı (3, 5, 7)")
         games = _number(text, 1, odd)
-        if games % 2 == 0:
+        if not odd_games(games):
             raise odd
         return [("best_of", games)]
     if text:

@@ -2,7 +2,7 @@
 
 The core is pure: `trf_with_round` writes a round's chess results (`hub.tournament.hallresults`, which says
 which count) into the tournament's report file, `round_csv` lists a round's table-tennis and backgammon
-matches, `round_pgn` the round's chess games (`hub.feed.pgn`). A game with no result is left as the file
+matches, `round_pgn` the round's chess games (`hub.rules.chess.pgn_feed`). A game with no result is left as the file
 has it (blank). `read_round` is the edge: it rebuilds a round's
 matches from a data directory's log, read-only, while a hub may be writing it.
 """
@@ -16,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub.feed.pgn import round_pgn as chess_round_pgn
 from hub.hall.live import replay_match
 from hub.log.eventlog import LOG_FILE, Snapshot, read_only, unpack_snapshot
 from hub.matches import MatchState
 from hub.rules.backgammon.state import BackgammonState
+from hub.rules.chess.pgn_feed import round_pgn as chess_round_pgn
 from hub.rules.tabletennis.model import TableTennisState, match_result
 from hub.tournament.hallresults import GameLine, round_results
 from hub.tournament.model import Colour, TextEncoding, Tournament
@@ -91,7 +91,7 @@ def round_pgn(
     live: bool,
     event: Tournament | None = None,
 ) -> str:
-    """The round's chess games as PGN (`hub.feed.pgn`): official ones, or every game when `live`; `event` is
+    """The round's chess games as PGN (`hub.rules.chess.pgn_feed`): official ones, or every game when `live`; `event` is
     the venue's report file (the event's name and city)."""
     chosen = [m for m in matches if live or m.official]
     return chess_round_pgn(chosen, venue, round_number, event)

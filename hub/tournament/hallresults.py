@@ -1,4 +1,4 @@
-"""A round's chess results as the hall has them: which games have a result the report file takes, and which not.
+"""A round's paired results as the hall has them: which games have a result the report file takes, and which not.
 
 A result counts once a referee made it official (confirmed, or declared a forfeit); `live` also takes results
 still waiting for confirmation or for the decision on an appeal. A forfeit is written as one ("1-0F"): the
@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hub.matches import MatchState, MatchStatus
+from hub.rules.registry import SPORTS
 from hub.tournament.teams import game_result
 
 GameLine = tuple[int, int, str]  # White's and Black's starting ranks and the result ("1-0", "0-1F", …)
@@ -27,13 +28,13 @@ _PLAYED_TO_FORFEIT = {"1-0": "1-0F", "0-1": "0-1F"}
 
 @dataclass(frozen=True, slots=True)
 class RoundResults:
-    """The chess results of one round, and the games left blank and why."""
+    """The paired results of one round, and the games left blank and why."""
 
     round: int
     games: tuple[GameLine, ...]
     unconfirmed: tuple[str, ...] = ()  # match ids: a result not yet official (written only when live)
     unfinished: tuple[str, ...] = ()  # match ids: no result yet
-    unpaired: tuple[str, ...] = ()  # chess games with no `pairing`: not in the report file
+    unpaired: tuple[str, ...] = ()  # paired games with no `pairing`: not in the report file
     provisional: int = 0  # of `games`, those written though not yet official (only when live)
 
     def summary(self) -> str:
@@ -49,8 +50,8 @@ class RoundResults:
         return text
 
 
-def chess_result(match: MatchState) -> str | None:
-    """A chess game's result as the report file takes it ("1-0", "1/2-1/2", "0-1F", …), or None."""
+def paired_result(match: MatchState) -> str | None:
+    """A paired game's result as the report file takes it ("1-0", "1/2-1/2", "0-1F", …), or None."""
     if match.status is MatchStatus.FORFEIT:  # declared by a referee (a forfeit or a match loss)
         return _FORFEITS[match.winner]
     if match.status in _NO_RESULT:
@@ -62,16 +63,16 @@ def chess_result(match: MatchState) -> str | None:
 
 
 def round_results(matches: Iterable[MatchState], round_number: int, *, live: bool) -> RoundResults:
-    """The chess results of round `round_number` from the games with a `pairing`: official ones, or with
+    """The paired results of round `round_number` from the games with a `pairing`: official ones, or with
     `live` also those waiting for confirmation."""
     games: list[GameLine] = []
     unconfirmed: list[str] = []
     unfinished: list[str] = []
     unpaired: list[str] = []
     provisional = 0
-    chosen = [m for m in matches if m.info.sport == "chess" and m.info.round == round_number]
+    chosen = [m for m in matches if SPORTS[m.info.sport].paired_rounds and m.info.round == round_number]
     for match in sorted(chosen, key=lambda m: m.info.id):
-        result = chess_result(match)
+        result = paired_result(match)
         if match.info.pairing is None:
             unpaired.append(match.info.id)
         elif result is None:

@@ -1,6 +1,6 @@
 """The event's standings as the hall's games stand: the report file's results, with the hall's over them.
 
-The report file (`[tournament] trf`) holds every round the pairing program knows; the hall's chess games name
+The report file (`[tournament] trf`) holds every round the pairing program knows; the hall's paired games name
 their players by starting rank (`pairing`), so each game with a result is written into the file's round as
 the hall has it (finished and confirmed alike: standings, as every result, are informational until a
 referee confirms). The file is read again when it changes (a new round's pairings), and a file that cannot be
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.matches import MatchState
+from hub.rules.registry import SPORTS
 from hub.tournament.hallresults import round_results
 from hub.tournament.model import Outcome, Tournament
 from hub.tournament.prizes import board_prizes
@@ -57,7 +58,7 @@ class LiveStandings:
     def view(self, matches: Iterable[MatchState]) -> dict[str, Any]:
         """The standings view spectators see (`/api/standings`, the `standings` topic)."""
         base = self.base()
-        games = [m for m in matches if m.info.sport == "chess" and m.info.pairing is not None]
+        games = [m for m in matches if SPORTS[m.info.sport].paired_rounds and m.info.pairing is not None]
         if base is None:
             return {"event": "", "kind": "individual", "rows": [], "error": self.error}
         tournament = base

@@ -23,8 +23,7 @@ from hub.venue.write import TomlValue, append_to_venue, toml_value
 
 
 def sport_names(sports: Iterable[str], joiner: tuple[str, str] = ("or", "ya da")) -> tuple[str, str]:
-    """Sports' names joined with "or" (or `joiner`), in English and in Turkish ("table tennis or backgammon",
-    "masa tenisi ya da tavla")."""
+    """Sports' names joined with "or" (or `joiner`), in English and in Turkish (each `SportRules.title`)."""
     names = [sport_name(s) for s in sports]
     return _joined([n[0] for n in names], joiner[0]), _joined([n[1] for n in names], joiner[1])
 

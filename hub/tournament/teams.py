@@ -1,6 +1,5 @@
-"""Chess team matches: the boards of one team pairing, its live score and match points.
-
-Turkish Chess Clubs Championship Regulations 4 and 5.
+"""Team matches: the boards of one team pairing, its live score and match points (the team
+competition regulations, articles 4 and 5).
 
 A team match is a view over the games that name it and the boards it lost or won by forfeit before play.
 Board points are 1, ½ and 0 (`hub.tournament.model.GAME_OUTCOMES`); a team's score is the sum of its board
@@ -15,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from hub.matches import MatchState, MatchStatus
-from hub.rules.chess.codec import clock_view
+from hub.rules.registry import SPORTS
 from hub.tournament.model import GAME_OUTCOMES
 from hub.tournament.results import match_points as match_points_of
 from hub.venue import CHESS_BOARD_CATEGORIES, TeamMatchConfig
@@ -69,7 +68,7 @@ def _game_extras(game: MatchState, result: str | None) -> dict[str, Any]:
     info = game.info
     titles = info.titles or ("", "")
     ratings = info.ratings or (0, 0)
-    clock = clock_view(game.sport_state) if info.sport == "chess" else None
+    clock = SPORTS[info.sport].clock_view(game.sport_state)
     running = clock["running"] if clock and game.status is MatchStatus.LIVE and result is None else None
     return {
         "white_title": titles[0] or None,

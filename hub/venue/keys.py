@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
+from hub.rules.registry import SPORTS
 from hub.venue.model import ID_PATTERN, Fail, FileFail
 
 
@@ -85,31 +86,17 @@ VENUE_KEYS = (
     "winning_chances",
     "allowed_hosts",
     "trusted_proxies",
-    "awaiting_result_s",  # chess: a quiet game waits for a result after this long
+    "awaiting_result_s",  # the default of the match key of that name, for the sports that take it
 )
 TABLE_KEYS = (
     *("id", "sport", "device", "device_id", "device_token_sha256", "wristbands", "clock", "clock_id"),
-    "orientation",  # chess: which way round the board lies, "auto" | "normal" | "rotated"
+    "orientation",  # which way round a board lies, "auto" | "normal" | "rotated"
 )
 MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the table's sport:
-SPORT_MATCH_KEYS = {
-    "tabletennis": ("best_of", "ruleset", "first_server", "first_receiver"),
-    "backgammon": ("length", "clock", "start_score"),
-    "chess": (
-        "time_control",
-        "clock_white",
-        "board",
-        "team_match",
-        "awaiting_result_s",
-        "pairing",
-        "ratings",
-        "titles",
-        "fide_ids",
-    ),
-}
+SPORT_MATCH_KEYS = {name: sport.match_keys for name, sport in SPORTS.items()}
 TEAM_MATCH_KEYS = ("id", "round", "teams", "pairing", "forfeits")
 FORFEIT_KEYS = ("board", "players", "result")  # a team match's board decided by forfeit
-# the event the hall's chess rounds belong to: its report file (rounds in, results out) and its standings
+# the event the hall's paired rounds belong to: its report file (rounds in, results out) and its standings
 TOURNAMENT_KEYS = ("trf", "tiebreaks", "board_prize_min_games")
 REFEREE_KEYS = ("name", "role", "token_sha256")
 PLAYER_KEYS = ("name", "club", "city", "phone", "email")

@@ -11,6 +11,9 @@ from functools import partial
 from typing import Any
 
 from hub.matches import MatchInfo
+from hub.rules.backgammon.terms import CLOCK_MODES, is_length
+from hub.rules.tabletennis.terms import RULESETS as RULESETS
+from hub.rules.tabletennis.terms import odd_games
 from hub.venue.keys import (
     BACKGAMMON_CLOCK_KEYS,
     MATCH_KEYS,
@@ -21,8 +24,6 @@ from hub.venue.keys import (
     unknown_key,
 )
 from hub.venue.model import CHESS_BOARD_CATEGORIES, CHESS_TITLES, Fail, FileFail, TableConfig, TeamMatchConfig
-
-RULESETS = ("ittf", "legacy21")
 
 
 def parse_matches(
@@ -147,7 +148,7 @@ def _tabletennis_fields(
 ) -> tuple[int, str, str | None, str | None]:
     """A table-tennis match's best_of, ruleset and toss (first server, and first receiver in doubles)."""
     best_of = m.get("best_of", 5)
-    if not isinstance(best_of, int) or isinstance(best_of, bool) or best_of < 1 or best_of % 2 == 0:
+    if not odd_games(best_of):
         raise fail(
             "best_of",
             f"must be an odd number of games (3, 5, 7), got {best_of!r} / tek bir tam sayı olmalı",
@@ -255,7 +256,7 @@ def _backgammon_fields(m: dict[str, Any], fail: Fail) -> tuple[int, str]:
     if m.get("doubles", False):
         raise fail("doubles", "backgammon is played one against one / tavla bire bir oynanır")
     length = m.get("length")
-    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+    if not is_length(length):
         raise fail(
             "length",
             f"a backgammon match needs its length in points, a whole number from 1, got {length!r} "
@@ -279,7 +280,7 @@ def _backgammon_fields(m: dict[str, Any], fail: Fail) -> tuple[int, str]:
             at=f"clock.{unknown[0]}",
         )
     mode = clock.get("mode", "simple")
-    if mode not in ("simple", "bronstein"):
+    if mode not in CLOCK_MODES:
         raise fail("clock.mode", f'must be "simple" or "bronstein", got {mode!r} / geçersiz saat türü')
     reserve = clock.get("reserve_s", 600)
     if not isinstance(reserve, int | float) or isinstance(reserve, bool) or reserve <= 0:

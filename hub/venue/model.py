@@ -50,9 +50,9 @@ class TableConfig:
     device_id: str | None = None  # the id the device must announce, when known
     device_token_sha256: str | None = None  # for devices that connect over TCP: SHA-256 of their token
     wristbands: tuple[str, ...] = ()  # D-SCORE umpire wristbands: ble://AA:..?protocol=dscore&side=0
-    clock: str | None = None  # chess: a separate clock (Boardcast Wire chess-clock), when the board has none
+    clock: str | None = None  # a separate clock (Boardcast Wire clock), when the board has none
     clock_id: str | None = None  # the id that clock must announce, when known
-    orientation: str = "auto"  # chess: the board's way round, "normal" | "rotated", or "auto" (detected)
+    orientation: str = "auto"  # the board's way round, "normal" | "rotated", or "auto" (detected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,7 @@ class BoardForfeit:
 
 @dataclass(frozen=True, slots=True)
 class TeamMatchConfig:
-    """A chess team match: two teams on up to eight boards; its games are the matches that name it."""
+    """A team match: two teams on up to eight boards; its games are the matches that name it."""
 
     id: str
     round: int
@@ -118,7 +118,7 @@ class TeamMatchConfig:
 
 @dataclass(frozen=True, slots=True)
 class TournamentConfig:
-    """The event a venue's chess rounds belong to: the pairing program's report file and the standings."""
+    """The event a venue's paired rounds belong to: the pairing program's report file and the standings."""
 
     trf: Path  # the report file, as a path from the venue file's folder resolved
     tiebreaks: tuple[str, ...] = ()  # as the venue names them ("BH-1", "BH/C1"); empty: the event's usual
@@ -135,16 +135,14 @@ class Venue:
     referees: tuple[RefereeConfig, ...] = ()
     path: Path | None = None
     team_matches: tuple[TeamMatchConfig, ...] = ()
-    broadcast_delay_s: float = 0.0  # chess: spectators see every game this many seconds late (anti-cheating)
+    broadcast_delay_s: float = 0.0  # spectators see a delayed sport's games this late (anti-cheating)
     players: tuple[PlayerConfig, ...] = ()  # optional: clubs, cities and the private contacts of players
     show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
-    winning_chances: bool = (
-        True  # backgammon screens show GNU Backgammon's chances, behind the broadcast delay
-    )
+    winning_chances: bool = True  # screens show a sport's winning chances (`SportRules.attach_spectators`)
     allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
     rules: dict[str, RuleOverride] = field(default_factory=dict, hash=False)  # the venue's wording, by code
-    tournament: TournamentConfig | None = None  # the event of the chess rounds, when it has a report file
+    tournament: TournamentConfig | None = None  # the event of the paired rounds, when it has a report file
 
     def table(self, table_id: str) -> TableConfig:
         """The table with this id."""

@@ -220,7 +220,7 @@ def _tables(data: dict[str, Any], fail: FileFail) -> tuple[TableConfig, ...]:
 
 
 def _team_matches(data: dict[str, Any], fail: FileFail) -> tuple[TeamMatchConfig, ...]:
-    """The `[[team_matches]]` entries: chess team matches, each two teams in a round."""
+    """The `[[team_matches]]` entries: team matches, each two teams in a round."""
     team_matches: list[TeamMatchConfig] = []
     for at, tm in entries(data, "team_matches", TEAM_MATCH_KEYS, fail):
         tmid = ident(tm, "id", at)

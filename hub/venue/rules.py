@@ -1,7 +1,7 @@
 """The venue file's `[rules."code"]` tables: the venue's own wording of the rule an anomaly code points to.
 
 ```toml
-[rules."chess.increment_missing"]
+[rules."<sport>.<code>"]
 document = "Kulüpler Şampiyonası Yönergesi 2026"   # or document_en / document_tr
 article = "5.1.1"
 en = "..."
@@ -89,7 +89,7 @@ def parse_rules(data: dict[str, Any], loc: Locator, path: Path) -> dict[str, Rul
             return VenueError(path, _code_line(loc, code, key), f"{field}.{key}" if key else field, message)
 
         dotted = [f"{code}.{name}" for name in table] if isinstance(table, dict) else []
-        if code not in known and any(c in known for c in dotted):  # [rules.chess.flag_fall]: TOML split it
+        if code not in known and any(c in known for c in dotted):  # [rules.<sport>.<code>]: TOML split it
             written = next(c for c in dotted if c in known)
             raise fail(
                 None,

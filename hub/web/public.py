@@ -14,8 +14,8 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hub.feed import pgn as chess_feed
 from hub.matches.naming import sport_name
+from hub.rules.chess import pgn_feed as chess_feed
 from hub.tournament.export import ExportError, ExportFormat, export_round_file
 from hub.tournament.model import Tournament
 from hub.tournament.trf import TrfError

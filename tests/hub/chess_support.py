@@ -132,7 +132,7 @@ def read_games(path: Path = GAMES) -> list[chess.pgn.Game]:
 
 def capture(name: str) -> list[tuple[float, Any]]:
     """A real DGT capture as timed reports, the way `boardcast check chess` times them."""
-    from hub.check.chess import timed_reports
+    from hub.rules.chess.check import timed_reports
 
     lines = (DGT / f"{name}.inbytes").read_text().splitlines()
     return [(t.at, t.item.report) for t in timed_reports(lines) if isinstance(t.item, DgtReport)]

@@ -305,7 +305,7 @@ def run_check(lines: list[Any]) -> subprocess.CompletedProcess[str]:
         [
             sys.executable,
             "-c",
-            "import sys; from hub.check.backgammon import run; sys.exit(run(sys.stdin, sys.stdout))",
+            "import sys; from hub.rules.backgammon.check import run; sys.exit(run(sys.stdin, sys.stdout))",
         ],
         input=text,
         capture_output=True,
@@ -377,7 +377,7 @@ def test_check_contract_unreadable_input_exits_2_naming_the_line() -> None:
 def played_state(seed: int, length: int) -> bg.BackgammonState:
     lines = simulate(seed, length)
     state = bg.initial(length)
-    from hub.check.backgammon import read_event
+    from hub.rules.backgammon.check import read_event
 
     for number, line in enumerate(lines[1:], start=2):
         at, event = read_event(line, number)

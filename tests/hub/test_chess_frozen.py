@@ -323,7 +323,7 @@ def test_boardcast_check_reads_johan_with_the_board_set_up_again_after_it_exactl
 
     from devices.dgt.codec import encode_message
     from devices.dgt.messages import DgtPiece, FieldUpdate
-    from hub.check.chess import run, timed_reports
+    from hub.rules.chess.check import run, timed_reports
     from tests.hub.chess_support import DGT
 
     lines = (DGT / "johan.inbytes").read_text().splitlines()

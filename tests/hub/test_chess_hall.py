@@ -13,11 +13,11 @@ import chess.pgn
 from boardcast_sim.chess_motion import MotionStyle, apply_motions, motions
 from devices.observations import ChessBoardState, ChessClockState, DeviceHello, Observation
 from hub.feed.fanout import Fanout
-from hub.feed.pgn import game_pgn, round_pgn
 from hub.hall.live import Hall
 from hub.ingest.sink import Ingest
 from hub.log.eventlog import EventLog
 from hub.matches import EventKind, MatchInfo, MatchStatus
+from hub.rules.chess.pgn_feed import game_pgn, round_pgn
 from hub.venue import TableConfig, TeamMatchConfig, Venue
 
 MOVES = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]

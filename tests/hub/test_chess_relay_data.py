@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.feed.pgn import event_tags, game_pgn, round_pgn
 from hub.matches import MatchStatus, new_match
+from hub.rules.chess.pgn_feed import event_tags, game_pgn, round_pgn
 from hub.tournament.controls import read_time_control
 from hub.tournament.export import ExportFormat, export_round_file
 from hub.tournament.rounds import RoundError, add_to_venue, pgn_title, plan_trf_round

@@ -16,11 +16,11 @@ import pytest
 
 from devices.observations import ChessBoardState, ChessClockState
 from hub.articles import CATALOGUE, rule_for
-from hub.check import tabletennis as check_tt
 from hub.matches import EventKind, MatchInfo, MatchState, apply_event, new_match, public_view, referee_view
 from hub.referee import console_view
 from hub.rules.names import named
 from hub.rules.registry import SPORTS
+from hub.rules.tabletennis import check as check_tt
 from hub.venue import VenueError, parse_venue
 
 TT = MatchInfo("TT-1", "tabletennis", "T1", 1, ("Ayşe Yılmaz", "Elif Kaya"), 3, first_server="A")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.feed.pgn import round_pgn
 from hub.matches import new_match
+from hub.rules.chess.pgn_feed import round_pgn
 from hub.tournament.rounds import plan_trf_round
 from hub.tournament.teams import team_match_view
 from hub.tournament.trf import load_trf

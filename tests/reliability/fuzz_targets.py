@@ -22,10 +22,10 @@ from devices.dgt.codec import DgtCodec
 from devices.dgt.reader import DgtReader
 from devices.dscore.codec import DScoreCodec
 from devices.wire.codec import MessageType, WireCodec, encode_frame
-from hub.check import backgammon as check_backgammon
-from hub.check import chess as check_chess
-from hub.check import tabletennis as check_tt
 from hub.rules import chess as rc
+from hub.rules.backgammon import check as check_backgammon
+from hub.rules.chess import check as check_chess
+from hub.rules.tabletennis import check as check_tt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXIT_CODES = {0, 1, 2}  # clean, anomalies found, bad input

@@ -26,6 +26,7 @@ from hub.rules.backgammon.state import (
     Tick,
     initial,
 )
+from hub.rules.backgammon.terms import CLOCK_MODES
 from hub.rules.base import Anomaly, Fact, Outcome
 
 
@@ -55,7 +56,7 @@ class BackgammonConfig:
     def from_text(cls, length: int, text: str | None) -> BackgammonConfig:
         """The inverse of `clock_text`; any text that is not a clock means no clock."""
         parts = (text or "").split(":")
-        if len(parts) == 3 and parts[0] in ("simple", "bronstein"):
+        if len(parts) == 3 and parts[0] in CLOCK_MODES:
             return cls(length, parts[0], float(parts[1]), float(parts[2]))
         return cls(length)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TextIO
 
 from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceFamily
 from hub.rules.backgammon import boards, codec, export, join
@@ -34,6 +35,20 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     tick = Tick  # a clock's flag falls on time
     exports = MappingProxyType({"mat": _mat, "ids": _ids})
     referee_inputs = boards.RESIGN_INPUTS  # a resignation a board cannot report, and its answer
+    title = ("backgammon", "tavla")
+    match_keys = ("length", "clock", "start_score")
+
+    def attach_spectators(self, hall: Any) -> Any:
+        """Winning chances on the hall's screens of this sport, if its venue wants them (`chances.attach`)."""
+        from hub.rules.backgammon.chances import attach
+
+        return attach(hall)
+
+    def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+        """`boardcast check` of a recorded match's JSON lines (`check.run`)."""
+        from hub.rules.backgammon import check
+
+        return check.run(lines, out, err)
 
     def initial(self, config: BackgammonConfig) -> BackgammonState:
         """A match not yet started, to its length, with its clock."""

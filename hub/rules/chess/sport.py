@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -10,7 +12,7 @@ from devices.observations import ChessBoardState, ChessClockState, DeviceFamily
 from hub.rules.base import Outcome
 from hub.rules.chess import codec, export, model, reducer
 from hub.rules.chess.model import ChessConfig, ChessState
-from hub.rules.sport import MatchTerms, SportDefaults
+from hub.rules.sport import CheckOption, MatchTerms, SportDefaults
 
 
 def _pgn(state: ChessState, players: tuple[str, ...]) -> str:
@@ -30,6 +32,54 @@ class ChessSport(SportDefaults[ChessState]):
     tick_every_s = 0.25  # a settled board becomes a move within a quarter second even when nothing else comes
     referee_inputs = model.REFEREE_INPUTS
     exports = MappingProxyType({"pgn": _pgn})
+    title = ("chess", "satranç")
+    match_keys = (
+        "time_control",
+        "clock_white",
+        "board",
+        "team_match",
+        "awaiting_result_s",
+        "pairing",
+        "ratings",
+        "titles",
+        "fide_ids",
+    )
+    broadcast_delayed = True  # games go out late so that no one can relay moves to a player
+    checks_json_lines = False  # `boardcast check chess` reads a DGT capture
+    paired_rounds = True  # rounds from the pairing program's report file (TRF), team matches on boards
+
+    def clock_view(self, state: ChessState) -> dict[str, Any] | None:
+        """The game's clock as a team match's board shows it (`codec.clock_view`)."""
+        return codec.clock_view(state)
+
+    check_options = (
+        CheckOption(
+            "--dgt", "chess: DGT serial capture, base64 per line / DGT kaydı (satır başına base64)", "FILE"
+        ),
+        CheckOption("--time-control", "chess: e.g. 180+2, 300d5, 40/6000+30:1800+30 / süre kontrolü"),
+        CheckOption(
+            "--clock-white", "chess: White's clock side / Beyazın saat tarafı", choices=("left", "right")
+        ),
+        CheckOption(
+            "--orientation",
+            "chess: the board's way round; auto detects it from the position / tahtanın yönü (auto: konumdan)",
+            choices=("auto", "normal", "rotated"),
+            default="auto",
+        ),
+    )
+
+    def check(self, file: str | None, options: Mapping[str, Any]) -> int:
+        """`boardcast check chess --dgt FILE`: audit a DGT capture (`check.run`)."""
+        from hub.check.common import EXIT_BAD_INPUT
+        from hub.rules.chess.check import run
+
+        path = options.get("dgt") or file
+        if path is None:
+            print("boardcast check chess: give --dgt FILE / --dgt DOSYA verin", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return run(
+            path, options.get("time_control"), options.get("clock_white"), options.get("orientation", "auto")
+        )
 
     def initial(self, config: ChessConfig) -> ChessState:
         """A game at the starting position, nothing played."""

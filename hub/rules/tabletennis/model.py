@@ -12,8 +12,10 @@ from typing import Any
 import msgspec
 
 from devices.observations import ScoreboardState
+from hub.rules.tabletennis.terms import DOUBLES_PLAYERS as DOUBLES_PLAYERS
+from hub.rules.tabletennis.terms import RULESETS as RULESETS
+from hub.rules.tabletennis.terms import odd_games
 
-RULESETS = ("ittf", "legacy21")
 CARDS = ("yellow", "yellow_red", "red")
 ENDS = ("normal", "swapped")
 
@@ -33,7 +35,7 @@ class TableTennisConfig:
     first_receiver_player: str | None = None
 
     def __post_init__(self) -> None:
-        if self.best_of < 1 or self.best_of % 2 == 0:
+        if not odd_games(self.best_of):
             raise ValueError(f"best_of must be an odd number of games, got {self.best_of}")
         if self.ruleset not in RULESETS:
             raise ValueError(f"ruleset must be one of {', '.join(RULESETS)}, got {self.ruleset!r}")
@@ -67,9 +69,6 @@ class TableTennisConfig:
         else:
             raise ValueError(f"first_server must be A or B (A1..B2 in doubles), got {first_server!r}")
         return cls(best_of, doubles, ruleset, side, player, first_receiver if doubles else None)
-
-
-DOUBLES_PLAYERS = ("A1", "A2", "B1", "B2")
 
 
 # -- inputs ------------------------------------------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TextIO
 
 from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
 from hub.rules.base import Fact, Outcome
@@ -32,6 +32,14 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     tick = model.Tick  # the expedite system comes due on time
     referee_inputs = ("timeout", "card", "expedite", "correction", "point", "undo")
     exports = MappingProxyType({"card": _card, "compact": _compact})
+    title = ("table tennis", "masa tenisi")
+    match_keys = ("best_of", "ruleset", "first_server", "first_receiver")
+
+    def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+        """`boardcast check` of a recorded match's JSON lines (`check.check`)."""
+        from hub.rules.tabletennis import check
+
+        return check.check(lines, name, out, err)
 
     def initial(self, config: TableTennisConfig) -> TableTennisState:
         """A match not yet started."""

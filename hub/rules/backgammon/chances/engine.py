@@ -4,7 +4,7 @@
 win the game, to win it as a gammon or a backgammon, and to win the match: the game chances are the net's own
 (0-ply, cubeless), the match chances those outcomes carried through gnubg's match equity table at the match's
 score and cube. It is a pure function of the state. `evaluate_job` is the same for a worker process, which
-keeps its own net (`hub.chances.service` runs it there, off the event loop and its interpreter lock).
+keeps its own net (`hub.rules.backgammon.chances.service` runs it there, off the event loop and its interpreter lock).
 """
 
 from __future__ import annotations

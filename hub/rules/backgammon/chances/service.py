@@ -1,6 +1,6 @@
 """Winning chances computed off the event loop, shown behind the broadcast delay.
 
-Every position spectators see (`note`) goes to one worker process (`hub.chances.engine.evaluate_job`): a
+Every position spectators see (`note`) goes to one worker process (`hub.rules.backgammon.chances.engine.evaluate_job`): a
 process, not a thread, so the hub's interpreter lock is never held by the net's Python around it (a thread
 made a 1 ms timer on the loop run 15 ms late while a burst was evaluated). The screens
 show (`shown`) the chances of the newest position that is at least the venue's broadcast delay old, with the
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from typing import Any
 
-from hub.chances.engine import Chances, Job, evaluable, evaluate_job, job_of, ready, warm
+from hub.rules.backgammon.chances.engine import Chances, Job, evaluable, evaluate_job, job_of, ready, warm
 from hub.rules.backgammon.state import BackgammonState
 
 log = logging.getLogger(__name__)

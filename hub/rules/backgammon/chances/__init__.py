@@ -7,8 +7,9 @@ import importlib.util
 import logging
 from typing import TYPE_CHECKING
 
-from hub.chances.engine import Chances, GnubgNet, evaluable, evaluate, evaluate_job
-from hub.chances.service import ChanceService
+from hub.rules.backgammon.chances.engine import Chances, GnubgNet, evaluable, evaluate, evaluate_job
+from hub.rules.backgammon.chances.service import ChanceService
+from hub.rules.sport import SpectatorExtra
 
 if TYPE_CHECKING:
     from hub.hall.spectators import PublicHall
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def attach(hall: PublicHall) -> ChanceService | None:
+def attach(hall: PublicHall) -> SpectatorExtra | None:
     """Show winning chances on the hall's backgammon screens if its venue wants them and has backgammon."""
     venue = hall.venue
     if not venue.winning_chances or all(m.sport != "backgammon" for m in venue.matches):
@@ -27,7 +28,7 @@ def attach(hall: PublicHall) -> ChanceService | None:
             "/ kazanma olasılıkları kapalı: gnubg-nn kurulu değil"
         )
         return None
-    return hall.show_chances()
+    return hall.show_extra("backgammon", ChanceService)
 
 
 __all__ = ["ChanceService", "Chances", "GnubgNet", "attach", "evaluable", "evaluate", "evaluate_job"]

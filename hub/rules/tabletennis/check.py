@@ -19,6 +19,7 @@ import msgspec
 from hub.check.common import CheckInputError, check_lines, fail, read_as, read_match_line
 from hub.rules import tabletennis as tt
 from hub.rules.base import Outcome
+from hub.rules.tabletennis.terms import odd_games
 
 _SIDE_KEYS = ("side", "server", "receiver", "winner", "first_server", "closing_side")
 
@@ -95,7 +96,7 @@ def read_match(data: dict[str, Any], number: int = 1) -> tt.TableTennisConfig:
     players = tt.DOUBLES_PLAYERS if doubles else ("A", "B")
     problems = {**_MATCH_PROBLEMS, "match.first_server": f"must be one of {', '.join(players)}, got {{got}}"}
     match = read_match_line(data, _MatchLine, number, problems).match
-    if match.best_of % 2 == 0:
+    if not odd_games(match.best_of):
         raise fail(number, "match.best_of", f"must be an odd number of games, got {match.best_of!r}")
     first_server, first_receiver = match.first_server, match.first_receiver
     if first_server is not None and not match.doubles and first_server not in players:
