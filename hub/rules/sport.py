@@ -8,21 +8,16 @@ reach them as `MatchTerms`, which the hub's `MatchInfo` fits.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
-from hub.rules.base import Fact, Outcome
+from hub.rules.base import Outcome
 
 S = TypeVar("S")  # the sport's state
 
 # an export of a match: (state, players' names) -> text, or plain data for JSON
 Export: TypeAlias = Callable[[S, tuple[str, ...]], Any]
-# replay's run shortcut (`SportRules.fold_reports`): (state, match event rows, start, end) ->
-# (state, rows folded, facts(n): the newest n facts with their row from `start`)
-FoldReports: TypeAlias = Callable[
-    [S, Sequence[tuple[Any, ...]], int, int], tuple[S, int, Callable[[int], list[tuple[int, Fact]]]]
-]
 
 
 class MatchTerms(Protocol):
@@ -83,7 +78,6 @@ class SportDefaults(ABC, Generic[S]):
     tick_every_s: float = 15.0
     referee_inputs: tuple[str, ...] = ()
     exports: Mapping[str, Export[S]] = MappingProxyType({})
-    fold_reports: FoldReports[S] | None = None  # no run shortcut: replay folds row by row
 
     @abstractmethod
     def apply(self, state: S, report: Any, at: float) -> Outcome[S]:
