@@ -2,7 +2,7 @@
 
 `model` holds the values (`MatchInfo`, `MatchState`, the records and enums); `reducer` the one reducer,
 `apply_event`, a table of handlers by event kind (`actions` the referee actions', `effects` what they all
-share), and replay's `fold_events`; `fastpath` replay's shortcut through runs of plain rallies; `codec` the
+share), and replay's `fold_events`; `codec` the
 snapshots and plain data; `views` what screens see. Everything the hub imports is here.
 """
 

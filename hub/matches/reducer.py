@@ -11,8 +11,7 @@ from typing import Any
 
 import hub.matches.actions as actions
 from hub.matches.effects import audited, fold_rules, keep_anomalies, keep_facts, settle
-from hub.matches.fastpath import after_rallies, fold_with_runs
-from hub.matches.model import MAX_KEPT_FACTS, EventKind, MatchOutcome, MatchState, MatchStatus
+from hub.matches.model import EventKind, MatchOutcome, MatchState
 from hub.rules.base import Anomaly, Severity
 from hub.rules.registry import SPORTS
 
@@ -37,14 +36,11 @@ def fold_events(
     `up_to` (or, with `until_status_changes`, up to and including the first row that changes the match's
     status); returns the state and how many rows were folded.
 
-    Replay's loop. Where the sport offers `SportRules.fold_reports`, runs of plain rallies take the shortcut
-    in `hub.matches.fastpath`, which gives the state folding row by row gives."""
+    Replay's loop: the same `apply_event` the live hub runs, row by row; restarts are quick because they
+    start from the latest snapshot and fold only the tail."""
     end = len(rows)
     if up_to is not None:
         end = next((i for i, row in enumerate(rows) if row[0] > up_to), end)
-    fold_reports = SPORTS[match.info.sport].fold_reports
-    if fold_reports is not None and end > 0:
-        return fold_with_runs(match, rows, end, until_status_changes, fold_reports, apply_event)
     i = 0
     while i < end:
         offset, kind, at, actor, body = rows[i]
@@ -59,21 +55,9 @@ def fold_events(
 def device_report(
     match: MatchState, body: dict[str, Any], offset: int, at: float, actor: str | None
 ) -> MatchOutcome:
-    """A device's report through the sport's rules: nearly every event a match has.
-
-    On a live match, a report the sport's run shortcut (`SportRules.fold_reports`, replay's) takes as one
-    plain rally is folded by it: the state and facts `apply` gives (its differential tests hold the two
-    equal), without `apply`'s full walk through every rule for the commonest report of all. A report the hub
-    joined the device at (`"joined"` in the body) always takes the sport's `join`."""
+    """A device's report through the sport's rules (its `join` for the report the hub joined the device at):
+    nearly every event a match has."""
     rules = SPORTS[match.info.sport]
-    fold_reports = rules.fold_reports
-    if fold_reports is not None and match.status is MatchStatus.LIVE and "joined" not in body:
-        row = (offset, EventKind.DEVICE_REPORT.value, at, actor, body)
-        sport_state, folded, run_facts = fold_reports(match.sport_state, (row,), 0, 1)
-        if folded:
-            facts = tuple([fact for _, fact in run_facts(MAX_KEPT_FACTS)])
-            kept = keep_facts(match.facts, facts, offset, at)
-            return MatchOutcome(after_rallies(match, sport_state, offset, at, kept), facts, ())
     return _through_rules(match, rules.report_from_dict(body["report"]), body, offset, at)
 
 

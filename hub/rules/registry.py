@@ -15,7 +15,7 @@ from hub.rules.backgammon.state import BackgammonState
 from hub.rules.base import Outcome
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.sport import ChessSport
-from hub.rules.sport import CheckOption, Export, FoldReports, MatchTerms, SpectatorExtra
+from hub.rules.sport import CheckOption, Export, MatchTerms, SpectatorExtra
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
 from hub.rules.tabletennis.sport import TableTennisSport
 
@@ -53,13 +53,6 @@ class SportRules(Protocol[S, C]):
     @property
     def exports(self) -> Mapping[str, Export[S]]:
         """The match's exports by name (PGN, `.mat`, the match card)."""
-
-    @property
-    def fold_reports(self) -> FoldReports[S] | None:
-        """Replay's shortcut (`hub.matches.fold_events`): fold match event rows [start, end) while each is a
-        device report the rules can take as plainly as a rally, returning (state, how many, facts) where
-        `facts(n)` gives the newest n facts those rows raised, each with its row from `start`. Exactly what
-        `apply` gives on each; None: the sport folds row by row."""
 
     @property
     def title(self) -> tuple[str, str]:

@@ -9,22 +9,17 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TextIO, TypeAlias, TypeVar
 
-from hub.rules.base import Fact, Outcome
+from hub.rules.base import Outcome
 
 S = TypeVar("S")  # the sport's state
 
 # an export of a match: (state, players' names) -> text, or plain data for JSON
 Export: TypeAlias = Callable[[S, tuple[str, ...]], Any]
-# replay's run shortcut (`SportRules.fold_reports`): (state, match event rows, start, end) ->
-# (state, rows folded, facts(n): the newest n facts with their row from `start`)
-FoldReports: TypeAlias = Callable[
-    [S, Sequence[tuple[Any, ...]], int, int], tuple[S, int, Callable[[int], list[tuple[int, Fact]]]]
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +107,6 @@ class SportDefaults(ABC, Generic[S]):
     tick_every_s: float = 15.0
     referee_inputs: tuple[str, ...] = ()
     exports: Mapping[str, Export[S]] = MappingProxyType({})
-    fold_reports: FoldReports[S] | None = None  # no run shortcut: replay folds row by row
     title: tuple[str, str]  # the sport's name in messages, English and Turkish
     match_keys: tuple[str, ...] = ()  # the venue file's `[[matches]]` keys only this sport's matches take
     broadcast_delayed: bool = False  # spectators see its matches after the venue's `broadcast_delay_s`

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_matches_fastpath import _info, _rows
 from test_tabletennis_properties import Plan
+from tt_rows import match_info, match_rows
 
 from boardcast_sim.tabletennis import TableTennisMatchSim
 from devices.observations import DeviceHello, Observation
@@ -84,8 +84,8 @@ async def test_a_restarted_hall_serves_exactly_what_the_live_hall_served(
 
 def test_a_match_view_is_its_wall_summary_with_the_whole_state_and_result() -> None:
     plan = Plan(5, False, "A", "B", True, None, None, None, False)
-    rows = _rows(plan, 11, noise=True)
-    state = new_match(_info(plan))
+    rows = match_rows(plan, 11, noise=True)
+    state = new_match(match_info(plan))
     for offset, kind, at, actor, body in rows:
         state = apply_event(state, kind, body, offset, at, actor).state
         view, tile = public_view(state), summary(state)

@@ -3,14 +3,12 @@
 `apply(state, input, at)` (`reducer`) folds one input into the match and returns the new state with the
 facts and anomalies it saw; time is an argument. The modules, by meaning: `model` (configuration, inputs,
 state, the rules of a score), `service` (who serves, the serve order), `messages` (anomaly codes and texts),
-`steps` and `reducer` (the fold of one input: the specification), `fastpath` (replay's run shortcut, held
-equal to the reducer), `views` (screens), `codec` (plain data), `export` (match card, compact notation),
+`steps` and `reducer` (the fold of one input), `views` (screens), `codec` (plain data), `export` (match card, compact notation),
 `sport` (`TableTennisSport`: the package behind the hub's `SportRules`).
 """
 
 from hub.rules.base import Anomaly, Fact, Outcome
 from hub.rules.tabletennis.codec import from_dict, input_from_dict, input_to_dict, to_dict, to_input
-from hub.rules.tabletennis.fastpath import fold_rallies
 from hub.rules.tabletennis.messages import ANOMALY_CODES
 from hub.rules.tabletennis.model import (
     CARDS,
@@ -63,7 +61,6 @@ __all__ = [
     "UmpirePoint",
     "UmpireUndo",
     "apply",
-    "fold_rallies",
     "from_dict",
     "game_over",
     "game_target",

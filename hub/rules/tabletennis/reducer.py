@@ -4,8 +4,7 @@
 The server, receiver and ends are computed (`service`), and a device's indicators are compared with them,
 never trusted. Scoreboards report what they display, not rallies, so a display is compared with the score
 reached: one point more for one side is a rally, a jump that an awarded penalty explains is that penalty,
-anything else is kept as reported and flagged. This is the specification: replay's run shortcut
-(`fastpath.fold_rallies`) is held to it.
+anything else is kept as reported and flagged.
 """
 
 from __future__ import annotations

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from types import MappingProxyType
 from typing import Any, TextIO
 
 from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
-from hub.rules.base import Fact, Outcome
+from hub.rules.base import Outcome
 from hub.rules.sport import MatchTerms, SportDefaults
-from hub.rules.tabletennis import codec, export, fastpath, model, reducer, views
+from hub.rules.tabletennis import codec, export, model, reducer, views
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
 
 
@@ -105,9 +105,3 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     def tile_state(self, state: TableTennisState) -> dict[str, Any]:
         """What a wall tile gets (`views.tile`): the score, not its history."""
         return views.tile(state)
-
-    def fold_reports(
-        self, state: TableTennisState, rows: Sequence[tuple[Any, ...]], start: int, end: int
-    ) -> tuple[TableTennisState, int, Callable[[int], list[tuple[int, Fact]]]]:
-        """Replay's run shortcut (`fastpath.fold_rallies`): plain rallies in one step, as `apply` gives."""
-        return fastpath.fold_rallies(state, rows, start, end)
