@@ -86,7 +86,7 @@ class Hall(PublicHall):
         self._ticks_from = float("-inf")  # `START_GRACE_S` after the log was loaded
         self._uncommitted: dict[str, deque[MatchState]] = {}
         # (sport, round) -> its matches not known to be locked: a match that starts locks the round before it
-        # (Backgammon Tournament Rules §10)
+        # (the tournament rules §10)
         self._in_round: dict[tuple[str, int], list[str]] = {}
         for info in self.infos.values():
             self._in_round.setdefault((info.sport, info.round), []).append(info.id)

@@ -158,7 +158,7 @@ def decision(
     match: MatchState, body: dict[str, Any], offset: int, at: float, actor: str | None
 ) -> MatchOutcome:
     """The decision on the open appeal: the match goes back to where it stood, or, upheld with a new score,
-    that result is official at once (the chief referee's decision is final: Backgammon Tournament Rules
+    that result is official at once (the chief referee's decision is final: the tournament rules
     §10)."""
     kind = EventKind.REFEREE_DECISION
     appealed = match.open_appeal

@@ -85,7 +85,7 @@ def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, 
             for f in match.facts
         ],
         "anomalies": [named_anomaly(_public_anomaly(a, referee_names), match.info) for a in match.anomalies],
-        # the decision and its reasoning are shown to the players (Backgammon Tournament Rules §10); the
+        # the decision and its reasoning are shown to the players (the tournament rules §10); the
         # grounds as the referee wrote them down stay in the referee's views
         "appeals": [_public(appeal_to_dict(a), referee_names) for a in match.appeals],
         "penalties": [

@@ -6,7 +6,7 @@ match's state, the referee's role and the time, and becomes one event body for t
 `hub.matches.apply_event` folds it. A refusal raises with a message in English and Turkish and nothing is
 logged. No I/O and no clock: time is an argument.
 
-Rules (Backgammon Tournament Rules §8-§10, Turkish Chess Clubs Championship Regulations 6.2; docs/REFEREE.md):
+Rules (The tournament rules §8-§10, the club championship regulations 6.2; docs/REFEREE.md):
 a result is corrected by a new event that supersedes it, never by rewriting; a forfeit writes the sport's
 forfeit score (`SportRules.forfeit_score`); an appeal is accepted within 15 minutes of the end and leaves the
 match `protested` until the decision, which the chief referee makes and which is recorded with its reasoning;

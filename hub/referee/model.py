@@ -8,8 +8,7 @@ from typing import Any
 
 from hub.matches import EventKind, MatchStatus
 
-# Backgammon Tournament Rules §10; chess: 15 minutes after the round (Turkish Chess Clubs Championship
-# Regulations 6.2)
+# the tournament rules §10; paired rounds: 15 minutes after the round (the club championship regulations 6.2)
 APPEAL_WINDOW_S = 15 * 60
 SYSTEM_ACTOR = "boardcast"  # who locks a round: the hub itself, when it sees the next round start
 MAX_TEXT = 1000
@@ -40,7 +39,7 @@ class Action(enum.StrEnum):
 
 
 class Penalty(enum.StrEnum):
-    """Penalties a referee records (Backgammon Tournament Rules §9; table-tennis cards, ITTF 3.5.2)."""
+    """Penalties a referee records (the tournament rules §9; cards, ITTF 3.5.2)."""
 
     WARNING = "warning"
     GAME_LOSS = "game_loss"
@@ -59,7 +58,7 @@ class Decision(enum.StrEnum):
 
 CHIEF_ONLY = frozenset(
     {Action.DECIDE}
-)  # the appeal goes to the chief referee (Turkish Chess Clubs Championship Regulations 6.2)
+)  # the appeal goes to the chief referee (the club championship regulations 6.2)
 CARDS = frozenset({Penalty.YELLOW, Penalty.YELLOW_RED, Penalty.RED})
 
 

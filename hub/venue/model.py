@@ -66,8 +66,8 @@ class RefereeConfig:
 
 @dataclass(frozen=True, slots=True)
 class PlayerConfig:
-    """A player's public details, and the contacts only referees and the organiser may see (Backgammon
-    Tournament Rules §14)."""
+    """A player's public details, and the contacts only referees and the organiser may see (the tournament
+    rules §14)."""
 
     name: str
     club: str = ""
@@ -76,7 +76,7 @@ class PlayerConfig:
     email: str | None = None  # private: never in a spectator view
 
 
-# Turkish Chess Clubs Championship Regulations 4.2.2 and 5.5: boards 1-4 are open; the others are kept for a
+# the club championship regulations 4.2.2 and 5.5: boards 1-4 are open; the others are kept for a
 # category. (Its 4.3 fills boards 5 and 6 the other way round; 5.5, which the medals follow, is used here.)
 CHESS_BOARD_CATEGORIES = {
     1: ("open", "genel"),
