@@ -36,7 +36,8 @@ from typing import Any
 from benchmarks.common import Result, describe, filesystem, scratch
 from benchmarks.common import sizes as pick_sizes
 from benchmarks.ingest_live import Counter, CountingSink, HubRig, Usage, device_frames, live_shape
-from devices.session import Backoff, DeviceSession
+from devices.link import Backoff
+from devices.wire.session import DeviceSession
 from hub.log.store import _INSERT_EVENT, _SCHEMA
 
 NAME = "ingest"

@@ -48,9 +48,10 @@ import orjson
 from benchmarks.common import ROOT, tt_rallies, tt_venue
 from benchmarks.ptydevices import write_all
 from boardcast_sim.pty import PtyPair, open_pty_pair
+from devices.link import Backoff
 from devices.observations import DeviceFamily, DeviceHello, LinkState, Observation
-from devices.session import Backoff, DeviceSession, serial_opener
 from devices.wire.messages import encode_report
+from devices.wire.session import DeviceSession, serial_opener
 from hub.feed.fanout import Fanout
 from hub.hall.live import Hall
 from hub.ingest.sink import Ingest

@@ -1,4 +1,9 @@
-"""A device link's reads and why a link ended: one silence timer per link, not one per read."""
+"""When a device link is silent, and why a link ended: a pure rule (time as an argument) and its asyncio read.
+
+`Silence` is the rule every session protocol keeps: silent once `timeout` s have passed since bytes were
+last heard. `SilenceWatch` applies it to one link's reads with one timer per link, not one per read, for the
+sessions whose reads are not driven by a protocol object (Chessnut, D-SCORE).
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,36 @@ class DeviceNoun:
     turkish_from: str = "cihazdan"
 
 
+@dataclass(slots=True)
+class Silence:
+    """When a link is silent: `timeout` s after it was last heard from (or opened). Time is an argument."""
+
+    timeout: float
+    noun: DeviceNoun = DeviceNoun()
+    heard_at: float = 0.0
+
+    def heard(self, now: float) -> None:
+        """Bytes came (or the link opened) at `now`."""
+        self.heard_at = now
+
+    @property
+    def deadline(self) -> float:
+        """When the link is silent if nothing is heard before."""
+        return self.heard_at + self.timeout
+
+    def expired(self, now: float) -> bool:
+        """Whether nothing has been heard for `timeout` s at `now`."""
+        return now - self.heard_at >= self.timeout
+
+    def reason(self) -> LinkReason:
+        """Why a silent link ends, as the link change says it."""
+        seconds = f"{self.timeout:g}"
+        return LinkReason(
+            f"no data from the {self.noun.english} for {seconds} s; reconnecting",
+            f"{self.noun.turkish_from} {seconds} sn veri gelmedi; yeniden bağlanılıyor",
+        )
+
+
 class SilenceWatch:
     """A link's reads, each ended as silent once it has waited `timeout` s for bytes: one timer per link.
 
@@ -45,26 +80,28 @@ class SilenceWatch:
         self.timeout = timeout
         self.noun = noun
         self._loop = asyncio.get_running_loop()
+        self._silence = Silence(timeout, noun, self._loop.time())  # heard_at: when the read in hand began
         task = asyncio.current_task()
         assert task is not None, "a SilenceWatch is made by the task that reads"
         self._task = task
-        self._began = 0.0  # loop time the read in hand began
         self._reading = False
         self._expired = False
         self._timer: asyncio.TimerHandle | None = self._loop.call_at(self._loop.time() + timeout, self._due)
 
     def _due(self) -> None:
         now = self._loop.time()
-        if self._reading and now - self._began >= self.timeout:
+        if self._reading and self._silence.expired(now):
             self._timer = None
             self._expired = True
             self._task.cancel()  # `read` turns this cancel, and only this one, into a LinkReason
             return
-        self._timer = self._loop.call_at((self._began if self._reading else now) + self.timeout, self._due)
+        self._timer = self._loop.call_at(
+            self._silence.deadline if self._reading else now + self.timeout, self._due
+        )
 
     async def read(self, reader: ByteReader) -> bytes | LinkReason:
         """The next bytes from a device, or why the link ended: silent for `timeout` s, failed or closed."""
-        self._began = self._loop.time()
+        self._silence.heard(self._loop.time())
         self._reading = True
         cancelling = self._task.cancelling()
         try:
@@ -87,11 +124,7 @@ class SilenceWatch:
     def _silent(self) -> LinkReason:
         self._expired = False
         self._timer = self._loop.call_at(self._loop.time() + self.timeout, self._due)
-        seconds = f"{self.timeout:g}"
-        return LinkReason(
-            f"no data from the {self.noun.english} for {seconds} s; reconnecting",
-            f"{self.noun.turkish_from} {seconds} sn veri gelmedi; yeniden bağlanılıyor",
-        )
+        return self._silence.reason()
 
     def close(self) -> None:
         """Stop the timer (the link is over)."""

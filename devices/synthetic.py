@@ -14,8 +14,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+from devices.link import Backoff, LinkReporter, SessionSink
 from devices.observations import DeviceFamily, DeviceHello, LinkState, Observation, Report
-from devices.session import Backoff, LinkReason, LinkReporter, SessionSink
+from devices.silence import LinkReason
 from devices.wire.codec import PROTOCOL_VERSION
 
 if TYPE_CHECKING:  # only for annotations: a serial session importing this module needs no bleak

@@ -34,8 +34,10 @@ from devices.chessnut.codec import (
     encode_battery_request,
     encode_enable_reports,
 )
+from devices.command import Ack, CommandFailed, NotConnected
+from devices.link import Backoff, SessionSink
 from devices.observations import DeviceFamily
-from devices.session import Ack, Backoff, CommandFailed, LinkReason, NotConnected, SessionSink
+from devices.silence import LinkReason
 from devices.synthetic import BleSession, address_device_id
 from devices.transports.ble import CHESSNUT_SERVICES, BleConnector, BleValueLink, parse_ble_url
 from devices.wire.codec import FrameError, FrameErrorKind

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from devices.command import Ack, CommandFailed, NotConnected
 from devices.dgt.codec import (
     ClockCommand,
     ClockRun,
@@ -26,8 +27,8 @@ from devices.dgt.codec import (
 )
 from devices.dgt.connection import _Connection
 from devices.dgt.messages import ClockAck
+from devices.link import write_drained
 from devices.observations import DeviceEvent
-from devices.session import Ack, CommandFailed, NotConnected, write_drained
 from devices.synthetic import SyntheticIdentity
 from devices.wire.messages import Command, CommandName
 

@@ -30,8 +30,9 @@ from devices.dgt.connection import _Connection
 from devices.dgt.messages import BatteryStatus, ClockAck, DgtMessage, SerialNumber, Version
 from devices.dgt.port import DGT_BAUDRATE, DgtTarget, dgt_opener, parse_dgt_url
 from devices.dgt.reader import DgtReader, DgtReport
+from devices.link import Backoff, SessionSink, close_writer
 from devices.observations import DeviceEvent, DeviceFamily, Heartbeat, LinkState
-from devices.session import Backoff, DeviceNoun, LinkReason, SessionSink, close_writer, read_some
+from devices.silence import DeviceNoun, LinkReason, read_some
 from devices.transports.base import ByteReader, ByteWriter, Opener
 from devices.wire.codec import FrameError, FrameErrorKind
 

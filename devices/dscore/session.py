@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from devices.command import Ack, CommandFailed
 from devices.dscore.codec import DScoreCodec, DScoreStats
+from devices.link import Backoff, SessionSink
 from devices.observations import DeviceEvent, DeviceFamily
-from devices.session import Ack, Backoff, CommandFailed, LinkReason, SessionSink
+from devices.silence import LinkReason
 from devices.synthetic import BleSession, address_device_id
 from devices.transports.ble import DSCORE_SERVICE, BleConnector, BleValueLink, parse_ble_url
 from devices.wire.messages import Command

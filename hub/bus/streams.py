@@ -35,7 +35,7 @@ import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from devices.session import Backoff
+from devices.link import Backoff
 from hub.bus.url import check_bus_url, redact
 from hub.matches import MatchState, to_snapshot
 from hub.venue import Venue

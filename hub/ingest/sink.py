@@ -381,7 +381,7 @@ _REFUSAL_KINDS = {
 
 
 class TableSink:
-    """The `devices.session.SessionSink` for one device of one table: the device layer never sees the hub."""
+    """The `devices.link.SessionSink` for one device of one table: the device layer never sees the hub."""
 
     def __init__(self, ingest: Ingest, table: TableConfig, key: str) -> None:
         self._ingest = ingest

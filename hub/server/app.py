@@ -22,10 +22,10 @@ import uvicorn
 from devices.chessnut.session import ChessnutSession
 from devices.dgt.session import DgtSession
 from devices.dscore.session import DScoreSession, parse_dscore_url
-from devices.session import DeviceSession, serial_opener
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
 from devices.transports.tcp import UNPROVEN_TOTAL, TcpGateway, parse_tcp_url
+from devices.wire.session import DeviceSession, serial_opener
 from hub.feed.fanout import Fanout
 from hub.feed.protocol import announce_started, burst_gone, server_config
 from hub.hall.live import Hall

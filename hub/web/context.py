@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from devices.session import CommandTarget
+from devices.command import CommandTarget
 from devices.transports.tcp import TcpGateway
 from hub.feed.fanout import Fanout
 from hub.hall.live import Hall

@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from devices.session import CommandFailed, NotConnected
+from devices.command import CommandFailed, NotConnected
 from devices.wire.messages import CommandInvalid
 from hub.hall.spectators import UnknownMatch
 from hub.matches import ActionRefused

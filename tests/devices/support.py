@@ -7,8 +7,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any
 
+from devices.link import Backoff
 from devices.observations import LinkChange, LinkState, Observation, ScoreboardState
-from devices.session import Backoff
 from devices.wire.codec import FrameError
 
 FAST = Backoff(initial=0.05, factor=2.0, maximum=0.2, jitter=0.2)

@@ -13,7 +13,6 @@ import pytest
 from boardcast_sim.ble_fake import FakeRadio, NusLayout, nus_service_collection
 from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import DeviceHello, LinkChange, LinkState, ScoreboardState
-from devices.session import DeviceSession
 from devices.transports.ble import (
     NUS_RX,
     NUS_SERVICE,
@@ -29,6 +28,7 @@ from devices.transports.ble import (
 from devices.transports.serial import DeviceUnavailable
 from devices.wire.codec import Frame, WireCodec
 from devices.wire.messages import Command
+from devices.wire.session import DeviceSession
 from tests.devices.support import EPOCH, FAST, RecordingSink, eventually, running
 
 ADDRESS = "AA:BB:CC:DD:EE:01"

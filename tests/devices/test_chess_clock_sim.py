@@ -21,9 +21,9 @@ from boardcast_sim.chess_clock import (
 )
 from boardcast_sim.pty import open_pty_pair
 from devices.observations import ChessClockState, DeviceEvent, DeviceHello, Heartbeat
-from devices.session import DeviceSession
 from devices.wire.codec import Frame, decode_frame
 from devices.wire.messages import Command, report_to_body
+from devices.wire.session import DeviceSession
 from tests.devices.support import EPOCH, FAST, RecordingSink, eventually, running
 
 QUICK = ClockOptions(time_control=TimeControl.parse("1+1"), moves=(8, 12), start_after_ms=2000)

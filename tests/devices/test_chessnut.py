@@ -32,8 +32,8 @@ from devices.chessnut.session import (
     chessnut_device_id,
     parse_chessnut_url,
 )
+from devices.command import CommandFailed
 from devices.observations import ChessBoardState, DeviceEvent, DeviceHello, Heartbeat, LinkState
-from devices.session import CommandFailed
 from devices.transports.ble import (
     CHESSNUT_SERVICES,
     BleConnector,

@@ -15,6 +15,7 @@ import pytest
 
 from boardcast_sim.dgt_board import GARBAGE, OPERA_GAME, DgtBoard, Fault, games_from_pgn
 from boardcast_sim.pty import PtyPair, open_pty_pair
+from devices.command import CommandFailed
 from devices.dgt.codec import (
     ClockCommand,
     DgtCodec,
@@ -43,7 +44,6 @@ from devices.observations import (
     Heartbeat,
     LinkState,
 )
-from devices.session import CommandFailed
 from devices.wire.codec import FrameErrorKind
 from devices.wire.messages import Command
 from tests.devices.support import FAST, RecordingSink, eventually, running

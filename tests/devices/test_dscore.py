@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardcast_sim.ble_fake import DScoreLayout, FakeRadio, dscore_service_collection
+from devices.command import CommandFailed
 from devices.dscore.codec import Button, DScoreCodec, PressLength
 from devices.dscore.session import (
     DSCORE_BUTTONS,
@@ -17,7 +18,6 @@ from devices.dscore.session import (
     parse_dscore_url,
 )
 from devices.observations import DeviceEvent, DeviceHello, LinkState
-from devices.session import CommandFailed
 from devices.transports.ble import DSCORE_SERVICE, find_notify_characteristic
 from devices.wire.codec import FrameError, FrameErrorKind
 from devices.wire.messages import Command

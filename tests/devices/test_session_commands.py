@@ -12,10 +12,11 @@ import pytest
 
 from boardcast_sim.pty import open_pty_pair
 from boardcast_sim.tabletennis import TableTennisScoreboard
+from devices.command import CommandFailed
 from devices.observations import DeviceHello, ScoreboardState
-from devices.session import CommandFailed, DeviceSession
 from devices.wire.codec import Frame, FrameErrorKind, MessageType, WireCodec, encode_frame
 from devices.wire.messages import Command, encode_report, report_to_body
+from devices.wire.session import DeviceSession
 from tests.devices.support import FAST, RecordingSink, eventually, running
 
 

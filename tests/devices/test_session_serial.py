@@ -11,10 +11,11 @@ from typing import Any
 from boardcast_sim.pty import PtyPair, open_pty_pair
 from boardcast_sim.tabletennis import TableTennisScoreboard
 from boardcast_sim.tabletennis_match import MatchOptions
+from devices.link import Backoff
 from devices.observations import DeviceHello, Heartbeat, LinkState, ScoreboardState
-from devices.session import Backoff, DeviceSession
 from devices.wire.codec import Frame, FrameErrorKind, WireCodec, decode_frame
 from devices.wire.messages import Command, encode_report, report_to_body
+from devices.wire.session import DeviceSession
 from tests.devices.support import EPOCH, FAST, RecordingSink, eventually, running
 
 

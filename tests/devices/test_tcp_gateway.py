@@ -9,10 +9,10 @@ import pytest
 
 from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import DeviceHello, LinkState, ScoreboardState
-from devices.session import DeviceSession
 from devices.transports.tcp import RefusalReason, TcpGateway, parse_tcp_url, token_digest
 from devices.wire.codec import Frame, MessageType, WireCodec, encode_frame
 from devices.wire.messages import report_to_body
+from devices.wire.session import DeviceSession
 from tests.devices.support import FAST, RecordingSink, eventually, running
 
 TOKEN = "s3cret-token-of-tt-9"

@@ -65,7 +65,7 @@ async def test_a_hub_shutting_down_is_no_outage(tmp_path: Path) -> None:
     link(sink, LinkState.CONNECTED, 0.5)
     for o in (obs(0, HELLO), state(1, (0, 0)), state(2, (1, 0))):
         sink.observe(o)
-    # what every session says when it is cancelled (devices.session.LinkReporter): the hub stops, not the board
+    # what every session says when it is cancelled (devices.link.LinkReporter): the hub stops, not the board
     link(sink, LinkState.DISCONNECTED, 3.0, "session stopped / oturum durduruldu", attempt=0)
     assert hall.working["M1"].status.value == "live" and offline(hall) == []
     await hall.log.close()

@@ -12,7 +12,7 @@ import pytest
 from boardcast_sim.pty import open_pty_pair
 from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import DeviceHello, Observation, ScoreboardState
-from devices.session import DeviceSession
+from devices.wire.session import DeviceSession
 from hub.feed.fanout import Fanout
 from hub.hall.live import Hall
 from hub.ingest.sink import Ingest, TableSink

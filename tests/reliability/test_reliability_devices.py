@@ -17,8 +17,8 @@ from pathlib import Path
 
 from boardcast_sim.pty import open_pty_pair
 from devices.observations import DeviceHello, Heartbeat, ScoreboardState
-from devices.session import DeviceSession
 from devices.wire.messages import encode_report
+from devices.wire.session import DeviceSession
 from hub.feed.fanout import Fanout
 from hub.hall.live import Hall
 from hub.ingest.sink import Ingest
