@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from devices.events import ReadError
 from devices.observations import LinkChange, LinkState, Observation
 from devices.silence import LinkReason
 from devices.transports.base import ByteWriter
@@ -20,26 +21,6 @@ from devices.transports.serial import DeviceUnavailable
 
 _CLOSE_TIMEOUT = 2.0
 _Link = TypeVar("_Link")
-
-
-class ReadError(Protocol):
-    """Bytes from a device that could not be used, in any family's codec (a Wire `FrameError`, a DGT
-    `DgtError`, ...): why, in one English sentence, and the bytes."""
-
-    @property
-    def kind(self) -> str:
-        """What went wrong, as a short code."""
-        ...
-
-    @property
-    def detail(self) -> str:
-        """One English sentence saying what was wrong."""
-        ...
-
-    @property
-    def raw(self) -> bytes:
-        """The bytes, or the first of them."""
-        ...
 
 
 class SessionSink(Protocol):

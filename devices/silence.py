@@ -66,6 +66,16 @@ class Silence:
         )
 
 
+def read_failed(exc: BaseException) -> LinkReason:
+    """Why a link ended whose read raised `exc`."""
+    return LinkReason(f"read failed: {exc}", f"okuma hatası: {exc}")
+
+
+def closed_by(noun: DeviceNoun) -> LinkReason:
+    """Why a link ended that the device closed."""
+    return LinkReason(f"the {noun.english} closed the connection", f"{noun.turkish} bağlantıyı kapattı")
+
+
 class SilenceWatch:
     """A link's reads, each ended as silent once it has waited `timeout` s for bytes: one timer per link.
 
@@ -111,15 +121,10 @@ class SilenceWatch:
                 raise  # the session is being stopped (and perhaps silent as well): it stops
             return self._silent()
         except (OSError, ConnectionError) as exc:
-            return LinkReason(f"read failed: {exc}", f"okuma hatası: {exc}")
+            return read_failed(exc)
         finally:
             self._reading = False
-        if not data:
-            noun = self.noun
-            return LinkReason(
-                f"the {noun.english} closed the connection", f"{noun.turkish} bağlantıyı kapattı"
-            )
-        return data
+        return data or closed_by(self.noun)
 
     def _silent(self) -> LinkReason:
         self._expired = False

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from devices.command import Ack, not_connected
+from devices.command import Ack, CommandFailed, not_connected
+from devices.events import CommandAnswered, CommandUnanswered, Rejected, SessionEvent
 from devices.observations import DeviceEvent, Observation, Report
 from devices.silence import DeviceNoun, LinkReason, Silence
 from devices.wire.codec import PROTOCOL_VERSION, Frame, FrameError, FrameErrorKind, MessageType, WireCodec
@@ -24,33 +25,6 @@ from devices.wire.sequence import SeqUnwrapper
 RESYNC_INTERVAL = 1.0  # at most one resync a second for frames before any HELLO, and one for seq gaps
 NO_ACK = "the device does not acknowledge commands"
 _DEVICE = DeviceNoun()
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """Bytes that could not be used, reported to the sink's `frame_error` at wall time `at`."""
-
-    error: FrameError
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class CommandAnswered:
-    """The device acknowledged command `seq` (or cannot acknowledge at all: `ack.ok` is None)."""
-
-    seq: int
-    ack: Ack
-
-
-@dataclass(frozen=True, slots=True)
-class CommandUnanswered:
-    """Command `seq` was given up: sent `attempts` times and never acknowledged."""
-
-    seq: int
-    message: str
-
-
-WireEvent = Observation | Rejected | CommandAnswered | CommandUnanswered
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +72,7 @@ class WireProtocol:
         self._last_gap_resync = float("-inf")
         self._pending: dict[int, _Pending] = {}
         self._out: list[bytes] = []
-        self._events: list[WireEvent] = []
+        self._events: list[SessionEvent] = []
         self.close_reason: LinkReason | None = None  # set when the link must be dropped (silence)
         self.heard_device = False  # a frame (good or not) came on this connection: the backoff starts over
         self.frames_ok = 0  # frames emitted as observations
@@ -130,7 +104,7 @@ class WireProtocol:
         out, self._out = self._out, []
         return b"".join(out)
 
-    def events_received(self) -> list[WireEvent]:
+    def events_received(self) -> list[SessionEvent]:
         """What happened since the last call, in the order it happened; taking them empties the list."""
         events, self._events = self._events, []
         return events
@@ -144,7 +118,7 @@ class WireProtocol:
 
     # -- what the shell tells ------------------------------------------------------------------------------
 
-    def connection_made(self, now: float) -> None:
+    def connection_made(self, now: float, at: float | None = None) -> None:
         """A link opened at `now`: a fresh codec, no HELLO yet, and a resync asked at once."""
         self._codec = WireCodec()
         self._hello_this_connection = False
@@ -176,7 +150,7 @@ class WireProtocol:
             else:
                 self._reject(item, at)
 
-    def tick(self, now: float) -> None:
+    def tick(self, now: float, at: float | None = None) -> None:
         """Act on what is due at `now`: drop a silent link, resend or give up unanswered commands."""
         if self._codec is not None and self.close_reason is None and self._silence.expired(now):
             self.close_reason = self._silence.reason()
@@ -185,7 +159,7 @@ class WireProtocol:
                 continue
             if pending.attempts > pending.retries:
                 del self._pending[seq]
-                self._events.append(CommandUnanswered(seq, self._unanswered(pending)))
+                self._events.append(CommandUnanswered(seq, CommandFailed(self._unanswered(pending))))
                 continue
             pending.attempts += 1
             pending.due = now + pending.interval
