@@ -26,7 +26,11 @@ class SessionProtocol(Protocol):
     """What a shell asks of a family's session protocol; `now` is monotonic, `at` the wall time."""
 
     close_reason: LinkReason | None  # set when the link must be dropped
-    heard_device: bool  # whether the device was heard on this link (then the backoff starts over)
+
+    @property
+    def heard_device(self) -> bool:
+        """Whether the device was heard on this link (then the backoff starts over)."""
+        ...
 
     @property
     def device_id(self) -> str | None:
@@ -57,7 +61,7 @@ class SessionProtocol(Protocol):
         """When `tick` must next be called."""
         ...
 
-    def forget(self, seq: int) -> None:
+    def forget(self, seq: int, now: float) -> None:
         """Stop working on command `seq`."""
 
 
@@ -101,7 +105,7 @@ class ProtocolShell(LinkReporter):
             return await answer
         finally:
             self._answers.pop(seq, None)
-            self.protocol.forget(seq)
+            self.protocol.forget(seq, _monotonic())
 
     async def _serve_link(self, link: tuple[ByteReader, ByteWriter], attempt: int) -> tuple[LinkReason, bool]:
         reader, writer = link

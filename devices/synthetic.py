@@ -30,6 +30,11 @@ def address_device_id(prefix: str, address: str) -> str:
     return f"{prefix}-" + address.upper().replace(":", "-")
 
 
+def next_boot_epoch(previous: int, at: float) -> int:
+    """The boot epoch of a new connection at wall time `at`: the clock's second, always above the last one."""
+    return max(int(at), previous + 1)
+
+
 class SyntheticIdentity(LinkReporter):
     """A HELLO, a boot epoch and a seq made up on behalf of a device that has none; `_emit` delivers with them.
 
@@ -61,7 +66,7 @@ class SyntheticIdentity(LinkReporter):
 
     def _new_boot(self) -> None:
         """Start a connection: a boot epoch unique to it (even two within a second), and seq from 0."""
-        self._boot_epoch = max(int(self._clock()), self._boot_epoch + 1)
+        self._boot_epoch = next_boot_epoch(self._boot_epoch, self._clock())
         self._seq = 0
 
     def _emit(self, report: Report, raw: bytes, now: float | None = None) -> None:

@@ -1,19 +1,18 @@
-"""The hub's commands to a DGT board and its DGT 3000 clock: one clock command at a time, each acknowledged.
+"""The hub's commands to a DGT board and its DGT 3000 clock, as pure state: one clock command at a time.
 
 ``show_text`` and ``set_clock`` go to the clock one at a time, each resent until its acknowledgement comes
-(the times come back on the clock after a text's seconds); ``resync`` reads the board again. The checks of
-their arguments, and what a DGT 3000 can show of a text, are here too.
+(the times come back on the clock after a text's seconds); ``resync`` reads the board again. No I/O and no
+clock reads: the protocol (`devices.dgt.protocol`) calls these with the time and writes what they queue.
+The checks of their arguments, and what a DGT 3000 can show of a text, are here too.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import math
 from dataclasses import dataclass
 from typing import Any
 
-from devices.command import Ack, CommandFailed, NotConnected
+from devices.command import Ack, CommandFailed, not_connected
 from devices.dgt.codec import (
     ClockCommand,
     ClockRun,
@@ -27,156 +26,203 @@ from devices.dgt.codec import (
 )
 from devices.dgt.connection import _Connection
 from devices.dgt.messages import ClockAck
-from devices.link import write_drained
-from devices.observations import DeviceEvent
-from devices.synthetic import SyntheticIdentity
+from devices.events import CommandAnswered, CommandUnanswered, SessionEvent
+from devices.observations import DeviceEvent, Report
 from devices.wire.messages import Command, CommandName
 
 _ASCII_FOR = str.maketrans("çğıöşüÇĞİÖŞÜâîûÂÎÛ", "cgiosuCGIOSUaiuAIU")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _ClockExchange:
-    """A clock command in flight: the bytes to (re)send and the ack it waits for."""
+    """A clock command queued or in flight: the bytes to (re)send, the ack it waits for, its tries."""
 
+    seq: int
     data: bytes
     command: ClockCommand
-    answer: asyncio.Future[ClockAck]
+    retries: int
+    interval: float
+    answers: bool = True  # False for the session's own END after a text: nobody waits for it
+    text_s: float = 0.0  # seconds a shown text stays before the times come back
+    attempts: int = 0
+    due: float = float("inf")
 
 
-class DgtCommands(SyntheticIdentity):
-    """What a DGT session does for the hub: clock commands one at a time, each waiting for its ack, and resync.
+@dataclass(slots=True)
+class _Resync:
+    """A resync waiting for the board's dump."""
 
-    The session sets `_connection` and the clock-command state below, and asks the board for a dump
-    (`_ask_dump`) in its own way.
+    seq: int
+    retries: int
+    interval: float
+    attempts: int
+    due: float
+
+
+class DgtCommands:
+    """What a DGT protocol does for the hub: clock commands one at a time, each waiting for its ack, and resync.
+
+    The protocol sets `url`, `_connection`, `_events`, `_clock_retry_s` and `_clock_retries`, and gives
+    `_ask_dump`, `_write`, `_emit` and `device_id`.
     """
 
+    url: str
     _connection: _Connection | None
+    _events: list[SessionEvent]
     _clock_retry_s: float
     _clock_retries: int
-    _command_seq: int
-    _clock_lock: asyncio.Lock  # the DGT 3000 takes one command at a time
-    _exchange: _ClockExchange | None
-    _end_text_at: float | None  # loop time to put the times back on the clock
-    _text_changed: asyncio.Event
+
+    def _commands_init(self) -> None:
+        self._command_seq = 0
+        self._clock_queue: list[_ClockExchange] = []  # the first is in flight once it has attempts
+        self._resyncs: list[_Resync] = []
+        self._end_text_at: float | None = None  # when to put the times back on the clock
+
+    @property
+    def device_id(self) -> str | None:
+        """The board's device id."""
+        raise NotImplementedError
 
     @property
     def identified(self) -> bool:
         """Whether the board on the current connection has said who it is (commands can be sent)."""
         return self._connection is not None and self._connection.identified
 
-    async def command(
-        self, command: Command, *, retries: int | None = None, interval: float | None = None
-    ) -> Ack:
-        """Do a hub command on the board or its DGT 3000 and wait for the acknowledgement.
+    def command(
+        self, command: Command, now: float, *, retries: int | None = None, interval: float | None = None
+    ) -> int:
+        """Queue a hub command for the board or its DGT 3000; return the seq its outcome event will carry.
 
         ``show_text`` shows up to 8 characters on the clock (the times come back after ``seconds``),
         ``set_clock`` sets both times and the running side (SETNRUN, clock mode 23), ``resync`` reads the
         board again. Clock commands go one at a time, each resent after ``interval`` (2 s) up to ``retries``
-        times; raise CommandFailed if no board is connected, the arguments are wrong or no ack comes.
+        times. Raise CommandFailed now if no board is connected or the arguments are wrong.
         """
         retries = self._clock_retries if retries is None else retries
         interval = self._clock_retry_s if interval is None else interval
         if not self.identified:
-            raise NotConnected(
-                f"{self.url}: no device connected; command {command.cmd!r} not sent / cihaz bağlı değil"
-            )
+            raise not_connected(self.url, f"command {command.cmd!r}")
         self._command_seq += 1
         seq = self._command_seq
         if command.cmd == CommandName.RESYNC:
-            return await self._resync(seq, retries, interval)
-        if command.cmd == CommandName.SHOW_TEXT:
+            self._resyncs.append(_Resync(seq, retries, interval, 1, now + interval))
+            self._ask_resync(now)
+        elif command.cmd == CommandName.SHOW_TEXT:
             text, seconds = _text_args(self.url, command.args)
-            ack = await self._clock_command(
-                seq, encode_clock_text(text), ClockCommand.ASCII, retries, interval
-            )
-            if ack.ok and seconds > 0:
-                self._end_text_at = asyncio.get_running_loop().time() + seconds
-                self._text_changed.set()
-            return ack
-        if command.cmd == CommandName.SET_CLOCK:
+            data = encode_clock_text(text)
+            self._queue(_ClockExchange(seq, data, ClockCommand.ASCII, retries, interval, text_s=seconds), now)
+        elif command.cmd == CommandName.SET_CLOCK:
             data = encode_clock_set_and_run(*_clock_args(self.url, command.args))
-            return await self._clock_command(seq, data, ClockCommand.SETNRUN, retries, interval)
-        raise CommandFailed(f"{self.url}: a DGT board cannot {command.cmd!r} / DGT tahtası bu komutu alamaz")
+            self._queue(_ClockExchange(seq, data, ClockCommand.SETNRUN, retries, interval), now)
+        else:
+            raise CommandFailed(
+                f"{self.url}: a DGT board cannot {command.cmd!r} / DGT tahtası bu komutu alamaz"
+            )
+        return seq
 
-    async def _clock_command(
-        self, seq: int, data: bytes, command: ClockCommand, retries: int, interval: float
-    ) -> Ack:
-        async with self._clock_lock:
-            exchange = _ClockExchange(data, command, asyncio.get_running_loop().create_future())
-            self._exchange = exchange
-            try:
-                for attempt in range(1, retries + 2):
-                    connection = self._connection
-                    if connection is None or not connection.identified:
-                        raise NotConnected(
-                            f"{self.url}: no device connected; clock command {command.name} not sent "
-                            "/ cihaz bağlı değil"
-                        )
-                    await self._write(connection, data)  # a failed write is retried like a lost ack
-                    try:
-                        async with asyncio.timeout(interval):
-                            ack = await asyncio.shield(exchange.answer)
-                    except TimeoutError:
-                        continue
-                    error = "" if ack.ok else _ack_error(command, ack)
-                    return Ack(seq, ack.ok, error, attempt)
-            finally:
-                self._exchange = None
-        raise CommandFailed(
-            f"{self.url}: the DGT 3000 on board {self.device_id} did not acknowledge {command.name} after "
-            f"{retries + 1} tries; is a clock connected and switched on? / saat komutu onaylamadı; "
-            "saat bağlı ve açık mı?"
-        )
+    def forget(self, seq: int, now: float) -> None:
+        """Stop working on command `seq` (its caller no longer waits): the next clock command goes."""
+        self._resyncs = [r for r in self._resyncs if r.seq != seq]
+        in_flight = bool(self._clock_queue) and self._clock_queue[0].seq == seq
+        self._clock_queue = [x for x in self._clock_queue if x.seq != seq]
+        if in_flight and self._clock_queue:
+            self._try_clock(now)
 
-    async def _resync(self, seq: int, retries: int, interval: float) -> Ack:
-        for attempt in range(1, retries + 2):
-            connection = self._connection
-            if connection is None or not connection.identified:
-                break
-            dumped: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-            connection.dump_waiters.append(dumped)
-            await self._ask_dump(connection)
-            await self._write(connection, encode_command(DgtCommand.SEND_CLK))
-            try:
-                async with asyncio.timeout(interval):
-                    if await dumped:
-                        return Ack(seq, True, "", attempt)
-            except TimeoutError:
-                continue
-            break  # the connection ended while waiting
-        raise CommandFailed(f"{self.url}: the board did not send its squares again / tahta yeniden okunamadı")
+    def _command_deadlines(self) -> list[float]:
+        deadlines = [r.due for r in self._resyncs]
+        if self._clock_queue:
+            deadlines.append(self._clock_queue[0].due)
+        if self._end_text_at is not None and self._connection is not None:
+            deadlines.append(self._end_text_at)
+        return deadlines
 
-    async def _text_timer(self, connection: _Connection) -> None:
-        """Put the times back on the clock once a text has been shown for its seconds."""
-        loop = asyncio.get_running_loop()
-        while True:
-            if self._end_text_at is None:
-                self._text_changed.clear()
-                await self._text_changed.wait()
-                continue
-            delay = self._end_text_at - loop.time()
-            if delay > 0:
-                self._text_changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(delay):
-                        await self._text_changed.wait()
-                continue
+    def _tick_commands(self, now: float) -> None:
+        if self._end_text_at is not None and self._connection is not None and now >= self._end_text_at:
             self._end_text_at = None
             self._command_seq += 1
             # If no ack comes the text stays up; nothing to retry here, and the hub sees no ack event.
-            with contextlib.suppress(CommandFailed):
-                await self._clock_command(
-                    self._command_seq,
-                    encode_clock_end_text(),
-                    ClockCommand.END,
-                    self._clock_retries,
-                    self._clock_retry_s,
-                )
+            end = _ClockExchange(
+                self._command_seq,
+                encode_clock_end_text(),
+                ClockCommand.END,
+                self._clock_retries,
+                self._clock_retry_s,
+                answers=False,
+            )
+            self._queue(end, now)
+        if self._clock_queue and now >= self._clock_queue[0].due:
+            head = self._clock_queue[0]
+            if head.attempts > head.retries:
+                self._finish_clock(now, self._unanswered(head))
+            else:
+                self._try_clock(now)
+        for resync in list(self._resyncs):
+            if now < resync.due:
+                continue
+            if resync.attempts > resync.retries or not self.identified:
+                self._fail_resync(resync)
+                continue
+            resync.attempts += 1
+            resync.due = now + resync.interval
+            self._ask_resync(now)
 
-    def _on_clock_ack(self, ack: ClockAck, now: float) -> None:
+    def _commands_lost(self) -> None:
+        """The link ended: a resync waiting for a dump fails (a clock command fails at its next try)."""
+        for resync in list(self._resyncs):
+            self._fail_resync(resync)
+
+    def _queue(self, exchange: _ClockExchange, now: float) -> None:
+        self._clock_queue.append(exchange)
+        if len(self._clock_queue) == 1:
+            self._try_clock(now)
+
+    def _try_clock(self, now: float) -> None:
+        """Send the first clock command (again), or fail it when no board is there to take it."""
+        head = self._clock_queue[0]
+        if not self.identified:
+            failure = not_connected(self.url, f"clock command {head.command.name}")
+            self._finish_clock(now, failure)
+            return
+        head.attempts += 1
+        head.due = now + head.interval
+        self._write(head.data)  # a failed write is retried like a lost ack
+
+    def _finish_clock(self, now: float, outcome: Ack | CommandFailed) -> None:
+        head = self._clock_queue.pop(0)
+        if head.answers:
+            if isinstance(outcome, Ack):
+                self._events.append(CommandAnswered(head.seq, outcome))
+            else:
+                self._events.append(CommandUnanswered(head.seq, outcome))
+        if self._clock_queue:
+            self._try_clock(now)
+
+    def _unanswered(self, head: _ClockExchange) -> CommandFailed:
+        return CommandFailed(
+            f"{self.url}: the DGT 3000 on board {self.device_id} did not acknowledge {head.command.name} after "
+            f"{head.attempts} tries; is a clock connected and switched on? / saat komutu onaylamadı; "
+            "saat bağlı ve açık mı?"
+        )
+
+    def _ask_resync(self, now: float) -> None:
+        self._ask_dump(now)
+        self._write(encode_command(DgtCommand.SEND_CLK))
+
+    def _fail_resync(self, resync: _Resync) -> None:
+        self._resyncs.remove(resync)
+        failure = CommandFailed(
+            f"{self.url}: the board did not send its squares again / tahta yeniden okunamadı"
+        )
+        self._events.append(CommandUnanswered(resync.seq, failure))
+
+    def _dumped(self) -> None:
+        """The board sent all its squares: every resync waiting for them is done."""
+        for resync in self._resyncs:
+            self._events.append(CommandAnswered(resync.seq, Ack(resync.seq, True, "", resync.attempts)))
+        self._resyncs.clear()
+
+    def _on_clock_ack(self, ack: ClockAck, now: float, at: float) -> None:
         """Deliver what the clock said; an ack of the command in flight also answers it."""
-        exchange = self._exchange
         if ack.spontaneous:
             data: dict[str, Any] = {"ack": [ack.ack0, ack.ack1, ack.ack2, ack.ack3]}
             if ack.button is not None:
@@ -184,7 +230,7 @@ class DgtCommands(SyntheticIdentity):
             kind = {0x81: "clock_ready", 0x88: "clock_button", 0x8A: "clock_mode"}.get(
                 ack.ack1, "clock_status"
             )
-            self._emit(DeviceEvent(kind, data), ack.raw, now)
+            self._emit(DeviceEvent(kind, data), ack.raw, at)
             return
         self._emit(
             DeviceEvent(
@@ -192,18 +238,27 @@ class DgtCommands(SyntheticIdentity):
                 {"clock_command": ack.ack1, "ok": ack.ok, "ack": [ack.ack0, ack.ack1, ack.ack2, ack.ack3]},
             ),
             ack.raw,
-            now,
+            at,
         )
-        if exchange is not None and ack.command == exchange.command and not exchange.answer.done():
-            exchange.answer.set_result(ack)
+        head = self._clock_queue[0] if self._clock_queue else None
+        if head is None or head.attempts == 0 or ack.command != head.command:
+            return
+        if ack.ok and head.text_s > 0:
+            self._end_text_at = now + head.text_s
+        error = "" if ack.ok else _ack_error(head.command, ack)
+        self._finish_clock(now, Ack(head.seq, ack.ok, error, head.attempts))
 
-    async def _ask_dump(self, connection: _Connection) -> None:
-        """Ask the board for all its squares (the session counts it)."""
+    def _ask_dump(self, now: float) -> None:
+        """Ask the board for all its squares (the protocol counts it)."""
         raise NotImplementedError
 
-    async def _write(self, connection: _Connection, data: bytes) -> bool:
-        """Send bytes to the board on this connection; False if the link failed."""
-        return await write_drained(connection.writer, data)
+    def _write(self, data: bytes) -> None:
+        """Queue bytes for the board on this connection."""
+        raise NotImplementedError
+
+    def _emit(self, report: Report, raw: bytes, at: float) -> None:
+        """Deliver one report under the board's identity."""
+        raise NotImplementedError
 
 
 def clock_text(text: str) -> str:

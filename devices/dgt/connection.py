@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from devices.dgt.messages import DgtMessage, SerialNumber, Version
 from devices.dgt.reader import DgtReport
-from devices.transports.base import ByteWriter
 
 
 @dataclass(eq=False)
 class _Connection:
     """What the session knows about the board on the current connection."""
 
-    writer: ByteWriter
-    started: float  # loop time when the port opened
+    started: float  # monotonic time when the port opened
     serial: SerialNumber | None = None
     version: Version | None = None
     identified: bool = False
@@ -27,4 +24,4 @@ class _Connection:
     dump_asked_at: float = float("-inf")
     updates_before_dump: int = 0  # DgtReader's counter when last looked at
     battery_asked_at: float = float("-inf")
-    dump_waiters: list[asyncio.Future[bool]] = field(default_factory=list)
+    keepalive_due: float = float("inf")  # when the next keep-alive (or handshake step) is due

@@ -191,7 +191,7 @@ class WireProtocol:
             self._pending[seq] = _Pending(command, frame, 1, retries, interval, now + interval)
         return seq
 
-    def forget(self, seq: int) -> None:
+    def forget(self, seq: int, now: float | None = None) -> None:
         """Stop resending command `seq` (its caller no longer waits)."""
         self._pending.pop(seq, None)
 
