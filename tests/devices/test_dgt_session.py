@@ -1,11 +1,11 @@
-"""A DGT board session on real pseudo-terminals through pyserial, reading the simulated board: the handshake,
-every board state in order, the clock, keep-alive, silence and unplug with the board read again, garbage,
-and DGT 3000 clock commands (one at a time, each acknowledged, resent, failing clearly)."""
+"""A DGT board session end to end on real pseudo-terminals through pyserial, reading the simulated board:
+every board state in order with the clock, silence and unplug with the board read again, a clock command
+acknowledged and resent. What the session decides (handshake, catch-up, keep-alive, refusals, garbage, the
+clock command queue) is tested without a pty in `test_dgt_protocol.py`."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
 from pathlib import Path
@@ -13,14 +13,12 @@ from typing import Any
 
 import pytest
 
-from boardcast_sim.dgt_board import GARBAGE, OPERA_GAME, DgtBoard, Fault, games_from_pgn
+from boardcast_sim.dgt_board import OPERA_GAME, DgtBoard, games_from_pgn
 from boardcast_sim.pty import PtyPair, open_pty_pair
 from devices.command import CommandFailed
 from devices.dgt.codec import (
     ClockCommand,
     DgtCodec,
-    DgtErrorKind,
-    board_dump_from_fen,
     encode_message,
 )
 from devices.dgt.codec import (
@@ -28,9 +26,6 @@ from devices.dgt.codec import (
 )
 from devices.dgt.messages import (
     BoardDump,
-    ClockDisplay,
-    ClockTimes,
-    DgtPiece,
     FieldUpdate,
     SerialNumber,
     Version,
@@ -41,10 +36,8 @@ from devices.observations import (
     ChessClockState,
     DeviceEvent,
     DeviceHello,
-    Heartbeat,
     LinkState,
 )
-from devices.wire.codec import FrameErrorKind
 from devices.wire.messages import Command
 from tests.devices.support import FAST, RecordingSink, eventually, running
 
@@ -140,21 +133,6 @@ async def test_hello_then_every_board_state_in_order_then_the_clock_with_its_inc
     assert session.stats.reconnects == 0 and session.stats.keepalives_answered >= 3
 
 
-async def test_keep_alive_asks_the_serial_number_so_an_idle_board_stays_connected() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(speed=0.01)  # nothing moves: only the keep-alive answers keep the link busy
-        sink = RecordingSink()
-        session = session_on(pair, sink, silence_timeout=0.4)
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: session.identified)
-            await asyncio.sleep(1.5)
-
-    assert sink.link_states() == [LinkState.CONNECTING, LinkState.CONNECTED, LinkState.DISCONNECTED]
-    assert board.commands[DgtCommand.RETURN_LONG_SERIALNR] >= 10
-    assert session.stats.keepalives_answered >= 9
-    assert board_states(sink) == [START]
-
-
 async def test_a_silent_board_is_reconnected_and_read_again() -> None:
     with open_pty_pair() as pair:
         board = board_for(speed=40)
@@ -179,46 +157,6 @@ async def test_a_silent_board_is_reconnected_and_read_again() -> None:
     assert session.stats.reconnects >= 1
 
 
-async def test_garbage_is_reported_and_the_session_carries_on_without_losing_a_state() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(speed=300)
-        sink = RecordingSink()
-        session = session_on(pair, sink)
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: board.plies_played >= 3)
-            await board.inject(GARBAGE)
-            await eventually(lambda: board.plies_played >= 8)
-            await board.inject(b"\x86\x00\x43\x1f")  # a board dump cut short by the next message
-            await asyncio.wait_for(board.done.wait(), 10)
-            await eventually(lambda: board_states(sink)[-1:] == [board.placement.board_fen()])
-
-    kinds = [error.kind for error in sink.errors]
-    assert kinds == [DgtErrorKind.NOISE, DgtErrorKind.UNKNOWN_ID, DgtErrorKind.TRUNCATED]
-    assert sink.errors[0].raw == GARBAGE[:3] and sink.errors[1].raw == GARBAGE[3:]
-    assert "skipped" in sink.errors[0].detail
-    assert board_states(sink) == board.history
-    assert sink.connects() == 1
-
-
-async def test_game_with_the_faults_on_the_board_side_still_reports_every_move() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(faults=[Fault.GARBAGE, Fault.NO_INCREMENT])
-        sink = RecordingSink()
-        async with running(board.run_on_fd(pair.master_fd), session_on(pair, sink).run()):
-            await asyncio.wait_for(board.done.wait(), 10)
-            await eventually(lambda: board_states(sink)[-1:] == [board.placement.board_fen()])
-
-    assert board_states(sink) == board.history
-    assert len(sink.errors) == 2 * (33 // 7)  # noise and an unknown id every seventh ply
-    clocks = clock_states(sink)
-    assert clocks[0].remaining_ms == (300_000, 300_000) and not clocks[0].time_per_move
-    assert all(
-        after.remaining_ms[side] <= before.remaining_ms[side]
-        for before, after in itertools.pairwise(clocks)
-        for side in (0, 1)
-    )  # the clock never added the increment: the hub has to notice
-
-
 async def test_clock_text_is_acknowledged_then_the_times_come_back() -> None:
     with open_pty_pair() as pair:
         board = board_for(speed=0.2)
@@ -235,24 +173,6 @@ async def test_clock_text_is_acknowledged_then_the_times_come_back() -> None:
     assert board.commands[0x2B00 | ClockCommand.END] == 1
     assert [a.data["clock_command"] for a in acks(sink)] == [ClockCommand.ASCII, ClockCommand.END]
     assert all(a.data["ok"] for a in acks(sink))
-
-
-async def test_set_clock_sets_both_times_and_the_running_side() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(speed=0.2)
-        sink = RecordingSink()
-        session = session_on(pair, sink)
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: session.identified and board.mode.value == "update_nice")
-            ack = await session.command(Command.set_clock((600_000, 299_500), running=1))
-            await eventually(lambda: any(c.remaining_ms[0] == 600_000 for c in clock_states(sink)))
-            paused = await session.command(Command.set_clock((60_000, 60_000), running=None))
-            await eventually(lambda: clock_states(sink)[-1].remaining_ms == (60_000, 60_000))
-
-    assert ack.ok and paused.ok
-    corrected = next(c for c in clock_states(sink) if c.remaining_ms[0] == 600_000)
-    assert corrected.remaining_ms[1] <= 300_000 and corrected.running == 1  # 299.5 s rounds up, never down
-    assert clock_states(sink)[-1].running is None
 
 
 async def test_a_lost_clock_ack_is_resent_and_a_clock_that_never_answers_fails_clearly() -> None:
@@ -277,93 +197,6 @@ async def test_a_lost_clock_ack_is_resent_and_a_clock_that_never_answers_fails_c
     assert "did not acknowledge ASCII after 3 tries" in str(failed.value)
     assert "saat komutu onaylamadı" in str(failed.value)
     assert refused.ok is False and "mode 23" in refused.error
-
-
-async def test_clock_commands_go_one_at_a_time() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(speed=0.2, ack_delay_s=0.1)
-        sink = RecordingSink()
-        session = session_on(pair, sink)
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: session.identified and board.mode.value == "update_nice")
-            shown: list[str] = []
-
-            async def show(text: str) -> None:
-                await session.command(Command.show_text(text, seconds=0))
-                shown.append(board.shown_text)
-
-            await asyncio.gather(show("ONE"), show("TWO"), show("THREE"))
-
-    # Each command was acknowledged before the next went out, so each saw its own text on the clock.
-    assert shown == ["ONE", "TWO", "THREE"]
-    assert board.commands[CLOCK_ASCII] == 3
-
-
-async def test_commands_without_a_board_or_that_a_board_cannot_do_fail_clearly(tmp_path: Path) -> None:
-    session = session_on(tmp_path / "rfcomm9", RecordingSink())
-    with pytest.raises(CommandFailed, match="no device connected"):
-        await session.command(Command.show_text("HI"))
-    with open_pty_pair() as pair:
-        board = board_for(speed=0.2, faults=[Fault.NO_CLOCK])
-        sink = RecordingSink()
-        session = session_on(pair, sink)
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: session.identified and board_states(sink) == [START])
-            with pytest.raises(CommandFailed, match="cannot 'beep'"):
-                await session.command(Command("beep"))
-            with pytest.raises(CommandFailed, match="remaining_ms"):
-                await session.command(Command("set_clock", {"remaining_ms": [1, -5], "running": 0}))
-            with pytest.raises(CommandFailed, match="is a clock connected"):
-                await session.command(Command.show_text("HI"), retries=0, interval=0.1)
-            resync = await session.command(Command.resync())
-
-    assert resync.ok and board.commands[DgtCommand.SEND_BRD] == 2
-    assert board_states(sink) == [START, START]  # resync read the board again
-    assert clock_states(sink) == []  # "no clock connected" is no clock state
-
-
-async def test_a_bluetooth_board_reports_its_battery() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(speed=0.2, battery=77)
-        sink = RecordingSink()
-        session = session_on(pair, sink, query="&bt=1")
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: any(isinstance(o.report, Heartbeat) for o in sink.observations))
-
-    heartbeat = next(o for o in sink.observations if isinstance(o.report, Heartbeat))
-    assert heartbeat.report == Heartbeat(battery=77)
-    assert heartbeat.raw[0] == 0xA0
-
-
-async def test_a_board_other_than_the_expected_one_is_refused_and_tried_again() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(speed=0.2)
-        sink = RecordingSink()
-        session = session_on(pair, sink, expected_device_id="dgt-0000000001")
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: len(sink.errors) >= 2)
-            board.long_serial = "0000000001"  # the right board is plugged in
-            await eventually(lambda: len(hellos(sink)) == 1 and board_states(sink) == [START])
-
-    assert sink.errors[0].kind is FrameErrorKind.WRONG_DEVICE
-    assert f"'dgt-{SERIAL}'" in sink.errors[0].detail and "'dgt-0000000001'" in sink.errors[0].detail
-    assert hellos(sink)[0].device_id == "dgt-0000000001"
-    assert all(o.device_id == "dgt-0000000001" for o in sink.observations)
-
-
-async def test_another_board_answering_the_keep_alive_is_read_afresh() -> None:
-    with open_pty_pair() as pair:
-        board = board_for(speed=0.2)
-        sink = RecordingSink()
-        session = session_on(pair, sink)
-        async with running(board.run_on_fd(pair.master_fd), session.run()):
-            await eventually(lambda: len(hellos(sink)) == 1)
-            board.long_serial = "1111100000"
-            await eventually(lambda: len(hellos(sink)) == 2)
-
-    assert [h.device_id for h in hellos(sink)] == [f"dgt-{SERIAL}", "dgt-1111100000"]
-    dropped = next(c for c in sink.links if c.state is LinkState.DISCONNECTED)
-    assert "another board (serial 1111100000)" in dropped.detail
 
 
 async def test_an_unplugged_board_is_retried_and_the_new_board_read_when_plugged_in(tmp_path: Path) -> None:
@@ -394,69 +227,6 @@ async def test_an_unplugged_board_is_retried_and_the_new_board_read_when_plugged
     assert after[0].state is LinkState.DISCONNECTED and after[0].device_id == f"dgt-{SERIAL}"
     assert any("does not exist" in change.detail for change in after)
     assert len(hellos(sink)) == 2 and hellos(sink)[1].boot_epoch > hellos(sink)[0].boot_epoch
-
-
-class ManualBoard:
-    """A board written by hand on the pty master: records the session's command bytes, sends chosen bytes."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.received = bytearray()
-        os.set_blocking(fd, False)
-
-    def poll(self) -> bytes:
-        with contextlib.suppress(BlockingIOError):
-            while chunk := os.read(self.fd, 4096):
-                self.received += chunk
-        return bytes(self.received)
-
-    def count(self, command: DgtCommand) -> int:
-        return self.poll().count(bytes([command]))
-
-    def send(self, data: bytes) -> None:
-        os.write(self.fd, data)
-
-
-async def test_field_updates_before_any_dump_ask_for_the_board_and_an_old_board_gives_its_short_serial() -> (
-    None
-):
-    with open_pty_pair() as pair:
-        manual = ManualBoard(pair.master_fd)
-        sink = RecordingSink()
-        session = session_on(pair, sink, handshake_timeout=2.0)
-        async with running(session.run()):
-            # An old board: no answer to the long serial number; the session falls back to the short one.
-            await eventually(lambda: manual.count(DgtCommand.RETURN_SERIALNR) >= 1)
-            manual.send(encode_message(SerialNumber("12345")) + encode_message(Version(1, 2)))
-            await eventually(lambda: session.identified and manual.count(DgtCommand.SEND_BRD) == 1)
-            # The first dump is lost; a piece moves: the update names one square of a board not yet known.
-            manual.send(encode_message(FieldUpdate(12, DgtPiece.EMPTY)))
-            await eventually(lambda: manual.count(DgtCommand.SEND_BRD) >= 2)
-            manual.send(encode_message(board_dump_from_fen("8/8/8/8/8/8/8/4K3")))
-            await eventually(lambda: board_states(sink) == ["8/8/8/8/8/8/8/4K3"])
-            # A reading with an impossible time, then a good one: the first is an error, the second a state.
-            manual.send(bytes.fromhex("8d000a01036a01030000"))  # 1:03:6a is no time
-            manual.send(encode_message(ClockTimes(ClockDisplay(0, 1, 1), ClockDisplay(0, 1, 1))))
-            await eventually(lambda: len(clock_states(sink)) == 1)
-            sent = manual.poll()
-
-    assert hellos(sink)[0].device_id == "dgt-12345" and hellos(sink)[0].firmware == "1.02"
-    assert sent.startswith(bytes([DgtCommand.SEND_RESET, DgtCommand.RETURN_LONG_SERIALNR]))
-    assert session.reader.updates_before_dump == 1
-    assert [e.kind for e in sink.errors] == [DgtErrorKind.BAD_PAYLOAD]
-    assert clock_states(sink)[0].remaining_ms == (61_000, 61_000)
-
-
-async def test_a_port_that_never_names_a_board_is_given_up_and_tried_again() -> None:
-    with open_pty_pair() as pair:
-        sink = RecordingSink()
-        session = session_on(pair, sink, handshake_timeout=0.3)
-        async with running(session.run()):
-            await eventually(lambda: sink.link_states().count(LinkState.DISCONNECTED) >= 1)
-
-    dropped = next(c for c in sink.links if c.state is LinkState.DISCONNECTED)
-    assert "did not say its serial number within 0.3 s" in dropped.detail
-    assert sink.observations == []
 
 
 def test_dgt_urls_default_to_9600_baud_and_know_bluetooth_ports() -> None:
