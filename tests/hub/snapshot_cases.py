@@ -43,7 +43,9 @@ def _clock(white_ms: int, black_ms: int, running: int | None) -> tuple[str, dict
 
 
 def _display(points: list[int], games: list[int], server: int, scores: list[list[int]]) -> tuple[str, dict]:
-    return _device({"type": "display", "points": points, "games": games, "server": server, "game_scores": scores})
+    return _device(
+        {"type": "display", "points": points, "games": games, "server": server, "game_scores": scores}
+    )
 
 
 CASES: dict[str, tuple[MatchInfo, Inputs]] = {
