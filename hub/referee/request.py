@@ -106,7 +106,7 @@ class DecideRequest(ActionRequest, tag=Action.DECIDE.value, frozen=True):
 
 
 class ResultRequest(ActionRequest, tag=Action.RESULT.value, frozen=True):
-    """A chess result the board cannot see; result and how are checked by the action once the rules take
+    """A result the board cannot see; result and how are checked by the action once the rules take
     results (a 409 for another sport comes before a 400 for its fields)."""
 
     TEXTS = ("reason",)
