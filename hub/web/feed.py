@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import Annotated
 
+import msgspec
 import orjson
+from msgspec import UNSET, UnsetType
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from devices.strict import complaint
 from hub.feed.fanout import CLOSE_STUCK, Fanout, Subscriber, SubscriptionRefused
 from hub.feed.protocol import LINK
 from hub.referee.tokens import Authenticator
@@ -91,52 +94,70 @@ async def _read_requests(
             await websocket.send_text(reply)
 
 
+class FeedRequest(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A client's request: topics to leave and to join (resuming after the versions it holds), batching, and
+    a referee token for the referee topic. A key it does not name is refused."""
+
+    subscribe: list[str] | UnsetType = UNSET
+    unsubscribe: list[str] | UnsetType = UNSET
+    resume: dict[str, int] | None = None
+    batch: bool | Annotated[float, msgspec.Meta(ge=0.05, le=5)] | UnsetType | None = UNSET
+    token: str | UnsetType | None = UNSET
+
+
+_FEED_REQUEST = msgspec.json.Decoder(FeedRequest)
+_REQUEST_KEYS = ", ".join(FeedRequest.__struct_fields__)
+_FIELD_HELP = {  # what each field must be, said when msgspec refuses it
+    "subscribe": "subscribe must be a list of topic names / konu adları listesi olmalı",
+    "unsubscribe": "unsubscribe must be a list of topic names / konu adları listesi olmalı",
+    "resume": "resume must map topics to versions, whole numbers / resume konu→sürüm (tam sayı) olmalı",
+    "batch": "batch must be true, false or seconds between 0.05 and 5 / geçersiz batch",
+    "token": "token must be text / token metin olmalı",
+}
+
+
 def handle_request(
     fanout: Fanout, sub: Subscriber, text: str, auth: Authenticator | None = None
 ) -> list[str]:
     """Apply one client request; return the error replies to send, if any."""
     try:
-        request = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        request = _FEED_REQUEST.decode(text)
+    except msgspec.ValidationError as exc:
+        return [_client_error(_refusal(exc))]
+    except msgspec.DecodeError:
         return [_client_error('not JSON; send {"subscribe": ["venue"]} / JSON değil')]
-    if not isinstance(request, dict):
-        return [_client_error('expected an object such as {"subscribe": ["venue"]} / nesne bekleniyordu')]
     errors: list[str] = []
-    resume = request.get("resume") or {}
-    if not isinstance(resume, dict):
-        errors.append(_client_error("resume must map topics to versions / resume konu→sürüm olmalı"))
-        resume = {}
-    for topic in _topics(request, "unsubscribe", errors):
+    resume = request.resume or {}
+    for topic in request.unsubscribe or ():
         fanout.unsubscribe(sub, topic)
-    _set_batch(fanout, sub, request.get("batch"), errors)
-    token = request.get("token")
-    if isinstance(token, str) and auth is not None:
-        referee = auth.referee_with(token)
+    if request.batch is not None and request.batch is not UNSET:
+        if isinstance(request.batch, bool):
+            fanout.set_batch(sub, request.batch)
+        else:
+            fanout.set_batch(sub, True, request.batch)
+    if isinstance(request.token, str) and auth is not None:
+        referee = auth.referee_with(request.token)
         if referee is None:
             errors.append(_client_error("the referee token is not valid / hakem anahtarı geçersiz"))
         sub.referee = referee.name if referee else sub.referee
-    for topic in _topics(request, "subscribe", errors):
+    for topic in request.subscribe or ():
         _subscribe(fanout, sub, topic, resume.get(topic), errors)
-    if not {"subscribe", "unsubscribe", "batch", "token"} & request.keys():
+    if all(getattr(request, key) is UNSET for key in ("subscribe", "unsubscribe", "batch", "token")):
         errors.append(_client_error('nothing to do: use "subscribe" or "unsubscribe" / istek boş'))
     return errors
 
 
-def _set_batch(fanout: Fanout, sub: Subscriber, batch: Any, errors: list[str]) -> None:
-    """Apply a request's "batch": true, false or a tick in seconds."""
-    if batch is None:
-        return
-    if batch is False or batch is True:
-        fanout.set_batch(sub, batch)
-    elif isinstance(batch, int | float) and 0.05 <= batch <= 5:
-        fanout.set_batch(sub, True, float(batch))
-    else:
-        errors.append(
-            _client_error("batch must be true, false or seconds between 0.05 and 5 / geçersiz batch")
-        )
+def _refusal(exc: msgspec.ValidationError) -> str:
+    """msgspec's complaint about a request as what the field it names must be."""
+    said = complaint(exc)
+    if said.unknown:
+        return f"unknown field {said.field!r}; a request has {_REQUEST_KEYS} / bilinmeyen alan"
+    if said.field is None:
+        return 'expected an object such as {"subscribe": ["venue"]} / nesne bekleniyordu'
+    return _FIELD_HELP[said.field]
 
 
-def _subscribe(fanout: Fanout, sub: Subscriber, topic: str, version: Any, errors: list[str]) -> None:
+def _subscribe(fanout: Fanout, sub: Subscriber, topic: str, version: int | None, errors: list[str]) -> None:
     """Subscribe to one topic, resuming after `version` when given; a refusal is added to `errors`."""
     if topic in REFEREE_TOPICS and sub.referee is None:
         errors.append(
@@ -147,21 +168,10 @@ def _subscribe(fanout: Fanout, sub: Subscriber, topic: str, version: Any, errors
             )
         )
         return
-    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
-        errors.append(_client_error(f"resume version for {topic} must be an integer", topic))
-        version = None
     try:
         fanout.subscribe(sub, topic, version)
     except SubscriptionRefused as exc:
         errors.append(_client_error(str(exc), topic))
-
-
-def _topics(request: dict[str, Any], key: str, errors: list[str]) -> list[str]:
-    value = request.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-        errors.append(_client_error(f"{key} must be a list of topic names / konu adları listesi olmalı"))
-        return []
-    return value
 
 
 def _client_error(message: str, topic: str | None = None) -> str:

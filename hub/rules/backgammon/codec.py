@@ -1,4 +1,4 @@
-"""The match state as plain data (`to_dict`, `from_dict`) and as GNU Backgammon / XG identifiers."""
+"""The match state as versioned snapshot data (`to_dict`, `from_dict`) and as GNU Backgammon / XG identifiers."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from hub.rules import clock as clk
 from hub.rules.backgammon import ids
 from hub.rules.backgammon.model import SIDE_NAMES, Position, notation, pair, side_name
 from hub.rules.backgammon.state import Action, BackgammonState, GameRecord, Phase, PlayedTurn
+from hub.rules.snapshot import StateCodec
 
 
 def to_xgid(state: BackgammonState) -> ids.Xgid:
@@ -53,14 +54,14 @@ def _action_to_dict(a: Action) -> dict[str, Any]:
 
 
 def _action_from_dict(d: dict[str, Any]) -> Action:
-    dice = d.get("dice")
+    dice = d["dice"]
     return Action(
         SIDE_NAMES.index(d["side"]),
         d["kind"],
         None if dice is None else (dice[0], dice[1]),
-        tuple((f, t, bool(h)) for f, t, h in d.get("moves", ())),
-        d.get("legal", True),
-        d.get("value", 0),
+        tuple((f, t, bool(h)) for f, t, h in d["moves"]),
+        d["legal"],
+        d.get("value", 0),  # written only for a resignation's value (`_action_to_dict`)
     )
 
 
@@ -112,8 +113,8 @@ def _clock_from_dict(d: dict[str, Any] | None) -> clk.ClockState | None:
     )
 
 
-def to_dict(state: BackgammonState) -> dict[str, Any]:
-    """The state as plain data, for snapshots and spectators; `from_dict` reads it back exactly."""
+def _encode(state: BackgammonState) -> dict[str, Any]:
+    """The state as plain data, for snapshots and spectators; `_decode` reads it back exactly."""
     pos = state.position
     last = state.last_turn
     return {
@@ -167,34 +168,34 @@ def to_dict(state: BackgammonState) -> dict[str, Any]:
     }
 
 
-def from_dict(d: dict[str, Any]) -> BackgammonState:
-    """The inverse of `to_dict`."""
-    last = d.get("last_turn")
+def _decode(d: dict[str, Any]) -> BackgammonState:
+    """A state from the current snapshot form (`_encode`); every key is there."""
+    last = d["last_turn"]
     owner = d["cube"]["owner"]
-    winner = d.get("winner")
-    shown = d.get("shown_dice")
-    offer = d.get("resign")
+    winner = d["winner"]
+    shown = d["shown_dice"]
+    offer = d["resign"]
     return BackgammonState(
         length=d["length"],
         score=(d["score"]["A"], d["score"]["B"]),
         phase=Phase(d["phase"]),
         game=d["game"],
-        position=Position(tuple(d["points"]), pair(d["bar"]), pair(d["off"]), d.get("position_turn", 0)),
+        position=Position(tuple(d["points"]), pair(d["bar"]), pair(d["off"]), d["position_turn"]),
         turn=SIDE_NAMES.index(d["turn"]),
         dice=None if d["dice"] is None else pair(d["dice"]),
-        turn_start=_maybe_position_from_dict(d.get("turn_start")),
+        turn_start=_maybe_position_from_dict(d["turn_start"]),
         cube_value=d["cube"]["value"],
         cube_owner=None if owner is None else SIDE_NAMES.index(owner),
         crawford=d["crawford"],
-        crawford_done=d.get("crawford_done", False),
-        illegal_pending=d.get("illegal_pending", False),
+        crawford_done=d["crawford_done"],
+        illegal_pending=d["illegal_pending"],
         last_turn=None
         if last is None
         else PlayedTurn(last["side"], _position_from_dict(last["start"]), pair(last["dice"])),
-        opening_tie=d.get("opening_tie"),
+        opening_tie=d["opening_tie"],
         winner=None if winner is None else SIDE_NAMES.index(winner),
-        clock=_clock_from_dict(d.get("clock")),
-        actions=tuple(_action_from_dict(a) for a in d.get("moves", ())),
+        clock=_clock_from_dict(d["clock"]),
+        actions=tuple(_action_from_dict(a) for a in d["moves"]),
         games=tuple(
             GameRecord(
                 g["number"],
@@ -203,12 +204,62 @@ def from_dict(d: dict[str, Any]) -> BackgammonState:
                 None if g["winner"] is None else SIDE_NAMES.index(g["winner"]),
                 g["points"],
                 g["crawford"],
-                g.get("resigned", 0),
+                g["resigned"],
             )
-            for g in d.get("games", ())
+            for g in d["games"]
         ),
         shown_dice=None if shown is None else pair(shown),
         resign_offer=None if offer is None else (SIDE_NAMES.index(offer["side"]), offer["value"]),
-        joined_turn=d.get("joined_turn", False),
-        awaiting_board=d.get("awaiting_board", False),
+        joined_turn=d["joined_turn"],
+        awaiting_board=d["awaiting_board"],
     )
+
+
+def _from_version_1(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 1: every snapshot before versions. What later rules added is what a match that never had it
+    holds: no turn played or started, no clock, no record, nothing offered, resigned, pending or awaited."""
+    defaults: dict[str, Any] = {
+        "last_turn": None,
+        "winner": None,
+        "shown_dice": None,
+        "resign": None,
+        "position_turn": 0,
+        "turn_start": None,
+        "crawford_done": False,
+        "illegal_pending": False,
+        "opening_tie": None,
+        "clock": None,
+        "moves": [],
+        "games": [],
+        "joined_turn": False,
+        "awaiting_board": False,
+    }
+    d = {**defaults, **d}
+    actions = [{"dice": None, "moves": [], "legal": True, **a} for a in d["moves"]]
+    games = [
+        {
+            "resigned": 0,
+            **g,
+            "actions": [{"dice": None, "moves": [], "legal": True, **a} for a in g["actions"]],
+        }
+        for g in d["games"]
+    ]
+    return {**d, "moves": actions, "games": games}
+
+
+SNAPSHOT: StateCodec[BackgammonState] = StateCodec(2, _encode, _decode, {1: _from_version_1})
+
+
+def to_dict(state: BackgammonState) -> dict[str, Any]:
+    """The state as a snapshot: its version, then what spectators and a resumed reducer read."""
+    return SNAPSHOT.to_dict(state)
+
+
+def from_dict(data: dict[str, Any]) -> BackgammonState:
+    """A state from a snapshot of any version (`to_dict`'s inverse)."""
+    return SNAPSHOT.from_dict(data)
+
+
+def public_dict(state: BackgammonState) -> dict[str, Any]:
+    """What spectators see of the state: the snapshot's current form without its version."""
+    return _encode(state)

@@ -72,8 +72,12 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         return codec.to_dict(state)
 
     def from_dict(self, data: dict[str, Any]) -> BackgammonState:
-        """The inverse of `to_dict`."""
+        """The inverse of `to_dict`, from a snapshot of any version."""
         return codec.from_dict(data)
+
+    def public_state(self, state: BackgammonState) -> dict[str, Any]:
+        """Spectators get the whole state, as a snapshot holds it less its version (`codec.public_dict`)."""
+        return codec.public_dict(state)
 
     def input_to_dict(self, report: Any) -> dict[str, Any]:
         """A board's report as plain data."""

@@ -34,6 +34,7 @@ from hub.rules.chess.model import (
     _colour_times,
 )
 from hub.rules.chess.timecontrol import time_control_text
+from hub.rules.snapshot import StateCodec
 
 
 def _control_to_dict(control: clk.TimeControl | None) -> dict[str, Any] | None:
@@ -48,7 +49,7 @@ def _pair(v: Any) -> tuple[Any, Any]:
     return (v[0], v[1])
 
 
-def to_dict(state: ChessState) -> dict[str, Any]:
+def _encode(state: ChessState) -> dict[str, Any]:
     """The state as plain data, for snapshots and spectators; `from_dict` reads it back exactly."""
     board = state.game.board
     return {
@@ -162,8 +163,8 @@ def _resume_to_dict(state: ChessState) -> dict[str, Any]:
     }
 
 
-def from_dict(d: dict[str, Any]) -> ChessState:
-    """The inverse of `to_dict`."""
+def _decode(d: dict[str, Any]) -> ChessState:
+    """A state from the current snapshot form (`_encode`); every key is there."""
     r = d["resume"]
     c = r["config"]
     config = ChessConfig(
@@ -174,10 +175,10 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         c["illegal_s"],
         c["mismatch_s"],
         c["flag_slack_s"],
-        c.get("quiet_s", ChessConfig().quiet_s),  # a snapshot from before the key
-        orientation=c.get("orientation", "auto"),  # snapshots from before boards were read either way round
+        c["quiet_s"],
+        orientation=c["orientation"],
     )
-    moves = tuple(
+    moves = tuple(  # "illegal" is written only for a move that was
         PlayedMove(m["uci"], m["san"], m["at"], m["clock_ms"], m.get("illegal", False)) for m in d["moves"]
     )
     ill = r["illegal"]
@@ -186,7 +187,7 @@ def from_dict(d: dict[str, Any]) -> ChessState:
     return ChessState(
         config=config,
         moves=moves,
-        shown=r.get("shown", d["board_fen"]),
+        shown=r["shown"],
         shown_at=r["shown_at"],
         recent=tuple(r["recent"]),
         magic=tuple(r["magic"]),
@@ -223,14 +224,51 @@ def from_dict(d: dict[str, Any]) -> ChessState:
         periods_added=_pair(r["periods_added"]),
         presses=r["presses"],
         clock_checked=r["clock_checked"],
-        clock_joined=r.get("clock_joined", False),
-        board_joined=r.get("board_joined", False),
+        clock_joined=r["clock_joined"],
+        board_joined=r["board_joined"],
         game=Game.replay(m.uci for m in moves),
-        clock_changed_at=r.get("clock_changed_at"),
-        awaiting_open=d.get("awaiting_result", False),
-        rotated=r.get("rotated", False),
-        orientation_source=r.get("orientation_source"),
+        clock_changed_at=r["clock_changed_at"],
+        awaiting_open=d["awaiting_result"],
+        rotated=r["rotated"],
+        orientation_source=r["orientation_source"],
     )
+
+
+def _from_version_1(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 1: every snapshot before versions. What later rules added is what a game that never had it
+    holds: the default quiet time and orientation, the board shown as last read, no
+    clock or board joined mid-game, no rotation seen, no result awaited."""
+    r, c = d["resume"], d["resume"]["config"]
+    config = {"quiet_s": ChessConfig().quiet_s, "orientation": "auto", **c}
+    resume = {
+        "shown": d["board_fen"],
+        "clock_joined": False,
+        "board_joined": False,
+        "clock_changed_at": None,
+        "rotated": False,
+        "orientation_source": None,
+        **r,
+        "config": config,
+    }
+    return {"awaiting_result": False, **d, "resume": resume}
+
+
+SNAPSHOT: StateCodec[ChessState] = StateCodec(2, _encode, _decode, {1: _from_version_1})
+
+
+def to_dict(state: ChessState) -> dict[str, Any]:
+    """The state as a snapshot: its version, what the screens read, and under "resume" what resuming needs."""
+    return SNAPSHOT.to_dict(state)
+
+
+def from_dict(data: dict[str, Any]) -> ChessState:
+    """A state from a snapshot of any version (`to_dict`'s inverse)."""
+    return SNAPSHOT.from_dict(data)
+
+
+def public_dict(state: ChessState) -> dict[str, Any]:
+    """What spectators see of the state: the snapshot's current form without its version or "resume"."""
+    return {k: v for k, v in _encode(state).items() if k != "resume"}
 
 
 def input_to_dict(item: Any) -> dict[str, Any]:

@@ -129,4 +129,4 @@ class ChessSport(SportDefaults[ChessState]):
 
     def public_state(self, state: ChessState) -> dict[str, Any]:
         """The state without `resume`, the rules' own bookkeeping for a restart."""
-        return {k: v for k, v in codec.to_dict(state).items() if k != "resume"}
+        return codec.public_dict(state)

@@ -8,6 +8,7 @@ import msgspec
 
 from devices.observations import DeviceEvent, ScoreboardState
 from devices.strict import Complaint, by_tag, complaint
+from hub.rules.snapshot import StateCodec
 from hub.rules.tabletennis.model import (
     CARDS,
     DOUBLES_PLAYERS,
@@ -259,21 +260,15 @@ def _error(kind: str, data: dict[str, Any], said: Complaint) -> ValueError:
 
 
 def _config_to_dict(c: TableTennisConfig) -> dict[str, Any]:
-    return {
-        "best_of": c.best_of,
-        "doubles": c.doubles,
-        "ruleset": c.ruleset,
-        "first_server": c.first_server,
-        "first_server_player": c.first_server_player,
-        "first_receiver_player": c.first_receiver_player,
-    }
+    data: dict[str, Any] = msgspec.to_builtins(c)  # its fields by name; `_decode` converts them back
+    return data
 
 
 def _anchor(value: Any) -> tuple[int, int, str, str] | None:
     return None if value is None else (int(value[0]), int(value[1]), str(value[2]), str(value[3]))
 
 
-def to_dict(state: TableTennisState) -> dict[str, Any]:
+def _encode(state: TableTennisState) -> dict[str, Any]:
     """The state as plain JSON data: the keys the hub and screens read (`view`), then what resuming needs."""
     return {**view(state), **_bookkeeping(state)}
 
@@ -308,25 +303,46 @@ def _last_display_from_dict(data: dict[str, Any]) -> Display:
     return display
 
 
-def from_dict(data: dict[str, Any]) -> TableTennisState:
-    """The inverse of `to_dict` (older skeleton snapshots read with defaults)."""
-    c = data.get("config") or {"best_of": data["best_of"]}
-    config = TableTennisConfig(
-        best_of=c["best_of"],
-        doubles=c.get("doubles", False),
-        ruleset=c.get("ruleset", "ittf"),
-        first_server=c.get("first_server"),
-        first_server_player=c.get("first_server_player"),
-        first_receiver_player=c.get("first_receiver_player"),
-    )
-    since = data.get("expedite_since")
-    last = data.get("last_display")
-    toss = data.get("toss")
-    order = data.get("game_order")
-    final = data.get("final_scores")
-    cards = data.get("cards", [[], []])
+def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1: every snapshot before versions. The skeleton states of the first hubs had no `config`
+    (only `best_of`) and lacked what later rules added; their values are those of a match that never had
+    them: no toss or order yet, no expedite, no time-out, card or penalty point, nothing carried or unshown."""
+    config = data.get("config") or {"best_of": data["best_of"]}
+    defaults: dict[str, Any] = {
+        "toss": None,
+        "game_order": None,
+        "final_scores": None,
+        "cards": [[], []],
+        "swap_at": None,
+        "ends_anchor": [0, "normal"],
+        "expedite": False,
+        "expedite_since": None,
+        "expedite_anchor": None,
+        "order_anchor": None,
+        "timeouts": [False, False],
+        "timeout_active": None,
+        "timeout_at": None,
+        "penalty_points": [0, 0],
+        "unshown": [0, 0],
+        "carry": [0, 0],
+        "game_clock": None,
+        "paused": 0.0,
+        "expedite_due_game": None,
+        "expedite_dropped_game": None,
+        "ends_flagged": None,
+        "last_display": None,
+        "points_log": [],
+    }
+    return {**defaults, **data, "config": {**_config_to_dict(TableTennisConfig()), **config}}
+
+
+def _decode(data: dict[str, Any]) -> TableTennisState:
+    """A state from the current snapshot form (`_encode`); every key is there."""
+    since, last, toss = data["expedite_since"], data["last_display"], data["toss"]
+    order, final, cards = data["game_order"], data["final_scores"], data["cards"]
+    anchor = data["ends_anchor"]
     return TableTennisState(
-        config=config,
+        config=msgspec.convert(data["config"], TableTennisConfig),
         toss=None if toss is None else (toss[0], toss[1]),
         game_order=None if order is None else (order[0], order[1]),
         points=_pair(data["points"]),
@@ -335,38 +351,37 @@ def from_dict(data: dict[str, Any]) -> TableTennisState:
         winner=data["winner"],
         final_scores=None if final is None else tuple(_pair(g) for g in final),
         rallies=data["rallies"],
-        swap_at=data.get("swap_at"),
-        ends_anchor=(
-            int(data.get("ends_anchor", [0, "normal"])[0]),
-            str(data.get("ends_anchor", [0, "normal"])[1]),
-        ),
-        expedite=data.get("expedite", False),
+        swap_at=data["swap_at"],
+        ends_anchor=(int(anchor[0]), str(anchor[1])),
+        expedite=data["expedite"],
         expedite_since=None if since is None else (since["game"], _pair(since["points"])),
-        expedite_anchor=_anchor(data.get("expedite_anchor")),
-        order_anchor=_anchor(data.get("order_anchor")),
-        timeouts=(bool(data.get("timeouts", [0, 0])[0]), bool(data.get("timeouts", [0, 0])[1])),
-        timeout_active=data.get("timeout_active"),
-        timeout_at=data.get("timeout_at"),
+        expedite_anchor=_anchor(data["expedite_anchor"]),
+        order_anchor=_anchor(data["order_anchor"]),
+        timeouts=(bool(data["timeouts"][0]), bool(data["timeouts"][1])),
+        timeout_active=data["timeout_active"],
+        timeout_at=data["timeout_at"],
         cards=(tuple(cards[0]), tuple(cards[1])),
-        penalty_points=_pair(data.get("penalty_points", [0, 0])),
-        unshown=_pair(data.get("unshown", [0, 0])),
-        carry=_pair(data.get("carry", [0, 0])),
-        game_clock=data.get("game_clock"),
-        paused=data.get("paused", 0.0),
-        expedite_due_game=data.get("expedite_due_game"),
-        expedite_dropped_game=data.get("expedite_dropped_game"),
-        ends_flagged=data.get("ends_flagged"),
+        penalty_points=_pair(data["penalty_points"]),
+        unshown=_pair(data["unshown"]),
+        carry=_pair(data["carry"]),
+        game_clock=data["game_clock"],
+        paused=data["paused"],
+        expedite_due_game=data["expedite_due_game"],
+        expedite_dropped_game=data["expedite_dropped_game"],
+        ends_flagged=data["ends_flagged"],
         last_display=None if last is None else _last_display_from_dict(last),
-        points_log=tuple(
-            PointRecord(
-                p["game"],
-                _pair(p["points"]),
-                p["side"],
-                p["server"],
-                p["server_player"],
-                p["at"],
-                p.get("penalty", False),
-            )
-            for p in data.get("points_log", ())
-        ),
+        points_log=msgspec.convert(data["points_log"], tuple[PointRecord, ...]),
     )
+
+
+SNAPSHOT: StateCodec[TableTennisState] = StateCodec(2, _encode, _decode, {1: _from_version_1})
+
+
+def to_dict(state: TableTennisState) -> dict[str, Any]:
+    """The state as a snapshot: its version, then the keys the hub and screens read, then resuming's."""
+    return SNAPSHOT.to_dict(state)
+
+
+def from_dict(data: dict[str, Any]) -> TableTennisState:
+    """A state from a snapshot of any version (`to_dict`'s inverse)."""
+    return SNAPSHOT.from_dict(data)
