@@ -55,7 +55,9 @@ class Text:
 class SessionContext:
     """What the hub shares with every family's session factory: the same object for all of them."""
 
-    ble: Callable[[], BleConnector]  # the hub's one BLE connector (one scanner per adapter), made on first use
+    ble: Callable[
+        [], BleConnector
+    ]  # the hub's one BLE connector (one scanner per adapter), made on first use
     gateway: Callable[[str, str], Opener]  # (tcp:// URL, device id): an opener on the hub's gateway there
 
 
