@@ -14,13 +14,21 @@ from devices.dscore.family import FAMILY as DSCORE
 from devices.family import DeviceFamily, Role
 from devices.wire.family import FAMILY as WIRE
 
-__all__ = ["FAMILIES", "UnknownFamily", "family_for", "family_for_url", "family_named", "url_protocol"]
+__all__ = [
+    "FAMILIES",
+    "UnknownFamily",
+    "ble_protocol_of",
+    "family_for",
+    "family_for_url",
+    "family_named",
+    "url_protocol",
+]
 
 FAMILIES: tuple[DeviceFamily, ...] = (
     WIRE,  # first: a URL without protocol= is Boardcast Wire
     DGT,
-    CHESSNUT,
     DSCORE,
+    CHESSNUT,
 )
 
 
@@ -70,3 +78,8 @@ def family_named(name: str) -> DeviceFamily:
         if family.name == name:
             return family
     raise KeyError(name)
+
+
+def ble_protocol_of(service_uuids: frozenset[str], name: str) -> str | None:
+    """The `protocol=` of the first family that knows a BLE advertisement as one of its devices, or None."""
+    return next((f.protocol for f in FAMILIES if f.advertises(service_uuids, name)), None)

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from devices.chessnut.session import ChessnutSession, parse_chessnut_url
+from devices.chessnut.session import (
+    CHESSNUT_NAME_PREFIX,
+    CHESSNUT_SERVICES,
+    ChessnutSession,
+    parse_chessnut_url,
+)
 from devices.family import Role, Session, SessionContext, SessionSink, Text, role_slot
-from devices.transports.ble import CHESSNUT_NAME_PREFIX, CHESSNUT_SERVICES
 
 __all__ = ["FAMILY", "ChessnutFamily"]
 

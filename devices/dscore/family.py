@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from devices.dscore.session import DScoreSession, parse_dscore_url
+from devices.dscore.session import DSCORE_SERVICE, DScoreSession, parse_dscore_url
 from devices.family import Role, Session, SessionContext, SessionSink, Text
-from devices.transports.ble import DSCORE_SERVICE
 
 __all__ = ["FAMILY", "DScoreFamily"]
 

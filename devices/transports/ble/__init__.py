@@ -27,9 +27,6 @@ from devices.transports.ble.errors import (
     bluetooth_unavailable_reason,
 )
 from devices.transports.ble.gatt import (
-    CHESSNUT_NAME_PREFIX,
-    CHESSNUT_SERVICES,
-    DSCORE_SERVICE,
     NUS_RX,
     NUS_SERVICE,
     NUS_TX,
@@ -44,9 +41,6 @@ from devices.transports.ble.url import BLE_PROTOCOLS, BleTarget, parse_ble_url, 
 
 __all__ = [
     "BLE_PROTOCOLS",
-    "CHESSNUT_NAME_PREFIX",
-    "CHESSNUT_SERVICES",
-    "DSCORE_SERVICE",
     "MIN_CONNECT_TIMEOUT",
     "NUS_RX",
     "NUS_SERVICE",
