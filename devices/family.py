@@ -6,6 +6,9 @@ URLs it claims (schemes, `protocol=` value, query keys), the check of such a URL
 roles it plays at a table, its error texts and its session factory. The hub finds families only through
 `devices/registry.py` and hands every factory the same `SessionContext`, so it never names a family.
 
+The commands a referee sends reach every family's session as the same `Command` (Boardcast Wire's command
+vocabulary, which each session translates for its device); the hub takes it from here.
+
 (`devices.observations.DeviceFamily` is another thing: the kind of device a HELLO says it is, such as a
 chess board or a scoreboard. This module's `DeviceFamily` is the code that reads one.)
 """
@@ -20,14 +23,18 @@ from typing import Protocol
 from devices.session import CommandTarget, SessionSink
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
+from devices.wire.messages import Command, CommandInvalid, command_fields  # every family's session takes these
 
 __all__ = [
+    "Command",
+    "CommandInvalid",
     "DeviceFamily",
     "Role",
     "Session",
     "SessionContext",
     "SessionSink",
     "Text",
+    "command_fields",
     "role_slot",
 ]
 
