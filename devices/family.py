@@ -23,7 +23,7 @@ from typing import Protocol
 from devices.session import CommandTarget, SessionSink
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
-from devices.wire.messages import Command, CommandInvalid, command_fields  # every family's session takes these
+from devices.wire.messages import Command, CommandInvalid, command_fields
 
 __all__ = [
     "Command",

@@ -15,8 +15,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from devices.session import CommandFailed, NotConnected
 from devices.family import CommandInvalid
+from devices.session import CommandFailed, NotConnected
 from hub.hall.spectators import UnknownMatch
 from hub.matches import ActionRefused
 from hub.referee import ActionForbidden
