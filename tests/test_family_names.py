@@ -51,15 +51,18 @@ STILL_NAMED: dict[str, tuple[tuple[str, ...] | None, str]] = {
         ("parse_wire_ble_url",),
         "a NUS opener checks its URL as Wire over BLE",
     ),
-    "hub/check/__init__.py": (("DGT capture",), "`boardcast check chess` reads a DGT capture (below)"),
-    "hub/check/chess.py": (
+    "hub/rules/chess/check.py": (
         None,
-        "`boardcast check chess --dgt` reads a DGT capture: the check's input format",
+        "`boardcast check chess --dgt` reads a DGT capture: the check's input",
+    ),
+    "hub/rules/chess/sport.py": (
+        ("DGT capture", "--dgt", 'options.get("dgt")'),
+        "the chess check's `--dgt` option (user-facing, must not change) and its help",
     ),
     "hub/demo/run.py": (None, "the demo plugs in named simulated devices (boardcast_sim), as a hall would"),
     "hub/cli.py": (
-        ("DGT boards", "DGT serial capture", "--dgt", "args.dgt", "boardcast_sim.dgt_board"),
-        "the CLI's `--dgt` option and the demo's words and simulator: user-facing text that must not change",
+        ("DGT boards", "boardcast_sim.dgt_board"),
+        "the demo's words and simulator: user-facing text that must not change",
     ),
 }
 
