@@ -18,9 +18,9 @@ class DeviceFamily(enum.StrEnum):
     BACKGAMMON_BOARD = "backgammon-board"
     CHESS_CLOCK = "chess-clock"
     CHESS_BOARD = (
-        "chess-board"  # an e-board (DGT, Chessnut): piece placement, and a DGT 3000 clock through it
+        "chess-board"  # an e-board: piece placement, and the clock of boards that have one through them
     )
-    TT_WRISTBAND = "tt-wristband"  # an umpire's wristband (D-SCORE): point and undo buttons, no display
+    TT_WRISTBAND = "tt-wristband"  # an umpire's wristband: point and undo buttons, no display
 
 
 class Ends(enum.StrEnum):
@@ -117,7 +117,7 @@ class ChessBoardState:
     """An e-board's squares as the placement part of a FEN ("rnbqkbnr/pppppppp/8/…"), a8 first, as seen
     from White whatever way round the board stands. Never a move: boards scan square by square, so a move
     arrives as several states (lift, place, slide) that the rules must settle. `magic` names squares holding
-    DGT result pieces ("e4=white_wins"), which a FEN cannot place."""
+    an e-board's result pieces ("e4=white_wins"), which a FEN cannot place."""
 
     board_fen: str
     magic: tuple[str, ...] = ()
@@ -128,7 +128,7 @@ class ChessClockState:
     """A chess clock's display: sides are the clock's left (0) and right (1) as it stands on the table,
     never colours; binding them to White and Black is the rules' job.
 
-    `remaining_ms` is what each side shows (a DGT 3000 through the board: whole seconds). `running` is the
+    `remaining_ms` is what each side shows (a clock read through its board: whole seconds). `running` is the
     side whose time runs, None when stopped. `flags` are the fallen flags (the clock blocked at zero);
     `period_flags` the flags a multi-period clock shows while it keeps running into the next period.
     `moves` and `period` only come from clocks that count them (Boardcast Wire), else None.

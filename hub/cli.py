@@ -232,6 +232,7 @@ def _list_devices(scan_seconds: float) -> int:
     """Print serial ports, then nearby BLE devices Boardcast can talk to (or why there are none)."""
     from serial.tools import list_ports
 
+    from devices.registry import ble_protocol_of
     from devices.transports.ble import BluetoothUnavailable, scan_nearby
 
     ports = sorted(list_ports.comports(), key=lambda p: p.device)
@@ -240,7 +241,7 @@ def _list_devices(scan_seconds: float) -> int:
         ids = f" [{port.vid:04x}:{port.pid:04x}]" if port.vid is not None and port.pid is not None else ""
         print(f"  serial://{port.device}  {port.description or ''}{ids}")
     try:
-        nearby = asyncio.run(scan_nearby(scan_seconds))
+        nearby = asyncio.run(scan_nearby(scan_seconds, ble_protocol_of))
     except BluetoothUnavailable as exc:
         print(str(exc).splitlines()[0])
         return 0

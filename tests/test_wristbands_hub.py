@@ -7,7 +7,8 @@ import asyncio
 from pathlib import Path
 
 from boardcast_sim.ble_fake import DScoreLayout, FakeRadio
-from devices.transports.ble import DSCORE_SERVICE, BleConnector
+from devices.dscore.session import DSCORE_SERVICE
+from devices.transports.ble import BleConnector
 from hub.matches import MatchInfo
 from hub.server.app import HubRuntime
 from hub.venue import TableConfig, Venue

@@ -17,8 +17,8 @@ from devices.chessnut.session import (
     CHESSNUT_COMMANDS,
     CHESSNUT_REPLIES,
 )
-from devices.dscore.session import DSCORE_BUTTONS, DSCORE_PLAYER_TYPE, DSCORE_POKE
-from devices.transports.ble import DSCORE_SERVICE, NUS_RX, NUS_SERVICE, NUS_TX
+from devices.dscore.session import DSCORE_BUTTONS, DSCORE_PLAYER_TYPE, DSCORE_POKE, DSCORE_SERVICE
+from devices.transports.ble import NUS_RX, NUS_SERVICE, NUS_TX
 
 NUS_RX_PROPERTIES: tuple[CharacteristicPropertyName, ...] = ("write-without-response", "write")
 

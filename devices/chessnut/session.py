@@ -39,10 +39,12 @@ from devices.link import Backoff, SessionSink
 from devices.observations import DeviceFamily
 from devices.silence import LinkReason
 from devices.synthetic import BleSession, address_device_id
-from devices.transports.ble import CHESSNUT_SERVICES, BleConnector, BleValueLink, parse_ble_url
+from devices.transports.ble import BleConnector, BleValueLink, parse_ble_url
 from devices.wire.codec import FrameError, FrameErrorKind
 from devices.wire.messages import Command, CommandName
 
+CHESSNUT_SERVICES = ("1b7e8261-2877-41c3-b46e-cf057c562023", "1b7e8271-2877-41c3-b46e-cf057c562023")
+CHESSNUT_NAME_PREFIX = "Chessnut"  # what a board's advertised name starts with
 CHESSNUT_BOARD_SERVICE, CHESSNUT_COMMAND_SERVICE = CHESSNUT_SERVICES
 CHESSNUT_BOARD = "1b7e8262-2877-41c3-b46e-cf057c562023"  # notify: board reports
 CHESSNUT_COMMANDS = "1b7e8272-2877-41c3-b46e-cf057c562023"  # write: commands

@@ -23,9 +23,10 @@ from devices.link import Backoff, SessionSink
 from devices.observations import DeviceEvent, DeviceFamily
 from devices.silence import LinkReason
 from devices.synthetic import BleSession, address_device_id
-from devices.transports.ble import DSCORE_SERVICE, BleConnector, BleValueLink, parse_ble_url
+from devices.transports.ble import BleConnector, BleValueLink, parse_ble_url
 from devices.wire.messages import Command
 
+DSCORE_SERVICE = "96f9374a-2417-44e3-ae06-aa362556914e"
 DSCORE_BUTTONS = "96f91f4c-2417-44e3-ae06-aa362556914e"  # notify: 0 released, 1 red, 2 green, 3 both
 DSCORE_PLAYER_TYPE = "96f91f4b-2417-44e3-ae06-aa362556914e"  # write: 0 server, 1 returner, 2 none (unused)
 DSCORE_POKE = "96f91f4d-2417-44e3-ae06-aa362556914e"  # write: vibrate the band (unused)

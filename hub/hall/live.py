@@ -42,8 +42,8 @@ DeviceReportRow = tuple[dict[str, Any], float, tuple[str, int, int], bytes | Non
 
 ROUND_ADDED = "venue.round"  # a hall event: a round's matches taken from the venue file while running
 SNAPSHOT_EVERY = 200
-# after a start, time passing ends nothing for this long: devices that ran on while the hub was down (a DGT 3000
-# keeps its clock running) report first, so no flag is taken as fallen across the hub's own absence
+# after a start, time passing ends nothing for this long: devices that ran on while the hub was down (a game
+# clock keeps running) report first, so no flag is taken as fallen across the hub's own absence
 START_GRACE_S = 15.0
 SNAPSHOT_ON = (MatchStatus.FINISHED, MatchStatus.OFFICIAL)  # statuses that take a snapshot when reached
 # played out: a table's device moves on to its next match (a protested match was over when appealed)

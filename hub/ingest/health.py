@@ -13,8 +13,8 @@ from devices.observations import LinkState
 from hub.feed.fanout import Fanout
 
 TOPIC = "devices"
-# How the device sessions say a link ended because the device went quiet (devices/silence.py, the Chessnut
-# session): "no data from the board for 5 s; reconnecting", "no board report for 15 s; reconnecting".
+# How the device sessions say a link ended because the device went quiet (devices/silence.py, the BLE
+# board sessions): "no data from the board for 5 s; reconnecting", "no board report for 15 s; reconnecting".
 _SILENCE = re.compile(r"^no (data from the \w+|board report) for ")
 
 

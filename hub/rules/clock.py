@@ -3,7 +3,7 @@
 Supported controls (one `Period` or several, each with an optional move count):
 
 - Fischer increment: `increment_s` is added after every completed move, and once before move 1 when
-  `increment_before_first_move` is set (FIDE/DGT practice: a 90+30 clock starts at 1:30:30).
+  `increment_before_first_move` is set (FIDE practice, as e-board clocks do it: a 90+30 clock starts at 1:30:30).
 - Simple (US) delay: the first `delay_s` seconds of each turn do not count.
 - Bronstein delay: the clock runs at once; at the press the player gets back what he used, at most `delay_s`.
 - Multi-period: when a player completes the move count of a period, the next period's time is added.

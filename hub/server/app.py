@@ -19,13 +19,11 @@ from typing import Any
 
 import uvicorn
 
-from devices.chessnut.session import ChessnutSession
-from devices.dgt.session import DgtSession
-from devices.dscore.session import DScoreSession, parse_dscore_url
+from devices.family import Role, Session, SessionContext
+from devices.registry import family_for
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
 from devices.transports.tcp import UNPROVEN_TOTAL, TcpGateway, parse_tcp_url
-from devices.wire.session import DeviceSession, serial_opener
 from hub.feed.fanout import Fanout
 from hub.feed.protocol import announce_started, burst_gone, server_config
 from hub.hall.live import Hall
@@ -37,13 +35,11 @@ from hub.server.connections import Unfinished, quiet_repeats, raise_open_files_l
 from hub.server.heap import HeapStats, collect_on_a_clock, give_back_after_bursts, settle
 from hub.server.limits import WILDCARD_HOSTS, Access, WebLimits, access_for
 from hub.server.startup import EXIT_BAD_INPUT, StartupError, gateway_refusal, listen, prepare_data_dir
-from hub.venue import TableConfig, Venue, device_protocol
+from hub.venue import TableConfig, Venue
 from hub.venue.reload import watch_venue_file
 from hub.web import WebContext, create_app
 
 log = logging.getLogger(__name__)
-
-Session = DeviceSession | DScoreSession | DgtSession | ChessnutSession
 
 DATA_FILES = (LOG_FILE, f"{LOG_FILE}-wal", f"{LOG_FILE}-shm")  # what the hub keeps in its data directory
 HEALTH_EVERY_S = 1.0
@@ -90,6 +86,8 @@ class HubRuntime:
         self.sessions: dict[str, Session] = {}
         self.gateways: dict[str, TcpGateway] = {}
         self.ble = ble  # made only when a table has a ble:// device or wristband; tests pass a fake radio
+        # what every family's session factory may use: this hub's BLE connector and its TCP gateways
+        self.context = SessionContext(ble=self._ble, gateway=self._gateway_opener)
         self.server: uvicorn.Server | None = None
         self.ready = asyncio.Event()
         self._socket: socket.socket | None = None
@@ -130,21 +128,26 @@ class HubRuntime:
                 tables = [t.id for t in self.venue.tables if t.device == url]
                 raise gateway_refusal(exc, url, tables) from None
         for table in self.venue.tables:
-            if table.device:
-                self.sessions[table.id] = self._session(table, table.device, table.device_id)
-            if table.clock:  # a board with no clock of its own: a Wire clock beside it
-                clock_sink = self.ingest.sink_for(table, table.clock, "clock")
-                self.sessions[f"{table.id}/clock"] = DeviceSession(
-                    table.clock,
-                    self._opener(table, table.clock),
-                    clock_sink,
-                    expected_device_id=table.clock_id,
-                )
-            for url in table.wristbands:  # an umpire's buttons: their own BLE session, the table's match
-                slot = f"wristband-{parse_dscore_url(url).side}"
-                self.ble = self.ble or BleConnector()
-                band = DScoreSession(url, self.ble, self.ingest.sink_for(table, url, slot))
-                self.sessions[f"{table.id}/{slot}"] = band
+            self._table_sessions(table)
+
+    def _table_sessions(self, table: TableConfig) -> None:
+        """A session for each device at a table, its own device's under the table's id, the others' beside it."""
+        if table.device:
+            self._add_session(table, table.device, table.device_id, Role.DEVICE)
+        if table.clock:  # a board with no clock of its own: a clock beside it, in its own session
+            self._add_session(table, table.clock, table.clock_id, Role.CLOCK)
+        for url in table.wristbands:  # an umpire's buttons: their own session, the table's match
+            self._add_session(table, url, None, Role.WRISTBAND)
+
+    def _add_session(self, table: TableConfig, url: str, device_id: str | None, role: Role) -> None:
+        """The session of the family that reads `url` in `role`, reporting into the table's sink for its slot."""
+        assert self.ingest is not None
+        family = family_for(url, role)
+        slot = family.slot(url, role)
+        key = f"{table.id}/{slot}" if slot else table.id
+        self.sessions[key] = family.session(
+            url, self.ingest.sink_for(table, url, slot), device_id, self.context
+        )
 
     def access(self) -> Access:
         """The names this hub answers to (its listen address, the venue's allowed_hosts) and its trusted proxies."""
@@ -176,27 +179,15 @@ class HubRuntime:
             gateways[url] = TcpGateway(host, port, device_tokens, on_refused=self.ingest.device_refused)
         return gateways
 
-    def _session(self, table: TableConfig, url: str, device_id: str | None) -> Session:
-        """The session for a table's device, by its URL: a DGT board, a Chessnut board, or Boardcast Wire."""
-        assert self.ingest is not None
-        sink = self.ingest.sink_for(table)
-        protocol = device_protocol(url)
-        if protocol == "dgt":
-            return DgtSession(url, sink, expected_device_id=device_id)
-        if protocol == "chessnut":
-            self.ble = self.ble or BleConnector()
-            return ChessnutSession(url, self.ble, sink)
-        return DeviceSession(url, self._opener(table, url), sink, expected_device_id=device_id)
+    def _ble(self) -> BleConnector:
+        """The hub's one BLE connector, made when a first table needs it (tests pass a fake radio)."""
+        if self.ble is None:
+            self.ble = BleConnector()
+        return self.ble
 
-    def _opener(self, table: TableConfig, url: str) -> Opener:
-        """How a Boardcast Wire device is reached, by its URL's scheme."""
-        if url.startswith("tcp://"):
-            assert table.device_id is not None
-            return self.gateways[url].opener(table.device_id)
-        if url.startswith("ble://"):
-            self.ble = self.ble or BleConnector()
-            return self.ble.opener(url)
-        return serial_opener(url)
+    def _gateway_opener(self, url: str, device_id: str) -> Opener:
+        """An opener on this hub's gateway at `url` for the device `device_id`."""
+        return self.gateways[url].opener(device_id)
 
     async def run(self, *extra: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Serve until the web server is told to stop; `extra` are more owned tasks (simulators)."""

@@ -6,13 +6,12 @@ and Turkish. The organiser fixes one line and runs again.
 - `model`: the dataclasses (`Venue`, `TableConfig`, …) and `VenueError`;
 - `parse`: `load_venue` / `parse_venue`, the `[venue]` settings, tables, team matches, referees, players;
 - `keys`: the keys each place may hold, unknown keys refused with a suggestion, lines found for errors;
-- `devices`: device and clock URLs, checked by the parser each session uses;
+- `devices`: device, clock and wristband URLs, checked by the family that reads each (devices/registry.py);
 - `matches`: `[[matches]]`, with each sport's own fields;
 - `rules`: `[rules."code"]`, the venue's own wording of the rule an anomaly code points to.
 """
 
 from hub.matches import MatchInfo
-from hub.venue.devices import CHESS_BOARD_PROTOCOLS, DEVICE_URL_PARSERS, device_kind, device_protocol
 from hub.venue.keys import (
     BACKGAMMON_CLOCK_KEYS,
     MATCH_KEYS,
@@ -43,9 +42,7 @@ from hub.venue.parse import file_stamp, load_venue, parse_venue
 __all__ = [
     "BACKGAMMON_CLOCK_KEYS",
     "CHESS_BOARD_CATEGORIES",
-    "CHESS_BOARD_PROTOCOLS",
     "CHESS_TITLES",
-    "DEVICE_URL_PARSERS",
     "ID_PATTERN",
     "MATCH_KEYS",
     "PLAYER_KEYS",
@@ -65,8 +62,6 @@ __all__ = [
     "TournamentConfig",
     "Venue",
     "VenueError",
-    "device_kind",
-    "device_protocol",
     "file_stamp",
     "load_venue",
     "parse_venue",

@@ -1,59 +1,18 @@
-"""The venue file's device URLs: which session reads each, checked by the parser that session uses.
+"""The venue file's device URLs: each checked by the parser of the family that reads it (devices/registry.py).
 
-A table's `device`, its `device_id` and token hash, a chess table's separate `clock`, and the rule that the
-devices on one TCP gateway port name it the same way.
+A table's `device`, its `device_id` and token hash, its `wristbands`, a chess table's separate `clock`, and
+the rule that the devices on one TCP gateway port name it the same way.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-from devices.chessnut.session import parse_chessnut_url
-from devices.dgt.session import parse_dgt_url
-from devices.transports.ble import parse_wire_ble_url
-from devices.transports.serial import parse_wire_serial_url
+from devices.family import Role
+from devices.registry import family_for
 from devices.transports.tcp import parse_tcp_url
 from hub.venue.model import ID_PATTERN, Fail, TableConfig
-
-CHESS_BOARD_PROTOCOLS = {"dgt": parse_dgt_url, "chessnut": parse_chessnut_url}  # URL checks by protocol=
-
-
-def device_protocol(url: str) -> str | None:
-    """The `protocol=` a device URL names (dgt, chessnut, dscore, wire), or None for Boardcast Wire."""
-    try:
-        values = parse_qs(urlsplit(url).query).get("protocol")
-    except ValueError:  # not a URL at all (urlsplit refuses "serial://[x"): its parser says why
-        return None
-    return values[-1] if values else None
-
-
-def device_kind(url: str) -> str:
-    """Which session reads a table's device, as hub/server/app.py `_session` and `_opener` choose it: "dgt" and
-    "chessnut" by `protocol=`, else Boardcast Wire over "tcp", "ble" or "serial" (any port pyserial opens)."""
-    protocol = device_protocol(url)
-    if protocol in CHESS_BOARD_PROTOCOLS:
-        return protocol
-    if url.startswith("tcp://"):
-        return "tcp"
-    return "ble" if url.startswith("ble://") else "serial"
-
-
-# The parser each kind of session checks its URL with when the hub starts: the venue check calls the same.
-DEVICE_URL_PARSERS = {
-    **CHESS_BOARD_PROTOCOLS,
-    "tcp": parse_tcp_url,
-    "ble": parse_wire_ble_url,
-    "serial": parse_wire_serial_url,
-}
-_BAD_URL = {
-    "dgt": "geçersiz satranç tahtası adresi",
-    "chessnut": "geçersiz satranç tahtası adresi",
-    "tcp": "geçersiz TCP adresi",
-    "ble": "geçersiz BLE adresi",
-    "serial": "geçersiz cihaz adresi",
-}
 
 
 def table_clock(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, str | None]:
@@ -72,8 +31,8 @@ def table_clock(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, 
             "clock",
             "must be a serial or ble:// URL of a Boardcast Wire chess clock / seri ya da ble:// saat adresi olmalı",
         )
-    try:  # a Boardcast Wire session, as hub/server/app.py `_opener` makes for it
-        (parse_wire_ble_url if url.startswith("ble://") else parse_wire_serial_url)(url)
+    try:  # the clock's family checks it as its session will read it
+        family_for(url, Role.CLOCK).parse(url)
     except ValueError as exc:
         raise fail("clock", f"{exc} / geçersiz saat adresi") from None
     if clock_id is not None and not (isinstance(clock_id, str) and ID_PATTERN.match(clock_id)):
@@ -117,7 +76,8 @@ def same_gateway_same_address(device: str | None, tables: list[TableConfig], fai
 
 
 def table_device(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, str | None, str | None]:
-    """A table's `device` URL, checked by the parser its session uses, with its `device_id` and token hash."""
+    """A table's `device` URL, checked by its family (the sports it serves, its parser), with its `device_id`
+    and token hash."""
     device = t.get("device")
     if device is not None and (not isinstance(device, str) or not device.strip()):
         raise fail("device", "must be a device URL such as serial:///dev/ttyUSB0 / cihaz adresi")
@@ -131,18 +91,33 @@ def table_device(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None,
         )
     if device is None:
         return None, device_id, digest
-    kind = device_kind(device)
-    if kind in CHESS_BOARD_PROTOCOLS and sport != "chess":
-        raise fail("device", f"a {kind} e-board needs a chess table / satranç masası gerekli")
+    family = family_for(device, Role.DEVICE)
+    refusal = family.wrong_sport(sport)
+    if refusal is not None:
+        raise fail("device", str(refusal))
     try:
-        DEVICE_URL_PARSERS[kind](device)
+        family.parse(device)
     except ValueError as exc:
-        raise fail("device", f"{exc} / {_BAD_URL[kind]}") from None
-    if kind == "tcp" and device_id is None:
+        raise fail("device", f"{exc} / {family.bad_url(device).turkish}") from None
+    tcp = device.startswith("tcp://")  # a device on the hub's gateway (only a URL its family took gets here)
+    if tcp and device_id is None:
         raise fail("device_id", "a TCP device needs its device_id / TCP cihazı için kimlik gerekli")
-    if kind == "tcp" and digest is None:
+    if tcp and digest is None:
         raise fail(
             "device_token_sha256",
             "a TCP device needs the SHA-256 of its token (boardcast device-token ID) / belirteç özeti gerekli",
         )
     return device, device_id, digest
+
+
+def table_wristbands(t: dict[str, Any], fail: Fail) -> tuple[str, ...]:
+    """A table's `wristbands` URLs, each checked by the parser of the family that reads wristbands."""
+    wristbands = t.get("wristbands", [])
+    if not (isinstance(wristbands, list) and all(isinstance(w, str) for w in wristbands)):
+        raise fail("wristbands", "must be a list of ble:// URLs / ble:// adresleri listesi olmalı")
+    for url in wristbands:
+        try:
+            family_for(url, Role.WRISTBAND).parse(url)
+        except ValueError as exc:
+            raise fail("wristbands", f"{exc} / geçersiz bileklik adresi") from None
+    return tuple(wristbands)

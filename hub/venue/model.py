@@ -49,7 +49,7 @@ class TableConfig:
     device: str | None = None  # a device URL: serial:///dev/ttyUSB0, /dev/pts/3, socket://host:port
     device_id: str | None = None  # the id the device must announce, when known
     device_token_sha256: str | None = None  # for devices that connect over TCP: SHA-256 of their token
-    wristbands: tuple[str, ...] = ()  # D-SCORE umpire wristbands: ble://AA:..?protocol=dscore&side=0
+    wristbands: tuple[str, ...] = ()  # umpire wristbands: ble:// URLs with protocol= and side=
     clock: str | None = None  # a separate clock (Boardcast Wire clock), when the board has none
     clock_id: str | None = None  # the id that clock must announce, when known
     orientation: str = "auto"  # the board's way round, "normal" | "rotated", or "auto" (detected)

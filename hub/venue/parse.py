@@ -14,11 +14,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from devices.dscore.session import parse_dscore_url
 from hub.rules.registry import SPORTS
 from hub.server.limits import split_host
 from hub.tournament.tiebreaks import parse_tiebreaks
-from hub.venue.devices import same_gateway_same_address, table_clock, table_device, table_orientation
+from hub.venue.devices import (
+    same_gateway_same_address,
+    table_clock,
+    table_device,
+    table_orientation,
+    table_wristbands,
+)
 from hub.venue.keys import (
     FORFEIT_KEYS,
     PLAYER_KEYS,
@@ -199,22 +204,13 @@ def _tables(data: dict[str, Any], fail: FileFail) -> tuple[TableConfig, ...]:
         same_gateway_same_address(device, tables, at)
         if device_id is not None and any(x.device_id == device_id for x in tables):
             raise at("device_id", f"device {device_id!r} is already on another table / cihaz başka masada")
-        wristbands = t.get("wristbands", [])
-        if not (isinstance(wristbands, list) and all(isinstance(w, str) for w in wristbands)):
-            raise at("wristbands", "must be a list of ble:// URLs / ble:// adresleri listesi olmalı")
-        for url in wristbands:
-            try:
-                parse_dscore_url(url)
-            except ValueError as exc:
-                raise at("wristbands", f"{exc} / geçersiz bileklik adresi") from None
+        wristbands = table_wristbands(t, at)
         clock_url, clock_id = table_clock(t, sport, at)
         if clock_id is not None and any(clock_id in (x.device_id, x.clock_id) for x in tables):
             raise at("clock_id", f"device {clock_id!r} is already on another table / cihaz başka masada")
         orientation = table_orientation(t, sport, at)
         tables.append(
-            TableConfig(
-                tid, sport, device, device_id, digest, tuple(wristbands), clock_url, clock_id, orientation
-            )
+            TableConfig(tid, sport, device, device_id, digest, wristbands, clock_url, clock_id, orientation)
         )
     return tuple(tables)
 

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from devices.command import CommandFailed, NotConnected
-from devices.wire.messages import CommandInvalid
+from devices.family import CommandInvalid
 from hub.hall.spectators import UnknownMatch
 from hub.matches import ActionRefused
 from hub.referee import ActionForbidden

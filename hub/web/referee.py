@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from devices.wire.messages import Command, command_fields
+from devices.family import Command, command_fields
 from hub.matches import EventKind, MatchState, check_confirm, public_view
 from hub.referee import (
     BULK_FIELDS,

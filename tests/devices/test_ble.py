@@ -13,6 +13,7 @@ import pytest
 from boardcast_sim.ble_fake import FakeRadio, NusLayout, nus_service_collection
 from boardcast_sim.tabletennis import TableTennisScoreboard
 from devices.observations import DeviceHello, LinkChange, LinkState, ScoreboardState
+from devices.registry import ble_protocol_of
 from devices.transports.ble import (
     NUS_RX,
     NUS_SERVICE,
@@ -286,7 +287,7 @@ async def test_scan_nearby_lists_devices_we_can_talk_to() -> None:
     radio.add_device(
         "AA:BB:CC:DD:EE:03", "HR strap", advertised_uuids=("0000180d-0000-1000-8000-00805f9b34fb",)
     )
-    nearby = await scan_nearby(0.05, scanner_backend=radio.scanner_backend)
+    nearby = await scan_nearby(0.05, ble_protocol_of, scanner_backend=radio.scanner_backend)
     assert [(d.address, d.protocol) for d in nearby] == [
         ("AA:BB:CC:DD:EE:02", "chessnut"),
         ("AA:BB:CC:DD:EE:01", "wire"),
@@ -297,7 +298,9 @@ async def test_scan_nearby_lists_devices_we_can_talk_to() -> None:
 async def test_without_dbus_scan_nearby_says_bluetooth_is_unavailable_in_one_line() -> None:
     async with asyncio.timeout(10):
         with pytest.raises(BluetoothUnavailable) as raised:
-            await scan_nearby(0.2)  # real bleak, real BlueZ backend, no D-Bus on this machine
+            await scan_nearby(
+                0.2, ble_protocol_of
+            )  # real bleak, real BlueZ backend, no D-Bus on this machine
     message = str(raised.value)
     assert "\n" not in message
     assert (

@@ -28,6 +28,7 @@ from devices.chessnut.codec import (
 from devices.chessnut.session import (
     CHESSNUT_BOARD,
     CHESSNUT_REPLIES,
+    CHESSNUT_SERVICES,
     ChessnutSession,
     chessnut_device_id,
     parse_chessnut_url,
@@ -35,7 +36,6 @@ from devices.chessnut.session import (
 from devices.command import CommandFailed
 from devices.observations import ChessBoardState, DeviceEvent, DeviceHello, Heartbeat, LinkState
 from devices.transports.ble import (
-    CHESSNUT_SERVICES,
     BleConnector,
     find_notify_characteristic,
     find_write_characteristic,

@@ -13,12 +13,13 @@ from devices.command import CommandFailed
 from devices.dscore.codec import Button, DScoreCodec, PressLength
 from devices.dscore.session import (
     DSCORE_BUTTONS,
+    DSCORE_SERVICE,
     DScoreSession,
     dscore_device_id,
     parse_dscore_url,
 )
 from devices.observations import DeviceEvent, DeviceHello, LinkState
-from devices.transports.ble import DSCORE_SERVICE, find_notify_characteristic
+from devices.transports.ble import find_notify_characteristic
 from devices.wire.codec import FrameError, FrameErrorKind
 from devices.wire.messages import Command
 from tests.devices.support import FAST, RecordingSink, eventually, running

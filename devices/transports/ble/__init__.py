@@ -1,9 +1,9 @@
 """Bluetooth LE devices as byte streams: Boardcast Wire over the Nordic UART Service, through bleak.
 
 (`BleConnector.open_values` gives the same connection handling to devices whose notifications are single
-values rather than a stream, such as D-SCORE wristbands; `open_value_services` does it for devices that
-notify on several services and take commands as single writes, such as Chessnut boards. Their decoding lives
-in the device's own folder.)
+values rather than a stream, such as a wristband's buttons; `open_value_services` does it for devices that
+notify on several services and take commands as single writes, such as some e-boards. Their decoding lives
+in the device family's own folder.)
 
 This package is the transport's public face; each module owns one part:
 
@@ -27,9 +27,6 @@ from devices.transports.ble.errors import (
     bluetooth_unavailable_reason,
 )
 from devices.transports.ble.gatt import (
-    CHESSNUT_NAME_PREFIX,
-    CHESSNUT_SERVICES,
-    DSCORE_SERVICE,
     NUS_RX,
     NUS_SERVICE,
     NUS_TX,
@@ -44,9 +41,6 @@ from devices.transports.ble.url import BLE_PROTOCOLS, BleTarget, parse_ble_url, 
 
 __all__ = [
     "BLE_PROTOCOLS",
-    "CHESSNUT_NAME_PREFIX",
-    "CHESSNUT_SERVICES",
-    "DSCORE_SERVICE",
     "MIN_CONNECT_TIMEOUT",
     "NUS_RX",
     "NUS_SERVICE",

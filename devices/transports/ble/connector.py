@@ -301,7 +301,7 @@ async def _negotiated_mtu(client: BleakClient) -> int | None:
     """The ATT MTU the link agreed on, or None when the backend cannot tell.
 
     No bleak backend lets a central ask for an MTU: BlueZ, CoreBluetooth and WinRT negotiate the largest both
-    sides allow while connecting (the Chessnut vendor's "set MTU 500" is what they do anyway). BlueZ only
+    sides allow while connecting (an e-board vendor's "set MTU 500" is what they do anyway). BlueZ only
     tells the result through AcquireWrite/AcquireNotify, which bleak wraps as the backend's `_acquire_mtu`
     (Home Assistant reads it the same way); without it bleak says 23 whatever was agreed.
     """

@@ -15,9 +15,6 @@ from bleak.backends.service import BleakGATTServiceCollection
 NUS_SERVICE = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
 NUS_RX = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"  # the central writes here (Zephyr nus.h naming)
 NUS_TX = "6e400003-b5a3-f393-e0a9-e50e24dcca9e"  # the peripheral notifies here
-DSCORE_SERVICE = "96f9374a-2417-44e3-ae06-aa362556914e"
-CHESSNUT_SERVICES = ("1b7e8261-2877-41c3-b46e-cf057c562023", "1b7e8271-2877-41c3-b46e-cf057c562023")
-CHESSNUT_NAME_PREFIX = "Chessnut"
 
 
 @dataclass(frozen=True, slots=True)

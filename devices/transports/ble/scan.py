@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bleak import BleakScanner
@@ -17,9 +18,11 @@ from bleak.backends.scanner import AdvertisementData, BaseBleakScanner
 from bleak.exc import BleakError
 
 from devices.transports.ble.errors import BluetoothUnavailable, bluetooth_unavailable_reason
-from devices.transports.ble.gatt import CHESSNUT_NAME_PREFIX, CHESSNUT_SERVICES, DSCORE_SERVICE, NUS_SERVICE
 
 _SCANNER_START_TIMEOUT = 10.0
+# Which `protocol=` reads a device advertising these (lower-case) service UUIDs under this name, or None
+# (devices/registry.py `ble_protocol_of` asks every family)
+Recognise = Callable[[frozenset[str], str], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +32,7 @@ class NearbyDevice:
     address: str
     name: str | None
     rssi: int
-    protocol: str  # "wire" (NUS), "dscore" or "chessnut"
+    protocol: str  # the `protocol=` of the family that reads it
     service_uuids: tuple[str, ...]
 
     @property
@@ -63,11 +66,12 @@ class _Adapter:
 
 async def scan_nearby(
     timeout: float,  # noqa: ASYNC109 - how long to listen, as in BleakScanner.discover; not a deadline
+    recognise: Recognise,
     *,
     adapter: str | None = None,
     scanner_backend: type[BaseBleakScanner] | None = None,
 ) -> list[NearbyDevice]:
-    """Devices advertising NUS, D-SCORE or Chessnut, strongest first; raise BluetoothUnavailable if none."""
+    """Devices some family `recognise`s, strongest first; raise BluetoothUnavailable without Bluetooth."""
     bluez: BlueZScannerArgs = {"adapter": adapter} if adapter else {}
     try:
         async with asyncio.timeout(timeout + _SCANNER_START_TIMEOUT):
@@ -91,18 +95,11 @@ async def scan_nearby(
             service_uuids=tuple(u.lower() for u in advertisement.service_uuids),
         )
         for device, advertisement in found.values()
-        if (protocol := _protocol_of(device, advertisement)) is not None
+        if (protocol := recognise(_uuids(advertisement), advertisement.local_name or device.name or ""))
+        is not None
     ]
     return sorted(nearby, key=lambda d: (-d.rssi, d.address))
 
 
-def _protocol_of(device: BLEDevice, advertisement: AdvertisementData) -> str | None:
-    uuids = {u.lower() for u in advertisement.service_uuids}
-    name = advertisement.local_name or device.name or ""
-    if NUS_SERVICE in uuids:
-        return "wire"
-    if DSCORE_SERVICE in uuids:
-        return "dscore"
-    if uuids & set(CHESSNUT_SERVICES) or name.startswith(CHESSNUT_NAME_PREFIX):
-        return "chessnut"
-    return None
+def _uuids(advertisement: AdvertisementData) -> frozenset[str]:
+    return frozenset(u.lower() for u in advertisement.service_uuids)

@@ -8,7 +8,7 @@ any scan order. The reducer keeps the last snapshot and decides what it means on
   may be coming); two plies when the opponent answered before the board settled;
 - an earlier position of the game (a takeback: the main line is rewritten, never branched), or a different
   move from an earlier position (the last move corrected);
-- both kings on d4/e4/d5/e5: the DGT result signal, never a move;
+- both kings on d4/e4/d5/e5: an e-board's result signal, never a move;
 - a move the rules forbid (`chess.illegal_move`, kept only if the arbiter says so: `KeepIllegal`);
 - anything else: a board out of step with the game (`chess.board_mismatch` once it lasts), among them the
   start position after more than four plies: pieces set up again, never a takeback of the whole game.

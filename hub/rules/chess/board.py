@@ -23,7 +23,7 @@ _SYNC = Reading(Kind.SYNC)
 
 
 def _signal_of(shown: str, magic: tuple[str, ...]) -> tuple[str | None, tuple[str, ...], str]:
-    """The result a board signals (kings in the centre, or DGT result pieces), with the squares."""
+    """The result a board signals (kings in the centre, or an e-board's result pieces), with the squares."""
     if magic:
         kinds = {entry.partition("=")[2] for entry in magic}
         if len(kinds) == 1 and next(iter(kinds)) in MAGIC_RESULTS:

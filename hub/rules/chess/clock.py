@@ -49,7 +49,7 @@ def _reading_of(report: ChessClockState, at: float) -> ClockReading | None:
 
 
 def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> ChessState:
-    """A Wire clock's press event `{"side": 0|1, "remaining_ms": [a, b]}`; other events change nothing."""
+    """A clock's press event `{"side": 0|1, "remaining_ms": [a, b]}`; other events change nothing."""
     if event.kind != "press":
         return _settle(state, at, out)
     side = event.data.get("side")
@@ -189,7 +189,7 @@ def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) ->
 
 def _ran_on(state: ChessState, prev: ClockReading, reading: ClockReading, at: float) -> int | None:
     """How many presses (two or more) the hub missed between two readings of a Fischer clock that ran on
-    meanwhile (a hub restart, a lost link: a DGT 3000 keeps running), or None when the readings do not say so.
+    meanwhile (a hub restart, a lost link: a clock keeps running), or None when the readings do not say so.
 
     Both times together fall by the time that passed and rise by one increment a press: the one count of
     presses that fits (with the parity of the side now running) explains any time either side gained."""

@@ -65,7 +65,7 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
         return _watch_after_end(state, at, out)
     if state.magic and (press or at - state.shown_at >= state.config.settle_s):
         signal, squares, _ = _signal_of(state.shown, state.magic)
-        if signal is not None:  # a DGT result piece: the players' result, like the kings in the centre
+        if signal is not None:  # an e-board's result piece: the players' result, like the kings in the centre
             return _result_signal(
                 state, Reading(Kind.SIGNAL, result=signal, squares=squares), at, out, "magic"
             )

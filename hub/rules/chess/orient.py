@@ -31,7 +31,7 @@ def turned_square(name: str) -> str:
 
 
 def _turned_magic(magic: tuple[str, ...]) -> tuple[str, ...]:
-    """DGT result pieces ("e4=white_wins") on the board turned round; an entry without a square is kept."""
+    """An e-board's result pieces ("e4=white_wins") on the board turned round; an entry without a square is kept."""
     turned = []
     for entry in magic:
         square, sep, kind = entry.partition("=")

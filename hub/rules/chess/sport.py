@@ -25,7 +25,7 @@ class ChessSport(SportDefaults[ChessState]):
 
     name = "chess"
     families = frozenset({DeviceFamily.CHESS_BOARD, DeviceFamily.CHESS_CLOCK})
-    # a DeviceEvent is a Wire clock's press or a board's button; table tennis reads its own DeviceEvents, so
+    # a DeviceEvent is a clock's press or a board's button; table tennis reads its own DeviceEvents, so
     # the log encoding of a DeviceEvent stays table tennis's (the same "type": "event" shape either way)
     report_type = (ChessBoardState, ChessClockState)
     tick = model.Tick
