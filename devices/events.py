@@ -10,8 +10,8 @@ from devices.observations import Observation
 
 
 class ReadError(Protocol):
-    """Bytes from a device that could not be used, in any family's codec (a Wire `FrameError`, a DGT
-    `DgtError`, ...): why, in one English sentence, and the bytes."""
+    """Bytes from a device that could not be used, in any family's codec (its frame or message
+    error): why, in one English sentence, and the bytes."""
 
     @property
     def kind(self) -> str:

@@ -1,6 +1,6 @@
 """The asyncio shell of a sans-I/O session protocol: one link at a time, read, written and ticked.
 
-A family's session protocol (`devices.wire.protocol`, `devices.dgt.protocol`) decides everything: what to
+A family's session protocol (`devices/<family>/protocol.py`) decides everything: what to
 send, what a device said, when anything is due and when a link must be dropped. `ProtocolShell` only moves
 bytes between it and the link, calls its `tick` when its next deadline comes and hands its events to the
 sink, in order; the reconnect loop and its backoff are `LinkReporter`'s.

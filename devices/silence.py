@@ -2,7 +2,7 @@
 
 `Silence` is the rule every session protocol keeps: silent once `timeout` s have passed since bytes were
 last heard. `SilenceWatch` applies it to one link's reads with one timer per link, not one per read, for the
-sessions whose reads are not driven by a protocol object (Chessnut, D-SCORE).
+sessions whose reads are not driven by a protocol object (the BLE families).
 """
 
 from __future__ import annotations

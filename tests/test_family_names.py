@@ -29,6 +29,10 @@ STILL_NAMED: dict[str, tuple[tuple[str, ...] | None, str]] = {
         ("from devices.wire.messages import",),
         "the command vocabulary every family's session takes is Boardcast Wire's; the hub takes it from here",
     ),
+    "devices/command.py": (
+        None,
+        "the command vocabulary is the Wire protocol's (shared by every family's commands)",
+    ),
     "devices/synthetic.py": (
         None,
         "the identity said for devices without HELLO, being reshaped (sans-I/O work)",

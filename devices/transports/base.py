@@ -1,7 +1,7 @@
 """What every transport hands a device session: a byte reader and a byte writer, nothing more.
 
 asyncio's StreamReader/StreamWriter satisfy these; BLE and TCP adapters implement the same four calls, so
-`devices.wire.session.DeviceSession` runs unchanged over serial, Bluetooth LE and TCP.
+a family's session runs unchanged over serial, Bluetooth LE and TCP.
 """
 
 from __future__ import annotations
