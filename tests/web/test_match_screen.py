@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import DemoProcess, get_json, start_demo
-from tests.web.test_wall_browser import browser, shows_within  # noqa: F401  (the shared Chromium fixture)
+from tests.web.test_wall_browser import browser, shows_within, watch_text  # noqa: F401  (the shared Chromium fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -109,6 +109,8 @@ def test_a_confirmed_result_turns_official_within_a_second(browser: Browser, tmp
         expect(page.locator("#provenance")).to_have_text("Informational")
         expect(page.locator(".side.winner")).to_have_count(1)
         expect(page.locator(".side.winner .won")).to_have_text("Winner")
+        watch_text(page, "#provenance", "Official result")
+        sent = time.time() * 1000
         request = urllib.request.Request(
             demo.url + f"api/matches/{MATCH}/confirm",
             method="POST",
@@ -117,7 +119,7 @@ def test_a_confirmed_result_turns_official_within_a_second(browser: Browser, tmp
         )
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200
-        shows_within(page, "#provenance", "Official result", 1.0)
+        shows_within(page, "#provenance", "Official result", sent, 1.0)
         expect(page.locator("#provenance")).to_have_class("provenance official")
         expect(page.locator("#board")).to_have_attribute("data-official", "true")
         final = get_json(demo.url + f"api/matches/{MATCH}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,19 +26,43 @@ CHROMIUM_ARGS = [
 pytestmark = pytest.mark.browser
 
 
-def shows_within(page: Page, selector: str, text: str, seconds: float) -> None:
-    """Wait at most `seconds` for the element at `selector` to read `text` (whitespace folded), looking every
-    50 ms. Playwright's `expect` looks again after 0.1, 0.35 and 0.85 s, so text that comes at 0.86 s fails a
-    one-second bound it met; a product bound is checked here to within 50 ms."""
-    page.wait_for_function(
+def watch_text(page: Page, selector: str, text: str) -> None:
+    """Have the page note the moment (its `Date.now()`) the element at `selector` first reads `text`
+    (whitespace folded). The page's own clock times a product bound: Playwright's polling and its round trips
+    to the browser, which a loaded machine stretches to hundreds of milliseconds, stay out of the figure."""
+    page.evaluate(
         """([selector, text]) => {
-            const element = document.querySelector(selector);
-            return element !== null && element.textContent.replace(/\\s+/g, " ").trim() === text;
+            const key = `shown:${selector}:${text}`;
+            const look = () => {
+                const element = document.querySelector(selector);
+                if (window[key] === undefined && element !== null
+                    && element.textContent.replace(/\\s+/g, " ").trim() === text) window[key] = Date.now();
+            };
+            look();
+            new MutationObserver(look).observe(document, {subtree: true, childList: true, characterData: true});
         }""",
-        arg=[selector, text],
-        polling=50,
-        timeout=max(seconds, 0.001) * 1000,  # 0 would mean no bound at all
+        [selector, text],
     )
+
+
+def mark_clicks(page: Page) -> None:
+    """Have the page note the moment (its `Date.now()`) of each click, before the page's own handlers run."""
+    page.evaluate("document.addEventListener('click', () => { window.clickedAt = Date.now(); }, true)")
+
+
+def clicked_at(page: Page) -> float:
+    """The page's `Date.now()` at its last click (see `mark_clicks`)."""
+    return float(page.evaluate("window.clickedAt"))
+
+
+def shows_within(page: Page, selector: str, text: str, since_ms: float, seconds: float) -> None:
+    """Assert that the element at `selector`, watched by `watch_text`, read `text` at most `seconds` after
+    `since_ms` (a `Date.now()`, or Python's `time.time() * 1000`: the same clock). Waits up to 30 s for it to
+    show at all, so a slow machine fails on the measured figure, not on a wait."""
+    key = f"shown:{selector}:{text}"
+    page.wait_for_function("key => window[key] !== undefined", arg=key, timeout=30_000)
+    took = (float(page.evaluate("key => window[key]", key)) - since_ms) / 1000
+    assert took <= seconds, f"{selector} read {text!r} {took:.3f} s after the action (bound {seconds} s)"
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +122,8 @@ def test_english_browser_gets_english_and_a_confirmed_result_turns_official(
         page = open_wall(browser, demo.url, "en-GB", viewport={"width": 390, "height": 844})  # a phone
         expect(page.locator("#match-TT-R1-T1 .provenance")).to_have_text("Informational")
         expect(page.locator("#match-TT-R1-T1")).to_have_attribute("data-status", "finished", timeout=40_000)
+        watch_text(page, "#match-TT-R1-T1 .provenance", "Official result")
+        sent = time.time() * 1000
         request = urllib.request.Request(
             demo.url + "api/matches/TT-R1-T1/confirm",
             method="POST",
@@ -105,7 +132,7 @@ def test_english_browser_gets_english_and_a_confirmed_result_turns_official(
         )
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200
-        shows_within(page, "#match-TT-R1-T1 .provenance", "Official result", 1.0)
+        shows_within(page, "#match-TT-R1-T1 .provenance", "Official result", sent, 1.0)
         # official, and decided: its result in the big column
         expect(page.locator("#match-TT-R1-T1")).to_have_class("tile decided official")
         assert get_json(demo.url + "api/matches/TT-R1-T1")["official"] is True
