@@ -1,20 +1,20 @@
 """The rule each anomaly code points to, as the referees know it, resolved for one match.
 
-`catalogue` holds the rules (the document, the article, its title and text, in English and Turkish);
-`model` the values (`Rule`, `RuleOverride`). `rule_for(code, info, overrides)` is the rule a referee reads
-for an anomaly of that match: a rule about the clock (chess time control, backgammon time forfeit) states
-the match's own time control, and a venue file's `[rules."code"]` table replaces what it names.
+`catalogue` joins the sports' rules (`SportRules.articles`) with the hub's own; `model` holds what a venue may
+say instead (`RuleOverride`). `rule_for(code, info, overrides)` is the rule a referee reads for an anomaly of
+that match: a rule about the clock states the match's own time control (`SportRules.time_control_words`), and a
+venue file's `[rules."code"]` table replaces what it names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hub.articles.catalogue import CATALOGUE, FAMILIES, TIME_CONTROL, UNSTATED_TIME_CONTROL
-from hub.articles.model import Rule, RuleOverride, Words
+from hub.articles.catalogue import CATALOGUE, FAMILIES, OWNER
+from hub.articles.model import RuleOverride
 from hub.matches import MatchInfo
-from hub.rules.backgammon import BackgammonConfig
-from hub.rules.chess.timecontrol import parse_time_control, time_control_words
+from hub.rules.articles import TIME_CONTROL, Rule, Words
+from hub.rules.registry import SPORTS
 
 
 def known_codes() -> tuple[str, ...]:
@@ -22,25 +22,15 @@ def known_codes() -> tuple[str, ...]:
     return tuple(CATALOGUE)
 
 
-def _control_words(info: MatchInfo | None) -> Words | None:
-    """The match's time control as a referee says it, or None when the venue gives none."""
-    if info is None or not info.clock:
-        return None
-    try:
-        if info.sport == "backgammon":
-            control = BackgammonConfig.from_text(info.length, info.clock).control()
-        else:
-            control = parse_time_control(info.clock)
-    except ValueError:  # the venue parser checked it; a hand-made MatchInfo may not be
-        return None
-    return None if control is None else Words(*time_control_words(control))
-
-
 def _with_time_control(rule: Rule, code: str, info: MatchInfo | None) -> Rule:
     """A rule whose text names the time control, naming the match's (or the event's own, unstated)."""
     if TIME_CONTROL not in rule.en + rule.tr:
         return rule
-    words = _control_words(info) or UNSTATED_TIME_CONTROL["backgammon" if code.startswith("bg.") else "chess"]
+    sport = SPORTS.get(info.sport if info is not None else OWNER.get(code, ""))
+    words = None if sport is None or info is None else sport.time_control_words(info)
+    words = words or (sport.unstated_time_control if sport is not None else None)
+    if words is None:
+        return rule
     en, tr = rule.en.replace(TIME_CONTROL, words.en), rule.tr.replace(TIME_CONTROL, words.tr)
     return Rule(rule.document, rule.article, rule.title, en, tr)
 

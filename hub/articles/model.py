@@ -1,43 +1,10 @@
-"""A rule as a referee reads it (`Rule`), and what a venue file may say instead (`RuleOverride`)."""
+"""What a venue file may say instead of a rule (`RuleOverride`); the rule itself is `hub.rules.articles.Rule`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-
-@dataclass(frozen=True, slots=True)
-class Words:
-    """A short text in English and Turkish: a document's or an article's title."""
-
-    en: str
-    tr: str
-
-    def to_dict(self) -> dict[str, str]:
-        """As plain data: {"en": …, "tr": …}."""
-        return {"en": self.en, "tr": self.tr}
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """The rule an anomaly code points to: the document, the article (None for the hub's own rules), the
-    article's title, and the rule's text in English and Turkish."""
-
-    document: Words
-    article: str | None
-    title: Words | None
-    en: str
-    tr: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """As the referee console reads it."""
-        return {
-            "document": self.document.to_dict(),
-            "article": self.article,
-            "title": None if self.title is None else self.title.to_dict(),
-            "en": self.en,
-            "tr": self.tr,
-        }
+from hub.rules.articles import Rule, Words
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TextIO, TypeVar
 
+from hub.rules.articles import Rule, Words
 from hub.rules.backgammon.boards import BackgammonConfig
 from hub.rules.backgammon.sport import BackgammonSport
 from hub.rules.backgammon.state import BackgammonState
@@ -83,6 +84,17 @@ class SportRules(Protocol[S, C]):
 
     def clock_view(self, state: S) -> dict[str, Any] | None:
         """The match's clock as a team match's board shows it; None: no clock to show."""
+
+    @property
+    def articles(self) -> Mapping[str, Rule]:
+        """The rule each of the sport's anomaly codes points to, as its referees know it."""
+
+    @property
+    def unstated_time_control(self) -> Words | None:
+        """What a clock rule says of the time control when the venue states none ("the event's time control")."""
+
+    def time_control_words(self, info: MatchTerms) -> Words | None:
+        """The match's time control as a referee says it; None: the venue gives the match no clock."""
 
     def check(self, file: str | None, options: Mapping[str, Any]) -> int:
         """`boardcast check SPORT`: audit a recorded match offline; the exit code."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TextIO, TypeAlias, TypeVar
 
+from hub.rules.articles import Rule, Words
 from hub.rules.base import Outcome
 
 S = TypeVar("S")  # the sport's state
@@ -113,6 +114,12 @@ class SportDefaults(ABC, Generic[S]):
     check_options: tuple[CheckOption, ...] = ()  # `boardcast check SPORT` options beyond FILE
     checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
     paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
+    articles: Mapping[str, Rule] = MappingProxyType({})  # the rule each of its anomaly codes points to
+    unstated_time_control: Words | None = None  # a clock rule's words when the venue states no time control
+
+    def time_control_words(self, info: MatchTerms) -> Words | None:
+        """The match's time control as a referee says it; None: the venue gives the match no clock."""
+        return None
 
     def clock_view(self, state: S) -> dict[str, Any] | None:
         """The match's clock as a team match's board shows it; None: no clock to show."""

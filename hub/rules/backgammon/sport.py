@@ -8,11 +8,14 @@ from types import MappingProxyType
 from typing import Any, TextIO
 
 from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceFamily
+from hub.rules.articles import Words
 from hub.rules.backgammon import boards, codec, export, join
+from hub.rules.backgammon.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.backgammon.boards import BackgammonConfig
 from hub.rules.backgammon.model import START
 from hub.rules.backgammon.state import BackgammonState, Tick
 from hub.rules.base import Outcome
+from hub.rules.clockwords import time_control_words
 from hub.rules.sport import MatchTerms, SportDefaults
 
 
@@ -37,6 +40,18 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     referee_inputs = boards.RESIGN_INPUTS  # a resignation a board cannot report, and its answer
     title = ("backgammon", "tavla")
     match_keys = ("length", "clock", "start_score")
+    articles = MappingProxyType(ARTICLES)
+    unstated_time_control = UNSTATED_TIME_CONTROL
+
+    def time_control_words(self, info: MatchTerms) -> Words | None:
+        """The match's clock ("10 minutes with a delay of 12 seconds a move"); None without one."""
+        if not info.clock:
+            return None
+        try:
+            control = BackgammonConfig.from_text(info.length, info.clock).control()
+        except ValueError:  # the venue's reader checked it; hand-made terms may not be
+            return None
+        return None if control is None else Words(*time_control_words(control))
 
     def attach_spectators(self, hall: Any) -> Any:
         """Winning chances on the hall's screens of this sport, if its venue wants them (`chances.attach`)."""

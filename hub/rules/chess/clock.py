@@ -28,7 +28,8 @@ from hub.rules.chess.model import (
     _who,
 )
 from hub.rules.chess.moves import _complete, _settle, pressed_before_join
-from hub.rules.chess.timecontrol import _num, time_control_text
+from hub.rules.chess.timecontrol import time_control_text
+from hub.rules.clockwords import seconds_text
 
 RAN_ON_SLACK_MS = 500  # the link's delay on top of two display steps, when times are summed over a gap
 
@@ -488,14 +489,14 @@ def _period_at_count(
 def _what_press_gives(period: clk.Period) -> tuple[str, str]:
     """What a press should give in `period`, in English and Turkish."""
     what_en = {
-        clk.DelayMode.NONE: f"increment of {_num(period.increment_s)} s",
-        clk.DelayMode.SIMPLE: f"delay of {_num(period.delay_s)} s (no time added)",
-        clk.DelayMode.BRONSTEIN: f"Bronstein refund of up to {_num(period.delay_s)} s",
+        clk.DelayMode.NONE: f"increment of {seconds_text(period.increment_s)} s",
+        clk.DelayMode.SIMPLE: f"delay of {seconds_text(period.delay_s)} s (no time added)",
+        clk.DelayMode.BRONSTEIN: f"Bronstein refund of up to {seconds_text(period.delay_s)} s",
     }[period.delay_mode]
     what_tr = {
-        clk.DelayMode.NONE: f"{_num(period.increment_s)} sn artış",
-        clk.DelayMode.SIMPLE: f"{_num(period.delay_s)} sn gecikme (süre eklenmez)",
-        clk.DelayMode.BRONSTEIN: f"en çok {_num(period.delay_s)} sn Bronstein iadesi",
+        clk.DelayMode.NONE: f"{seconds_text(period.increment_s)} sn artış",
+        clk.DelayMode.SIMPLE: f"{seconds_text(period.delay_s)} sn gecikme (süre eklenmez)",
+        clk.DelayMode.BRONSTEIN: f"en çok {seconds_text(period.delay_s)} sn Bronstein iadesi",
     }[period.delay_mode]
     return what_en, what_tr
 

@@ -9,9 +9,13 @@ from types import MappingProxyType
 from typing import Any
 
 from devices.observations import ChessBoardState, ChessClockState, DeviceFamily
+from hub.rules.articles import Words
 from hub.rules.base import Outcome
 from hub.rules.chess import codec, export, model, reducer
+from hub.rules.chess.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.chess.model import ChessConfig, ChessState
+from hub.rules.chess.timecontrol import parse_time_control
+from hub.rules.clockwords import time_control_words
 from hub.rules.sport import CheckOption, MatchTerms, SportDefaults
 
 
@@ -47,6 +51,17 @@ class ChessSport(SportDefaults[ChessState]):
     broadcast_delayed = True  # games go out late so that no one can relay moves to a player
     checks_json_lines = False  # `boardcast check chess` reads a DGT capture
     paired_rounds = True  # rounds from the pairing program's report file (TRF), team matches on boards
+    articles = MappingProxyType(ARTICLES)
+    unstated_time_control = UNSTATED_TIME_CONTROL
+
+    def time_control_words(self, info: MatchTerms) -> Words | None:
+        """The game's time control ("5 minutes + 3 seconds a move (Fischer)"); None without one."""
+        if not info.clock:
+            return None
+        try:
+            return Words(*time_control_words(parse_time_control(info.clock)))
+        except ValueError:  # the venue's reader checked it; hand-made terms may not be
+            return None
 
     def clock_view(self, state: ChessState) -> dict[str, Any] | None:
         """The game's clock as a team match's board shows it (`codec.clock_view`)."""

@@ -10,6 +10,7 @@ from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
 from hub.rules.base import Outcome
 from hub.rules.sport import MatchTerms, SportDefaults
 from hub.rules.tabletennis import codec, export, model, reducer, views
+from hub.rules.tabletennis.articles import ARTICLES
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
 
 
@@ -34,6 +35,7 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     exports = MappingProxyType({"card": _card, "compact": _compact})
     title = ("table tennis", "masa tenisi")
     match_keys = ("best_of", "ruleset", "first_server", "first_receiver")
+    articles = MappingProxyType(ARTICLES)
 
     def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
         """`boardcast check` of a recorded match's JSON lines (`check.check`)."""
