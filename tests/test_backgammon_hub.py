@@ -66,7 +66,7 @@ def test_the_venue_file_gives_backgammon_matches_their_length_and_clock(tmp_path
         ("length = 0", "matches[1].length", "needs its length"),
         ('clock = {mode = "fischer"}', "matches[1].clock.mode", '"simple" or "bronstein"'),
         ("clock = {reserve_s = -5}", "matches[1].clock.reserve_s", "positive number"),
-        ("clock = {delay = 12}", "matches[1].clock", "unknown keys delay"),
+        ("clock = {delay = 12}", "matches[1].clock", "unknown key delay; did you mean delay_s?"),
     ],
 )
 def test_a_bad_backgammon_match_is_named_by_its_field(

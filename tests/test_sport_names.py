@@ -33,7 +33,6 @@ PENDING = frozenset(
         "hub/tournament/round_cli.py",
         "hub/tournament/rounds.py",
         "hub/venue/devices.py",
-        "hub/venue/matches.py",
         "hub/web/public.py",
         "web-display/chances.css",
         "web-display/console-queue.js",

@@ -16,7 +16,7 @@ from hub.rules.backgammon.state import BackgammonState
 from hub.rules.base import Outcome
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.sport import ChessSport
-from hub.rules.sport import CheckOption, Export, MatchTerms, SpectatorExtra
+from hub.rules.sport import CheckOption, Export, FieldFail, MatchTerms, SpectatorExtra, VenueSoFar
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
 from hub.rules.tabletennis.sport import TableTennisSport
 
@@ -90,11 +90,24 @@ class SportRules(Protocol[S, C]):
         """The rule each of the sport's anomaly codes points to, as its referees know it."""
 
     @property
+    def board_categories(self) -> Mapping[int, tuple[str, str]]:
+        """A team match's boards by number, each with the category of player it is kept for (English, Turkish)."""
+
+    @property
+    def player_titles(self) -> tuple[str, ...]:
+        """Players' titles as the sport's records write them ("GM"); none for most sports."""
+
+    @property
     def unstated_time_control(self) -> Words | None:
         """What a clock rule says of the time control when the venue states none ("the event's time control")."""
 
     def time_control_words(self, info: MatchTerms) -> Words | None:
         """The match's time control as a referee says it; None: the venue gives the match no clock."""
+
+    def read_match(
+        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue: VenueSoFar
+    ) -> dict[str, Any]:
+        """A `[[matches]]` entry's terms of this sport (its `match_keys`), checked, as `MatchInfo` fields."""
 
     def check(self, file: str | None, options: Mapping[str, Any]) -> int:
         """`boardcast check SPORT`: audit a recorded match offline; the exit code."""

@@ -98,6 +98,34 @@ class MatchTerms(Protocol):
         """Backgammon: the score a match resumed at a score starts from (0-0 for a new one)."""
 
 
+class FieldFail(Protocol):
+    """The venue file reader's error maker for one entry: a key of it (None: the entry) and the message; `at`
+    is the key path to point the line at, when it is not the key's."""
+
+    def __call__(self, key: str | None, message: str, /, at: str | None = None) -> Exception: ...
+
+
+class VenueSoFar(Protocol):
+    """What a sport's `[[matches]]` reader may ask of the venue file read so far."""
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The file's `[venue]` table as written (a sport's hall-wide defaults for its matches)."""
+
+    @property
+    def settings_fail(self) -> FieldFail:
+        """The error maker for a key of `[venue]`."""
+
+    def team_match_round(self, team_match: str) -> int | None:
+        """The round of a `[[team_matches]]` entry; None: no such entry."""
+
+    def board_taken(self, team_match: str, board: int) -> bool:
+        """A board of the team match already has a game or a forfeit."""
+
+    def unknown_key(self, key: str, known: tuple[str, ...]) -> str:
+        """The file's message for a key not known here: the nearest known name, else all of them."""
+
+
 class SportDefaults(ABC, Generic[S]):
     """The parts of `SportRules` most sports share; a subclass names its sport and its rules' functions."""
 
@@ -115,11 +143,23 @@ class SportDefaults(ABC, Generic[S]):
     checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
     paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
     articles: Mapping[str, Rule] = MappingProxyType({})  # the rule each of its anomaly codes points to
+    board_categories: Mapping[int, tuple[str, str]] = MappingProxyType({})  # a team match's boards (paired)
+    player_titles: tuple[str, ...] = ()  # players' titles as the sport's records write them ("GM")
     unstated_time_control: Words | None = None  # a clock rule's words when the venue states no time control
 
     def time_control_words(self, info: MatchTerms) -> Words | None:
         """The match's time control as a referee says it; None: the venue gives the match no clock."""
         return None
+
+    def read_match(
+        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue: VenueSoFar
+    ) -> dict[str, Any]:
+        """A `[[matches]]` entry's terms of this sport (its `match_keys`), checked, as `MatchInfo` fields; by
+        default a sport played one against one, with no terms of its own."""
+        if doubles:
+            en, tr = self.title
+            raise fail("doubles", f"{en} is played one against one / {tr} bire bir oynanır")
+        return {}
 
     def clock_view(self, state: S) -> dict[str, Any] | None:
         """The match's clock as a team match's board shows it; None: no clock to show."""

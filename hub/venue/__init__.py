@@ -13,7 +13,6 @@ and Turkish. The organiser fixes one line and runs again.
 
 from hub.matches import MatchInfo
 from hub.venue.keys import (
-    BACKGAMMON_CLOCK_KEYS,
     MATCH_KEYS,
     PLAYER_KEYS,
     REFEREE_KEYS,
@@ -24,7 +23,6 @@ from hub.venue.keys import (
     TOURNAMENT_KEYS,
     VENUE_KEYS,
 )
-from hub.venue.matches import RULESETS
 from hub.venue.model import (
     CHESS_BOARD_CATEGORIES,
     CHESS_TITLES,
@@ -40,14 +38,12 @@ from hub.venue.model import (
 from hub.venue.parse import file_stamp, load_venue, parse_venue
 
 __all__ = [
-    "BACKGAMMON_CLOCK_KEYS",
     "CHESS_BOARD_CATEGORIES",
     "CHESS_TITLES",
     "ID_PATTERN",
     "MATCH_KEYS",
     "PLAYER_KEYS",
     "REFEREE_KEYS",
-    "RULESETS",
     "SPORT_MATCH_KEYS",
     "TABLE_KEYS",
     "TEAM_MATCH_KEYS",

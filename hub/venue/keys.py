@@ -100,7 +100,6 @@ FORFEIT_KEYS = ("board", "players", "result")  # a team match's board decided by
 TOURNAMENT_KEYS = ("trf", "tiebreaks", "board_prize_min_games")
 REFEREE_KEYS = ("name", "role", "token_sha256")
 PLAYER_KEYS = ("name", "club", "city", "phone", "email")
-BACKGAMMON_CLOCK_KEYS = ("mode", "reserve_s", "delay_s")
 
 
 def nearest_key(key: str, known: tuple[str, ...]) -> str | None:

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from hub.articles import RuleOverride
 from hub.matches import MatchInfo
+from hub.rules.registry import SPORTS
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -76,22 +77,10 @@ class PlayerConfig:
     email: str | None = None  # private: never in a spectator view
 
 
-# the club championship regulations 4.2.2 and 5.5: boards 1-4 are open; the others are kept for a
-# category. (Its 4.3 fills boards 5 and 6 the other way round; 5.5, which the medals follow, is used here.)
-CHESS_BOARD_CATEGORIES = {
-    1: ("open", "genel"),
-    2: ("open", "genel"),
-    3: ("open", "genel"),
-    4: ("open", "genel"),
-    5: ("under 20", "20 yaş ve altı"),
-    6: ("woman", "kadın"),
-    7: ("under 16", "16 yaş ve altı"),
-    8: ("under 16 girl", "16 yaş ve altı kadın"),
-}
-
-
-# FIDE's titles as PGN writes them (`WhiteTitle`); "" is a player with none
-CHESS_TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
+# team matches are played on boards by the sport whose rounds come from the pairing program's report file
+_BOARDS_SPORT = next(sport for sport in SPORTS.values() if sport.paired_rounds)
+CHESS_BOARD_CATEGORIES = _BOARDS_SPORT.board_categories  # a team match's boards, by number
+CHESS_TITLES = _BOARDS_SPORT.player_titles  # players' titles as its records write them
 
 FORFEIT_RESULTS = ("1-0F", "0-1F", "0-0F")  # White won, Black won, neither came; the game was not played
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.rules.registry import SPORTS
+from hub.rules.terms import number_pair
 from hub.server.limits import split_host
 from hub.tournament.tiebreaks import parse_tiebreaks
 from hub.venue.devices import (
@@ -39,7 +40,7 @@ from hub.venue.keys import (
     refuse_unknown,
     unknown_key,
 )
-from hub.venue.matches import number_pair, parse_matches
+from hub.venue.matches import parse_matches
 from hub.venue.model import (
     CHESS_BOARD_CATEGORIES,
     FORFEIT_RESULTS,

@@ -275,7 +275,7 @@ def test_a_game_not_yet_begun_or_already_ended_never_waits() -> None:
 
 @pytest.mark.parametrize("bad", [0, 5, -1, True, "180", 10**6])
 def test_a_bad_waiting_time_is_refused_naming_the_key(bad: Any) -> None:
-    from hub.venue.matches import awaiting_result_s
+    from hub.rules.chess.venue import awaiting_result_s
 
     def fail(key: str, message: str) -> ValueError:
         return ValueError(f"{key}: {message}")

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, TextIO
 
 from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceFamily
 from hub.rules.articles import Words
-from hub.rules.backgammon import boards, codec, export, join
+from hub.rules.backgammon import boards, codec, export, join, venue
 from hub.rules.backgammon.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.backgammon.boards import BackgammonConfig
 from hub.rules.backgammon.model import START
 from hub.rules.backgammon.state import BackgammonState, Tick
 from hub.rules.base import Outcome
 from hub.rules.clockwords import time_control_words
-from hub.rules.sport import MatchTerms, SportDefaults
+from hub.rules.sport import FieldFail, MatchTerms, SportDefaults, VenueSoFar
 
 
 def _mat(state: BackgammonState, players: tuple[str, ...]) -> str:
@@ -41,6 +41,13 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     title = ("backgammon", "tavla")
     match_keys = ("length", "clock", "start_score")
     articles = MappingProxyType(ARTICLES)
+
+    def read_match(
+        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue_so_far: VenueSoFar
+    ) -> dict[str, Any]:
+        """The entry's terms of this sport, checked (`venue.read_match`)."""
+        return venue.read_match(entry, doubles, fail, venue_so_far)
+
     unstated_time_control = UNSTATED_TIME_CONTROL
 
     def time_control_words(self, info: MatchTerms) -> Words | None:

@@ -11,12 +11,12 @@ from typing import Any
 from devices.observations import ChessBoardState, ChessClockState, DeviceFamily
 from hub.rules.articles import Words
 from hub.rules.base import Outcome
-from hub.rules.chess import codec, export, model, reducer
+from hub.rules.chess import codec, export, model, reducer, venue
 from hub.rules.chess.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.timecontrol import parse_time_control
 from hub.rules.clockwords import time_control_words
-from hub.rules.sport import CheckOption, MatchTerms, SportDefaults
+from hub.rules.sport import CheckOption, FieldFail, MatchTerms, SportDefaults, VenueSoFar
 
 
 def _pgn(state: ChessState, players: tuple[str, ...]) -> str:
@@ -52,7 +52,16 @@ class ChessSport(SportDefaults[ChessState]):
     checks_json_lines = False  # `boardcast check chess` reads a DGT capture
     paired_rounds = True  # rounds from the pairing program's report file (TRF), team matches on boards
     articles = MappingProxyType(ARTICLES)
+
+    def read_match(
+        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue_so_far: VenueSoFar
+    ) -> dict[str, Any]:
+        """The entry's terms of this sport, checked (`venue.read_match`)."""
+        return venue.read_match(entry, doubles, fail, venue_so_far)
+
     unstated_time_control = UNSTATED_TIME_CONTROL
+    board_categories = MappingProxyType(venue.BOARD_CATEGORIES)
+    player_titles = venue.TITLES
 
     def time_control_words(self, info: MatchTerms) -> Words | None:
         """The game's time control ("5 minutes + 3 seconds a move (Fischer)"); None without one."""

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, TextIO
 
 from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
 from hub.rules.base import Outcome
-from hub.rules.sport import MatchTerms, SportDefaults
-from hub.rules.tabletennis import codec, export, model, reducer, views
+from hub.rules.sport import FieldFail, MatchTerms, SportDefaults, VenueSoFar
+from hub.rules.tabletennis import codec, export, model, reducer, venue, views
 from hub.rules.tabletennis.articles import ARTICLES
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
 
@@ -36,6 +36,12 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     title = ("table tennis", "masa tenisi")
     match_keys = ("best_of", "ruleset", "first_server", "first_receiver")
     articles = MappingProxyType(ARTICLES)
+
+    def read_match(
+        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue_so_far: VenueSoFar
+    ) -> dict[str, Any]:
+        """The entry's terms of this sport, checked (`venue.read_match`)."""
+        return venue.read_match(entry, doubles, fail, venue_so_far)
 
     def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
         """`boardcast check` of a recorded match's JSON lines (`check.check`)."""
