@@ -90,6 +90,14 @@ class SportRules(Protocol[S, C]):
         """The rule each of the sport's anomaly codes points to, as its referees know it."""
 
     @property
+    def separate_clock(self) -> bool:
+        """Its tables may have a clock device apart from the board (the venue's table `clock`)."""
+
+    @property
+    def board_orientation(self) -> bool:
+        """Its boards may be set up either way round (the venue's table `orientation`)."""
+
+    @property
     def board_categories(self) -> Mapping[int, tuple[str, str]]:
         """A team match's boards by number, each with the category of player it is kept for (English, Turkish)."""
 

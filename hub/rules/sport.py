@@ -143,6 +143,8 @@ class SportDefaults(ABC, Generic[S]):
     checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
     paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
     articles: Mapping[str, Rule] = MappingProxyType({})  # the rule each of its anomaly codes points to
+    separate_clock: bool = False  # its tables may have a clock device apart from the board
+    board_orientation: bool = False  # its boards may be set up either way round (venue `orientation`)
     board_categories: Mapping[int, tuple[str, str]] = MappingProxyType({})  # a team match's boards (paired)
     player_titles: tuple[str, ...] = ()  # players' titles as the sport's records write them ("GM")
     unstated_time_control: Words | None = None  # a clock rule's words when the venue states no time control

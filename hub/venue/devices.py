@@ -1,6 +1,7 @@
 """The venue file's device URLs: each checked by the parser of the family that reads it (devices/registry.py).
 
-A table's `device`, its `device_id` and token hash, its `wristbands`, a chess table's separate `clock`, and
+A table's `device`, its `device_id` and token hash, its `wristbands`, a separate `clock` where its sport has
+one (`SportRules.separate_clock`), and
 the rule that the devices on one TCP gateway port name it the same way.
 """
 
@@ -12,24 +13,32 @@ from typing import Any
 from devices.family import Role
 from devices.registry import family_for
 from devices.transports.tcp import parse_tcp_url
+from hub.rules.registry import SPORTS
 from hub.venue.model import ID_PATTERN, Fail, TableConfig
 
 
+def _sports_with(feature: str) -> tuple[str, str]:
+    """The sports whose tables have `feature` (a `SportRules` flag), named in English and Turkish."""
+    having = [sport.title for sport in SPORTS.values() if getattr(sport, feature)]
+    return " or ".join(en for en, _ in having), " ya da ".join(tr for _, tr in having)
+
+
 def table_clock(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, str | None]:
-    """A chess table's separate clock device (URL and optional id), for boards without a clock of their own."""
+    """A table's separate clock device (URL and optional id), for boards without a clock of their own."""
     url, clock_id = t.get("clock"), t.get("clock_id")
     if url is None:
         if clock_id is not None:
             raise fail("clock_id", "needs a clock URL beside it / yanında saat adresi gerekli")
         return None, None
-    if sport != "chess":
+    if not SPORTS[sport].separate_clock:
+        en, tr = _sports_with("separate_clock")
         raise fail(
-            "clock", "only a chess table has a separate clock / ayrı saat yalnızca satranç masasında olur"
+            "clock", f"only a {en} table has a separate clock / ayrı saat yalnızca {tr} masasında olur"
         )
     if not isinstance(url, str) or not url.strip() or url.startswith("tcp://"):
         raise fail(
             "clock",
-            "must be a serial or ble:// URL of a Boardcast Wire chess clock / seri ya da ble:// saat adresi olmalı",
+            "must be a serial or ble:// URL of a Boardcast Wire clock / seri ya da ble:// saat adresi olmalı",
         )
     try:  # the clock's family checks it as its session will read it
         family_for(url, Role.CLOCK).parse(url)
@@ -41,14 +50,16 @@ def table_clock(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, 
 
 
 def table_orientation(t: dict[str, Any], sport: str, fail: Fail) -> str:
-    """A chess table's board orientation: "auto" (detected from the position), "normal" or "rotated"."""
+    """A table's board orientation, where its sport's boards have one (`SportRules.board_orientation`): "auto"
+    (detected from the position), "normal" or "rotated"."""
     value = t.get("orientation")
     if value is None:
         return "auto"
-    if sport != "chess":
+    if not SPORTS[sport].board_orientation:
+        en, tr = _sports_with("board_orientation")
         raise fail(
             "orientation",
-            "only a chess table has a board orientation / tahta yönü yalnızca satranç masasında olur",
+            f"only a {en} table has a board orientation / tahta yönü yalnızca {tr} masasında olur",
         )
     if value not in ("auto", "normal", "rotated"):
         raise fail(

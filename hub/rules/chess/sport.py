@@ -60,6 +60,8 @@ class ChessSport(SportDefaults[ChessState]):
         return venue.read_match(entry, doubles, fail, venue_so_far)
 
     unstated_time_control = UNSTATED_TIME_CONTROL
+    separate_clock = True  # a board without a clock of its own beside a Boardcast Wire clock
+    board_orientation = True  # an e-board may be set up either way round
     board_categories = MappingProxyType(venue.BOARD_CATEGORIES)
     player_titles = venue.TITLES
 
