@@ -76,7 +76,7 @@ class DeviceOutages:
 _BACK = "the device reported again / cihaz yeniden bildirim gönderdi"
 _ROLE = {
     "device": ("device", "cihazı"),
-    "clock": ("chess clock", "satranç saati"),
+    "clock": ("clock", "saati"),
     "wristband-0": ("umpire's wristband (side A)", "hakem bilekliği (A tarafı)"),
     "wristband-1": ("umpire's wristband (side B)", "hakem bilekliği (B tarafı)"),
 }

@@ -1,7 +1,7 @@
 """The referee's actions as pure checks: what each one refuses, and the event that records it.
 
 Confirm, acknowledge/resolve/dismiss an anomaly, correct a result, record a penalty, declare a forfeit, open
-an appeal and decide it, record a chess result the board cannot see; and the lock a round's results get once
+an appeal and decide it, record a result the board cannot see (where the sport takes one); and the lock a round's results get once
 the next round starts. Each action's "may this be done now?" part is a check of its own (`check_*_now`,
 `check_inputs_open`, `check_role`), apart from its fields: `hub.referee.offers` asks the same checks, so the
 console never offers what an action would refuse.
@@ -36,6 +36,7 @@ from hub.referee.model import (
     RefereeEvent,
     Role,
 )
+from hub.rules.registry import SPORTS
 
 ANOMALY_ACTIONS = {
     Action.ACKNOWLEDGE: AnomalyState.ACKNOWLEDGED,
@@ -186,12 +187,13 @@ def check_penalty_now(match: MatchState, kind: Penalty) -> None:
 
 
 def _counted(match: MatchState, kind: Penalty) -> bool:
-    """Table tennis: the rules count a card (points to the opponent), while the match still takes reports."""
+    """The rules count a card (points to the opponent) where the sport takes cards as inputs, while the match
+    still takes reports."""
     return kind in CARDS and "card" in match.info.rules.referee_inputs and match.status not in _CLOSED
 
 
 def forfeit(match: MatchState, loser: int, reason: str) -> RefereeEvent:
-    """Declare a forfeit: the loser's opponent wins by the sport's forfeit score (backgammon: length-0)."""
+    """Declare a forfeit: the loser's opponent wins by the sport's forfeit score (`SportRules.forfeit_score`)."""
     check_forfeit_now(match)
     score = _oriented(match.info.rules.forfeit_score(match.info), winner=1 - loser)
     return RefereeEvent(EventKind.REFEREE_FORFEIT, {"loser": loser, "score": score, "reason": reason})
@@ -213,18 +215,6 @@ def appeal(match: MatchState, appellant: str, reason: str, at: float) -> Referee
     return RefereeEvent(EventKind.REFEREE_APPEAL, {"appellant": appellant, "reason": reason})
 
 
-# The rule each sport's appeal window comes from, as the message cites it. Table tennis: the ITTF says who may
-# appeal to whom (Regulations 3.3.4) but sets no time, so the hall's 15 minutes apply (as Backgammon
-# Tournament Rules §10; docs/REFEREE.md).
-APPEAL_RULES: dict[str, tuple[str, str]] = {
-    "backgammon": ("Backgammon Tournament Rules §10", "Tavla Turnuva Kuralları §10"),
-    "tabletennis": (
-        "the hall's appeal rule, as Backgammon Tournament Rules §10; ITTF Regulations 3.3.4 set no time",
-        "salonun itiraz kuralı, Tavla Turnuva Kuralları §10 gibi; ITTF Yönetmelikleri 3.3.4 süre belirtmez",
-    ),
-}
-
-
 def check_appeal_now(match: MatchState, at: float) -> None:
     """Raise ActionRefused unless an appeal may be opened at `at`: after the end and within 15 minutes of it.
 
@@ -242,7 +232,7 @@ def check_appeal_now(match: MatchState, at: float) -> None:
     deadline = appeal_deadline(match)
     if deadline is not None and at > deadline:
         minutes = int((at - match.finished_at) // 60)
-        rule_en, rule_tr = APPEAL_RULES.get(match.info.sport, ("", ""))
+        rule_en, rule_tr = match.info.rules.appeal_rule or ("", "")
         raise ActionRefused(
             f"The appeal window of match {match.info.id} has closed: the match ended {minutes} minutes ago and "
             f"an appeal must be made within 15 minutes of the end{f' ({rule_en})' if rule_en else ''}. "
@@ -297,45 +287,26 @@ _NO_RESULT_NOW = (MatchStatus.OFFICIAL, MatchStatus.FORFEIT, MatchStatus.ABANDON
 
 
 def game_result(match: MatchState, result: Any, how: Any, reason: str) -> RefereeEvent:
-    """A chess result the board cannot see (resignation, agreement, forfeit, an arbiter's decision), recorded
-    as the rules' `set_result` input: the rules end the game with it, as they do a checkmate."""
+    """A result the board cannot see (resignation, agreement, forfeit, an arbiter's decision), recorded as the
+    rules' `set_result` input: the rules end the game with it, as they do one the board shows."""
     check_takes_results(match)
-    rules = match.info.rules
-    if result not in ("1-0", "0-1", "1/2-1/2"):
-        raise ActionInvalid(
-            f'"result" must be "1-0", "0-1" or "1/2-1/2", got {result!r} / sonuç "1-0", "0-1" ya da '
-            f'"1/2-1/2" olmalı'
-        )
-    if how is None:
-        raise ActionInvalid(
-            '"how" is required: resignation, agreement, forfeit or arbiter / "how" gerekli: terk, anlaşma, '
-            "hükmen ya da hakem kararı"
-        )
-    try:  # the rules read the input: what they accept, and nothing else, is logged
-        checked = rules.input_to_dict(
-            rules.report_from_dict({"type": _RESULT_INPUT, "result": result, "how": how, "reason": reason})
-        )
-    except ValueError:  # the result was checked above and the reason is text: only `how` is left
-        raise ActionInvalid(
-            f'"how" must be resignation, agreement, forfeit or arbiter, got {how!r} / bitiş şekli terk '
-            f"(resignation), anlaşma (agreement), hükmen (forfeit) ya da hakem kararı (arbiter) olmalı"
-        ) from None
-    if how == "agreement" and result != "1/2-1/2":
-        raise ActionInvalid(
-            f'"how" agreement gives a draw (FIDE Laws 5.2.3), not {result}: a win is a resignation, a forfeit or '
-            f"an arbiter's decision / anlaşma beraberliktir (FIDE Satranç Kuralları 5.2.3)"
-        )
+    try:  # the sport reads the input: what it accepts, and nothing else, is logged
+        checked = match.info.rules.referee_result(result, how, reason)
+    except ValueError as exc:
+        raise ActionInvalid(str(exc)) from None
     check_inputs_open(match)
     return RefereeEvent(EventKind.REFEREE_INPUT, {"input": checked})
 
 
 def check_takes_results(match: MatchState) -> None:
-    """Raise ActionInvalid unless the match's sport takes a result the board cannot see (chess)."""
+    """Raise ActionInvalid unless the match's sport takes a result the board cannot see."""
     if _RESULT_INPUT not in match.info.rules.referee_inputs:
         sport = sport_name(match.info.sport)
+        takers = [s.title for s in SPORTS.values() if _RESULT_INPUT in s.referee_inputs]
+        en, tr = " and ".join(en for en, _ in takers), " ve ".join(tr for _, tr in takers)
         raise ActionInvalid(
-            f'"action" result is for chess games; match {match.info.id} is {sport[0]}: use correct or '
-            f"forfeit. / Bu işlem satranç oyunları içindir; {sport[1]} maçında düzeltme ya da hükmen "
+            f'"action" result is for {en} games; match {match.info.id} is {sport[0]}: use correct or '
+            f"forfeit. / Bu işlem {tr} oyunları içindir; {sport[1]} maçında düzeltme ya da hükmen "
             f"karar kullanın."
         )
 

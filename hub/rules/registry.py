@@ -90,6 +90,13 @@ class SportRules(Protocol[S, C]):
         """The rule each of the sport's anomaly codes points to, as its referees know it."""
 
     @property
+    def appeal_rule(self) -> tuple[str, str] | None:
+        """The rule a refused late appeal cites for the 15 minutes (English, Turkish); None: no citation."""
+
+    def referee_result(self, result: Any, how: Any, reason: str) -> dict[str, Any]:
+        """A referee's result the board cannot see as the rules' `set_result` input, or ValueError saying why."""
+
+    @property
     def separate_clock(self) -> bool:
         """Its tables may have a clock device apart from the board (the venue's table `clock`)."""
 

@@ -143,6 +143,7 @@ class SportDefaults(ABC, Generic[S]):
     checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
     paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
     articles: Mapping[str, Rule] = MappingProxyType({})  # the rule each of its anomaly codes points to
+    appeal_rule: tuple[str, str] | None = None  # the rule the appeal window is cited by (English, Turkish)
     separate_clock: bool = False  # its tables may have a clock device apart from the board
     board_orientation: bool = False  # its boards may be set up either way round (venue `orientation`)
     board_categories: Mapping[int, tuple[str, str]] = MappingProxyType({})  # a team match's boards (paired)
@@ -152,6 +153,11 @@ class SportDefaults(ABC, Generic[S]):
     def time_control_words(self, info: MatchTerms) -> Words | None:
         """The match's time control as a referee says it; None: the venue gives the match no clock."""
         return None
+
+    def referee_result(self, result: Any, how: Any, reason: str) -> dict[str, Any]:
+        """A referee's result the board cannot see as the rules' `set_result` input (plain data), or ValueError
+        with the message; only for a sport whose `referee_inputs` take `set_result`."""
+        raise ValueError(f"{self.title[0]} takes no referee result / {self.title[1]} hakem sonucu almaz")
 
     def read_match(
         self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue: VenueSoFar

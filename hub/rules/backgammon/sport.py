@@ -40,6 +40,7 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     referee_inputs = boards.RESIGN_INPUTS  # a resignation a board cannot report, and its answer
     title = ("backgammon", "tavla")
     match_keys = ("length", "clock", "start_score")
+    appeal_rule = ("Backgammon Tournament Rules §10", "Tavla Turnuva Kuralları §10")
     articles = MappingProxyType(ARTICLES)
 
     def read_match(

@@ -8,6 +8,7 @@ from typing import Any
 import chess
 
 from hub.rules.base import Severity
+from hub.rules.chess import codec
 from hub.rules.chess.model import (
     BOARD_ENDINGS,
     RESULTS,
@@ -115,3 +116,31 @@ def _on_clock_sides(state: ChessState, item: ClockSides, out: Out) -> ChessState
         sides_confirmed=True,
         sides_open=False,
     )
+
+
+def result_input(result: Any, how: Any, reason: str) -> dict[str, Any]:
+    """An arbiter's result the board cannot see (resignation, agreement, forfeit, an arbiter's decision) as the
+    `set_result` input's plain data, or ValueError saying in English and Turkish what is wrong."""
+    if result not in ("1-0", "0-1", "1/2-1/2"):
+        raise ValueError(
+            f'"result" must be "1-0", "0-1" or "1/2-1/2", got {result!r} / sonuç "1-0", "0-1" ya da '
+            f'"1/2-1/2" olmalı'
+        )
+    if how is None:
+        raise ValueError(
+            '"how" is required: resignation, agreement, forfeit or arbiter / "how" gerekli: terk, anlaşma, '
+            "hükmen ya da hakem kararı"
+        )
+    try:
+        item = codec.input_from_dict({"type": "set_result", "result": result, "how": how, "reason": reason})
+    except ValueError:  # the result was checked above and the reason is text: only `how` is left
+        raise ValueError(
+            f'"how" must be resignation, agreement, forfeit or arbiter, got {how!r} / bitiş şekli terk '
+            f"(resignation), anlaşma (agreement), hükmen (forfeit) ya da hakem kararı (arbiter) olmalı"
+        ) from None
+    if how == "agreement" and result != "1/2-1/2":
+        raise ValueError(
+            f'"how" agreement gives a draw (FIDE Laws 5.2.3), not {result}: a win is a resignation, a forfeit or '
+            f"an arbiter's decision / anlaşma beraberliktir (FIDE Satranç Kuralları 5.2.3)"
+        )
+    return codec.input_to_dict(item)

@@ -11,7 +11,7 @@ from typing import Any
 from devices.observations import ChessBoardState, ChessClockState, DeviceFamily
 from hub.rules.articles import Words
 from hub.rules.base import Outcome
-from hub.rules.chess import codec, export, model, reducer, venue
+from hub.rules.chess import codec, export, model, reducer, referee, venue
 from hub.rules.chess.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.timecontrol import parse_time_control
@@ -64,6 +64,10 @@ class ChessSport(SportDefaults[ChessState]):
     board_orientation = True  # an e-board may be set up either way round
     board_categories = MappingProxyType(venue.BOARD_CATEGORIES)
     player_titles = venue.TITLES
+
+    def referee_result(self, result: Any, how: Any, reason: str) -> dict[str, Any]:
+        """An arbiter's result the board cannot see as the rules' `set_result` input (`referee.result_input`)."""
+        return referee.result_input(result, how, reason)
 
     def time_control_words(self, info: MatchTerms) -> Words | None:
         """The game's time control ("5 minutes + 3 seconds a move (Fischer)"); None without one."""

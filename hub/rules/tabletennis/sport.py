@@ -35,6 +35,12 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     exports = MappingProxyType({"card": _card, "compact": _compact})
     title = ("table tennis", "masa tenisi")
     match_keys = ("best_of", "ruleset", "first_server", "first_receiver")
+    # the ITTF says who may appeal to whom (Regulations 3.3.4) but sets no time: the hall's 15 minutes apply,
+    # as for backgammon (docs/REFEREE.md)
+    appeal_rule = (
+        "the hall's appeal rule, as Backgammon Tournament Rules §10; ITTF Regulations 3.3.4 set no time",
+        "salonun itiraz kuralı, Tavla Turnuva Kuralları §10 gibi; ITTF Yönetmelikleri 3.3.4 süre belirtmez",
+    )
     articles = MappingProxyType(ARTICLES)
 
     def read_match(
