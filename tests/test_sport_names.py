@@ -30,7 +30,6 @@ PENDING = frozenset(
         "hub/tournament/export_cli.py",
         "hub/tournament/round_cli.py",
         "hub/tournament/rounds.py",
-        "hub/web/public.py",
         "web-display/chances.css",
         "web-display/console-queue.js",
         "web-display/console.css",

@@ -16,7 +16,15 @@ from hub.rules.backgammon.state import BackgammonState
 from hub.rules.base import Outcome
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.sport import ChessSport
-from hub.rules.sport import CheckOption, Export, FieldFail, MatchTerms, SpectatorExtra, VenueSoFar
+from hub.rules.sport import (
+    CheckOption,
+    Export,
+    FieldFail,
+    GameRecords,
+    MatchTerms,
+    SpectatorExtra,
+    VenueSoFar,
+)
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
 from hub.rules.tabletennis.sport import TableTennisSport
 
@@ -88,6 +96,10 @@ class SportRules(Protocol[S, C]):
     @property
     def articles(self) -> Mapping[str, Rule]:
         """The rule each of the sport's anomaly codes points to, as its referees know it."""
+
+    @property
+    def records(self) -> GameRecords | None:
+        """Its games' records for relays (`/pgn/…`: one game's, a round's); None: it keeps none."""
 
     @property
     def appeal_rule(self) -> tuple[str, str] | None:

@@ -34,6 +34,15 @@ class CheckOption:
     default: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class GameRecords:
+    """A sport's game records for relays that poll (`/pgn/…`): one game's and a round's, as text."""
+
+    media_type: str  # as HTTP names it
+    game: Callable[[Any, Any, Any], str]  # (MatchState, Venue, the event's report file or None) -> text
+    round: Callable[[list[Any], Any, int, Any], str]  # (every MatchState, Venue, round, event) -> the round's
+
+
 class SpectatorExtra(Protocol):
     """A service beside a sport's rules that adds to what spectators see of its matches (winning chances)."""
 
@@ -143,6 +152,7 @@ class SportDefaults(ABC, Generic[S]):
     checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
     paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
     articles: Mapping[str, Rule] = MappingProxyType({})  # the rule each of its anomaly codes points to
+    records: GameRecords | None = None  # its games' records for relays (PGN); None: it has none
     appeal_rule: tuple[str, str] | None = None  # the rule the appeal window is cited by (English, Turkish)
     separate_clock: bool = False  # its tables may have a clock device apart from the board
     board_orientation: bool = False  # its boards may be set up either way round (venue `orientation`)

@@ -15,7 +15,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hub.matches.naming import sport_name
-from hub.rules.chess import pgn_feed as chess_feed
+from hub.rules.registry import SPORTS
+from hub.rules.sport import GameRecords
 from hub.tournament.export import ExportError, ExportFormat, export_round_file
 from hub.tournament.model import Tournament
 from hub.tournament.trf import TrfError
@@ -32,13 +33,19 @@ NO_STANDINGS = (
 WEB_DISPLAY = Path(__file__).resolve().parent.parent.parent / "web-display"
 
 
-def pgn_response(text: str) -> Response:
-    """A PGN for relays that poll: never cached, so each poll sees the latest move."""
+def record_response(records: GameRecords, text: str) -> Response:
+    """Game records for relays that poll: never cached, so each poll sees the latest move."""
     return Response(
         text,
-        media_type="application/x-chess-pgn; charset=utf-8",
+        media_type=records.media_type,
         headers={"Cache-Control": "no-cache, max-age=0", "Access-Control-Allow-Origin": "*"},
     )
+
+
+def _recorded_sports() -> tuple[str, str]:
+    """The sports whose games have records (PGN), named in English and Turkish."""
+    having = [sport.title for sport in SPORTS.values() if sport.records is not None]
+    return " and ".join(en for en, _ in having), " ve ".join(tr for _, tr in having)
 
 
 class PublicRoutes:
@@ -120,18 +127,26 @@ class PublicRoutes:
         return ORJSONResponse(self.ctx.hall.team_view(team_id))
 
     async def game_pgn(self, request: Request) -> Response:
-        """One chess game as PGN."""
+        """One game's record (PGN), for a sport that keeps them."""
         match = self.ctx.hall.public_match(request.path_params["match_id"])
-        if match.info.sport != "chess":
-            raise NotFound("PGN is for chess games only / PGN yalnızca satranç oyunları için")
-        return pgn_response(chess_feed.game_pgn(match, self.ctx.hall.venue, self._event()))
+        records = match.info.rules.records
+        if records is None:
+            en, tr = _recorded_sports()
+            raise NotFound(f"PGN is for {en} games only / PGN yalnızca {tr} oyunları için")
+        return record_response(records, records.game(match, self.ctx.hall.venue, self._event()))
 
     async def round_pgn(self, request: Request) -> Response:
-        """Every chess game of a round as one PGN."""
+        """Every game of a round with records (PGN), as one file."""
         hall, number = self.ctx.hall, request.path_params["round"]
-        if not any(m.sport == "chess" and m.round == number for m in hall.infos.values()):
-            raise NotFound(f"no chess games in round {number} / bu turda satranç oyunu yok")
-        return pgn_response(chess_feed.round_pgn(hall.public_matches(), hall.venue, number, self._event()))
+        records = next(
+            (m.rules.records for m in hall.infos.values() if m.rules.records and m.round == number), None
+        )
+        if records is None:
+            en, tr = _recorded_sports()
+            raise NotFound(f"no {en} games in round {number} / bu turda {tr} oyunu yok")
+        return record_response(
+            records, records.round(hall.public_matches(), hall.venue, number, self._event())
+        )
 
     def _event(self) -> Tournament | None:
         """The venue's report file as the standings last read it (the PGN's Event and Site), if it has one."""
@@ -139,13 +154,15 @@ class PublicRoutes:
         return None if standings is None else standings.base()
 
     async def round_trf(self, request: Request, referee: RefereeConfig) -> Response:
-        """The venue's report file with a round's chess results: official ones, or with `?live=1` every one.
+        """The venue's report file with a round's results of its paired games: official ones, or with `?live=1`
+        every one.
         Referees only (`referee_only`): the file holds players' dates of birth and FIDE ids, which spectators
         never get."""
         return await self._round_export(request, ExportFormat.TRF, "text/plain")
 
     async def round_csv(self, request: Request) -> Response:
-        """A round's table-tennis and backgammon matches as CSV: scores official only, unless `?live=1`."""
+        """A round's matches drawn from a CSV (sports without a pairing program's file) as CSV: scores official
+        only, unless `?live=1`."""
         return await self._round_export(request, ExportFormat.CSV, "text/csv")
 
     async def _round_export(self, request: Request, fmt: ExportFormat, media_type: str) -> Response:

@@ -16,12 +16,24 @@ from hub.rules.chess.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.timecontrol import parse_time_control
 from hub.rules.clockwords import time_control_words
-from hub.rules.sport import CheckOption, FieldFail, MatchTerms, SportDefaults, VenueSoFar
+from hub.rules.sport import CheckOption, FieldFail, GameRecords, MatchTerms, SportDefaults, VenueSoFar
 
 
 def _pgn(state: ChessState, players: tuple[str, ...]) -> str:
     """The game as PGN, White and Black named."""
     return export.pgn(state, {"White": players[0], "Black": players[1]})
+
+
+def _game_record(match: Any, venue: Any, event: Any) -> str:
+    from hub.rules.chess import pgn_feed  # it reads the hub's match and venue models, which import the rules
+
+    return pgn_feed.game_pgn(match, venue, event)
+
+
+def _round_record(matches: list[Any], venue: Any, round_number: int, event: Any) -> str:
+    from hub.rules.chess import pgn_feed
+
+    return pgn_feed.round_pgn(matches, venue, round_number, event)
 
 
 class ChessSport(SportDefaults[ChessState]):
@@ -60,6 +72,7 @@ class ChessSport(SportDefaults[ChessState]):
         return venue.read_match(entry, doubles, fail, venue_so_far)
 
     unstated_time_control = UNSTATED_TIME_CONTROL
+    records = GameRecords("application/x-chess-pgn; charset=utf-8", _game_record, _round_record)
     separate_clock = True  # a board without a clock of its own beside a Boardcast Wire clock
     board_orientation = True  # an e-board may be set up either way round
     board_categories = MappingProxyType(venue.BOARD_CATEGORIES)
