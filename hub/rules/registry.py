@@ -98,6 +98,18 @@ class SportRules(Protocol[S, C]):
         """The rule each of the sport's anomaly codes points to, as its referees know it."""
 
     @property
+    def doubles_allowed(self) -> bool:
+        """Its matches may be doubles (four players: A1, A2, B1, B2)."""
+
+    @property
+    def draw_key(self) -> str | None:
+        """The one term a CSV draw may give each match (its column; `--best-of` on the command); None: none."""
+
+    @property
+    def draw_key_help(self) -> tuple[str, str]:
+        """What `draw_key` is, for the command's help (English, Turkish)."""
+
+    @property
     def records(self) -> GameRecords | None:
         """Its games' records for relays (`/pgn/…`: one game's, a round's); None: it keeps none."""
 

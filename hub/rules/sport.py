@@ -152,6 +152,9 @@ class SportDefaults(ABC, Generic[S]):
     checks_json_lines: bool = True  # `boardcast check` reads JSON lines for it (`hub.check.run`)
     paired_rounds: bool = False  # its rounds come from a pairing program's report file, its teams play boards
     articles: Mapping[str, Rule] = MappingProxyType({})  # the rule each of its anomaly codes points to
+    doubles_allowed: bool = False  # its matches may be doubles (four players)
+    draw_key: str | None = None  # the term a CSV draw may give a match (a column, an option of the command)
+    draw_key_help: tuple[str, str] = ("", "")  # that term, for the command's help (English, Turkish)
     records: GameRecords | None = None  # its games' records for relays (PGN); None: it has none
     appeal_rule: tuple[str, str] | None = None  # the rule the appeal window is cited by (English, Turkish)
     separate_clock: bool = False  # its tables may have a clock device apart from the board

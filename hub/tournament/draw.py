@@ -1,8 +1,10 @@
-"""A table tennis or backgammon draw from a CSV file, planned as venue `[[matches]]` (`RoundPlan`).
+"""A draw from a CSV file, for the sports whose rounds no pairing program's report file brings, planned as venue
+`[[matches]]` (`RoundPlan`).
 
-The header is `round,table,player_a,player_b`, with `partner_a,partner_b` for table-tennis doubles and, when
-the rows need them, `best_of` (table tennis) and `length` (backgammon); any other column is refused naming
-the nearest known one. Each row is one match on its table, id `R<round>-<table>`; the table's sport decides
+The header is `round,table,player_a,player_b`, with `partner_a,partner_b` for doubles where the sport has them
+and, when the rows need them, each sport's own term (`SportRules.draw_key`: games per match, a match length),
+checked as the venue file checks it (`SportRules.read_match`); any other column is refused naming the nearest
+known one. Each row is one match on its table, id `R<round>-<table>`; the table's sport decides
 the match's keys. Every refusal names the CSV line and the column. `draw_text` reads the file's bytes as UTF-8,
 naming where a byte is not.
 """
@@ -11,10 +13,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from hub.rules.tabletennis.terms import odd_games
+from hub.rules.registry import SPORTS
 from hub.tournament.plan import (
     PlannedMatch,
     RoundError,
@@ -26,11 +29,13 @@ from hub.tournament.plan import (
 )
 from hub.venue import Venue
 from hub.venue.keys import nearest_key
+from hub.venue.matches import read_terms
 from hub.venue.write import TomlValue
 
 REQUIRED = ("round", "table", "player_a", "player_b")
-COLUMNS = (*REQUIRED, "partner_a", "partner_b", "best_of", "length")
-DRAW_SPORTS = ("tabletennis", "backgammon")
+DRAW_SPORTS = tuple(name for name, sport in SPORTS.items() if not sport.paired_rounds)
+DRAW_KEYS = {name: key for name in DRAW_SPORTS if (key := SPORTS[name].draw_key) is not None}
+COLUMNS = (*REQUIRED, "partner_a", "partner_b", *DRAW_KEYS.values())
 # the columns of a match's players, in the venue's order (doubles: A1, A2, B1, B2)
 PLAYER_COLUMNS = {2: ("player_a", "player_b"), 4: ("player_a", "partner_a", "player_b", "partner_b")}
 
@@ -69,27 +74,27 @@ def plan_csv_draw(
     *,
     source: str = "<csv>",
     round_number: int | None = None,
-    best_of: int | None = None,
-    length: int | None = None,
+    **defaults: int | None,
 ) -> RoundPlan:
-    """The venue entries of a draw (every round in it, or only `round_number`); raise RoundError naming the
-    line and column of the first row that cannot be a match, and plan nothing."""
+    """The venue entries of a draw (every round in it, or only `round_number`); `defaults` give a sport's
+    `draw_key` (best_of=3) where a row does not. Raise RoundError naming the line and column of the first row
+    that cannot be a match, and plan nothing."""
     if sport is not None and sport not in DRAW_SPORTS:
         names = sport_names(DRAW_SPORTS)
+        paired = sport_names([name for name in SPORTS if name not in DRAW_SPORTS], ("and", "ve"))
         raise RoundError(
-            f"a draw file is for {names[0]}; chess rounds come from the pairing program's report file (.trf) "
-            f"/ kura dosyası {names[1]} içindir; satranç turları eşlendirme programının rapor dosyasından "
-            f"(.trf) gelir",
+            f"a draw file is for {names[0]}; {paired[0]} rounds come from the pairing program's report file "
+            f"(.trf) / kura dosyası {names[1]} içindir; {paired[1]} turları eşlendirme programının rapor "
+            f"dosyasından (.trf) gelir",
             source,
         )
-    if best_of is not None and (best_of < 1 or best_of % 2 == 0):
-        raise RoundError(
-            f"--best-of {best_of}: an odd number of games (3, 5, 7) / oyun sayısı tek olmalı (3, 5, 7)"
-        )
-    if length is not None and length < 1:
-        raise RoundError(
-            f"--length {length}: a whole number of points from 1 / maç uzunluğu 1 veya büyük bir tam sayı olmalı"
-        )
+    given = {key: value for key, value in defaults.items() if value is not None}
+    for name, key in DRAW_KEYS.items():
+        if key in given:
+            _check_default(name, key, given[key])
+    unknown = sorted(set(defaults) - set(DRAW_KEYS.values()))
+    if unknown:
+        raise TypeError(f"plan_csv_draw takes no default {unknown[0]!r}")
     reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
     columns = _header(next(reader, []), source)
     rows: list[_Row] = []
@@ -105,7 +110,7 @@ def plan_csv_draw(
                 line,
             )
         fields = {c: v.strip() for c, v in zip(columns, values, strict=True)}
-        row = _row(fields, line, venue, sport, source, best_of, length)
+        row = _row(fields, line, venue, sport, source, given)
         if round_number is None or row.round == round_number:
             rows.append(row)
     if not rows:
@@ -168,8 +173,7 @@ def _row(
     venue: Venue,
     sport: str | None,
     source: str,
-    best_of: int | None,
-    length: int | None,
+    defaults: Mapping[str, int],
 ) -> _Row:
     def fail(column: str, message: str) -> RoundError:  # a `Fail`
         return RoundError(message, source, line, column)
@@ -198,45 +202,66 @@ def _row(
             raise fail(column, "the player's name is missing / oyuncu adı eksik")
     extra: list[tuple[str, TomlValue]] = []
     if any(partners):
-        if table.sport != "tabletennis":
+        if not SPORTS[table.sport].doubles_allowed:
             names = sport_names([table.sport])
             raise fail("partner_a", f"{names[0]} is played one against one / {names[1]} bire bir oynanır")
         players = [players[0], partners[0], players[1], partners[1]]
         extra.append(("doubles", True))
-    extra += _sport_keys(fields, table.sport, fail, best_of, length)
+    extra += _sport_keys(fields, table.sport, fail, defaults)
     match = PlannedMatch(f"R{round_number}-{table_id}", table_id, round_number, tuple(players), tuple(extra))
     return _Row(line, round_number, table_id, table.sport, match)
 
 
 def _sport_keys(
-    fields: dict[str, str], sport: str, fail: Fail, best_of: int | None, length: int | None
+    fields: dict[str, str], sport: str, fail: Fail, defaults: Mapping[str, int]
 ) -> list[tuple[str, TomlValue]]:
-    """best_of for table tennis (the venue's default when none), length for backgammon (required)."""
-    own, other = ("best_of", "length") if sport == "tabletennis" else ("length", "best_of")
-    if fields.get(other):
+    """The sport's own term (`draw_key`) from its column or the default given, checked by the sport as the
+    venue file's would be; none when the sport's own default serves."""
+    own = DRAW_KEYS.get(sport)
+    for other in DRAW_KEYS.values():
+        if other != own and fields.get(other):
+            names = sport_names([sport])
+            raise fail(
+                other, f"{other} is not for {names[0]} matches / {other} {names[1]} maçlarında kullanılmaz"
+            )
+    if own is None:
+        return []
+    text = fields.get(own, "")
+    if text:
+        value = _number(text, 0, fail(own, "must be a whole number / tam sayı olmalı"))
+        _terms(sport, {own: value}, lambda _column, message: fail(own, message))
+        return [(own, value)]
+    if own in defaults:
+        return [(own, defaults[own])]
+    try:
+        _terms(sport, {}, lambda _column, message: fail(own, message))
+    except RoundError:
         names = sport_names([sport])
         raise fail(
-            other, f"{other} is not for {names[0]} matches / {other} {names[1]} maçlarında kullanılmaz"
-        )
-    text = fields.get(own, "")
-    if sport == "tabletennis":
-        if not text:
-            return [] if best_of is None else [("best_of", best_of)]
-        odd = fail("best_of", "must be an odd number of games (3, 5, 7) / oyun sayısı tek olmalı (3, 5, 7)")
-        games = _number(text, 1, odd)
-        if not odd_games(games):
-            raise odd
-        return [("best_of", games)]
-    if text:
-        too_short = fail("length", "must be a whole number from 1 / 1 veya büyük bir tam sayı olmalı")
-        return [("length", _number(text, 1, too_short))]
-    if length is None:
-        raise fail(
-            "length",
-            "a backgammon match needs its length in points: a length column or --length "
-            "/ tavla maçının kaç sayılık olduğu gerekli: length sütunu ya da --length",
-        )
-    return [("length", length)]
+            own,
+            f"a {names[0]} match needs its {own}: a {own} column or --{own.replace('_', '-')} "
+            f"/ {names[1]} maçı için {own} gerekli: {own} sütunu ya da --{own.replace('_', '-')}",
+        ) from None
+    return []
+
+
+def _check_default(sport: str, key: str, value: int) -> None:
+    """A command's default for a sport's `draw_key` (`--best-of 4`), checked as a row's would be."""
+    option = f"--{key.replace('_', '-')} {value}"
+
+    def fail(_column: str | None, message: str) -> RoundError:
+        return RoundError(f"{option}: {message}")
+
+    _terms(sport, {key: value}, fail)
+
+
+def _terms(sport: str, entry: Mapping[str, Any], fail: Callable[[str | None, str], RoundError]) -> None:
+    """Check a match's terms of `sport` as the venue file does (`SportRules.read_match`)."""
+
+    def field_fail(key: str | None, message: str, /, at: str | None = None) -> RoundError:
+        return fail(key, message)
+
+    read_terms(sport, entry, field_fail)
 
 
 def _number(text: str, least: int, error: RoundError) -> int:

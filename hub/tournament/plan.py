@@ -18,8 +18,12 @@ from fractions import Fraction
 from pathlib import Path
 
 from hub.matches.naming import sport_name
+from hub.rules.registry import SPORTS
 from hub.venue import Venue
 from hub.venue.write import TomlValue, append_to_venue, toml_value
+
+# the sports whose rounds come from the pairing program's report file (.trf)
+PAIRED_SPORTS = tuple(name for name, sport in SPORTS.items() if sport.paired_rounds)
 
 
 def sport_names(sports: Iterable[str], joiner: tuple[str, str] = ("or", "ya da")) -> tuple[str, str]:

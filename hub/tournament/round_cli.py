@@ -1,7 +1,7 @@
 """`boardcast round import FILE --round N --venue hall.toml`: a round of the pairing program into the venue file.
 
-FILE is the pairing program's report file (`.trf`: chess, individual or team) or a draw (`.csv`: table
-tennis and backgammon). The new entries are appended to the venue file, which keeps every byte it had;
+FILE is the pairing program's report file (`.trf`, individual or team: the sport with paired rounds) or a draw
+(`.csv`: the other sports, `hub.tournament.draw`). The new entries are appended to the venue file, which keeps every byte it had;
 `--print` prints them and writes nothing. Exit 0 done, 2 bad input (one line on stderr, naming the file,
 line and column when a file is wrong), 1 the venue file could not be written.
 """
@@ -12,9 +12,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from hub.rules.registry import SPORTS
 from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED
-from hub.tournament.draw import DRAW_SPORTS, draw_text, plan_csv_draw
-from hub.tournament.plan import bye_line, count, forfeit_line
+from hub.tournament.draw import DRAW_KEYS, DRAW_SPORTS, draw_text, plan_csv_draw
+from hub.tournament.plan import PAIRED_SPORTS, bye_line, count, forfeit_line, sport_names
 from hub.tournament.rounds import RoundError, RoundPlan, add_to_venue, plan_trf_round
 from hub.tournament.trf import TrfError, load_trf
 from hub.venue import Venue, VenueError, load_venue
@@ -28,12 +29,13 @@ def add_round_parser(
         "round", help="rounds from the pairing program / eşlendirme programından turlar"
     )
     actions = round_parser.add_subparsers(dest="round_command", metavar="ACTION", required=True)
+    paired, drawn = sport_names(PAIRED_SPORTS), sport_names(DRAW_SPORTS)
     imp = actions.add_parser(
         "import",
         help="add a round's games to the venue file / bir turun maçlarını salon dosyasına ekle",
-        description="FILE.trf: a chess round from the pairing program's report file; FILE.csv: a table tennis "
-        "or backgammon draw (round,table,player_a,player_b[,partner_a,partner_b]) / FILE.trf: satranç turu, "
-        "FILE.csv: masa tenisi ya da tavla kurası",
+        description=f"FILE.trf: a {paired[0]} round from the pairing program's report file; FILE.csv: a "
+        f"{drawn[0]} draw (round,table,player_a,player_b[,partner_a,partner_b]) / FILE.trf: {paired[1]} turu, "
+        f"FILE.csv: {drawn[1]} kurası",
     )
     imp.add_argument("file", type=Path, help="the .trf or .csv file / .trf ya da .csv dosyası")
     imp.add_argument(
@@ -51,21 +53,12 @@ def add_round_parser(
     )
     imp.add_argument(
         "--time-control",
-        help="chess: every game's time control, \"5400+30\"; default: the report file's own (its 122 line) / "
-        'satranç: her oyunun süresi, "5400+30"; verilmezse rapor dosyasındaki (122 satırı)',
+        help=f"{paired[0]}: every game's time control, \"5400+30\"; default: the report file's own (its 122 "
+        f'line) / {paired[1]}: her oyunun süresi, "5400+30"; verilmezse rapor dosyasındaki (122 satırı)',
     )
-    imp.add_argument(
-        "--best-of",
-        type=int,
-        help="table tennis: games per match when the CSV gives none / masa tenisi: CSV vermediğinde bir "
-        "maçın oyun sayısı",
-    )
-    imp.add_argument(
-        "--length",
-        type=int,
-        help="backgammon: match length in points when the CSV gives none / tavla: CSV vermediğinde maçın "
-        "kaç sayılık olduğu",
-    )
+    for sport, key in DRAW_KEYS.items():
+        (en, tr), (what_en, what_tr) = sport_names([sport]), SPORTS[sport].draw_key_help
+        imp.add_argument(f"--{key.replace('_', '-')}", type=int, help=f"{en}: {what_en} / {tr}: {what_tr}")
     imp.add_argument(
         "--sport",
         choices=DRAW_SPORTS,
@@ -119,9 +112,10 @@ def _plan(args: argparse.Namespace, venue: Venue) -> RoundPlan:
         )
     if kind == ".csv":
         if args.time_control is not None or args.tables is not None:
+            paired = sport_names(PAIRED_SPORTS)
             raise RoundError(
-                "--time-control and --tables are for chess rounds (.trf); a draw names its tables "
-                "/ --time-control ve --tables satranç turları (.trf) içindir; kura masaları kendisi yazar"
+                f"--time-control and --tables are for {paired[0]} rounds (.trf); a draw names its tables "
+                f"/ --time-control ve --tables {paired[1]} turları (.trf) içindir; kura masaları kendisi yazar"
             )
         try:
             data = path.read_bytes()
@@ -133,8 +127,7 @@ def _plan(args: argparse.Namespace, venue: Venue) -> RoundPlan:
             args.sport,
             source=str(path),
             round_number=args.round,
-            best_of=args.best_of,
-            length=args.length,
+            **{key: getattr(args, key) for key in DRAW_KEYS.values()},
         )
     raise RoundError(
         f"{path}: a round comes from a .trf or a .csv file / tur bir .trf ya da .csv dosyasından gelir"

@@ -13,6 +13,7 @@ from typing import Any
 
 from hub.matches import MatchInfo
 from hub.rules.registry import SPORTS
+from hub.rules.sport import FieldFail
 from hub.venue.keys import MATCH_KEYS, SPORT_MATCH_KEYS, array, ident, unknown_key
 from hub.venue.model import Fail, FileFail, TableConfig, TeamMatchConfig
 
@@ -22,7 +23,7 @@ class _SoFar:
     """The venue read so far, as a sport's match reader may ask of it (`hub.rules.sport.VenueSoFar`)."""
 
     settings: Mapping[str, Any]
-    settings_fail: Fail
+    settings_fail: FieldFail
     team_matches: tuple[TeamMatchConfig, ...]
     matches: list[MatchInfo]
 
@@ -111,3 +112,10 @@ def _match(m: dict[str, Any], mid: str, table: TableConfig, so_far: _SoFar, fail
         orientation=table.orientation,
         **terms,
     )
+
+
+def read_terms(sport: str, entry: Mapping[str, Any], fail: FieldFail) -> dict[str, Any]:
+    """A lone entry's terms of `sport` as the venue file reads them (a draw's column, a command's option),
+    with no venue around it."""
+    alone = _SoFar({}, fail, (), [])
+    return SPORTS[sport].read_match(entry, False, fail, alone)

@@ -40,6 +40,11 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     referee_inputs = boards.RESIGN_INPUTS  # a resignation a board cannot report, and its answer
     title = ("backgammon", "tavla")
     match_keys = ("length", "clock", "start_score")
+    draw_key = "length"
+    draw_key_help = (
+        "match length in points when the CSV gives none",
+        "CSV vermediğinde maçın kaç sayılık olduğu",
+    )
     appeal_rule = ("Backgammon Tournament Rules §10", "Tavla Turnuva Kuralları §10")
     articles = MappingProxyType(ARTICLES)
 

@@ -35,6 +35,9 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     exports = MappingProxyType({"card": _card, "compact": _compact})
     title = ("table tennis", "masa tenisi")
     match_keys = ("best_of", "ruleset", "first_server", "first_receiver")
+    doubles_allowed = True
+    draw_key = "best_of"
+    draw_key_help = ("games per match when the CSV gives none", "CSV vermediğinde bir maçın oyun sayısı")
     # the ITTF says who may appeal to whom (Regulations 3.3.4) but sets no time: the hall's 15 minutes apply,
     # as for backgammon (docs/REFEREE.md)
     appeal_rule = (
