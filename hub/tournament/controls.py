@@ -1,4 +1,5 @@
-"""A report file's time control (its `122` line) in the hub's notation (`hub.rules.chess.timecontrol`).
+"""A report file's time control (its `122` line) in the hub's notation (`SportRules.read_match` of the sport with
+paired rounds reads it).
 
 Pairing programs write the line for people, not for programs: `90'/40+30'+30''`, `90 min + 30 sec`, `5+3`,
 or the hub's own `5400+30`. What is read:
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from hub.rules.chess.timecontrol import parse_time_control
+from hub.tournament.plan import check_time_control
 
 _MINUTES_UNTIL = 180  # a bare base under this is minutes ("90+30"), from it seconds ("5400+30")
 _UNITS = {
@@ -104,8 +105,4 @@ def _num(value: float) -> str:
 
 def _checked(text: str) -> str | None:
     """The text when the rules read it (a move count on every period but the last), else None."""
-    try:
-        parse_time_control(text)
-    except ValueError:
-        return None
-    return text
+    return text if check_time_control(text) is None else None

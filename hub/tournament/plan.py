@@ -20,10 +20,25 @@ from pathlib import Path
 from hub.matches.naming import sport_name
 from hub.rules.registry import SPORTS
 from hub.venue import Venue
+from hub.venue.matches import read_terms
 from hub.venue.write import TomlValue, append_to_venue, toml_value
 
 # the sports whose rounds come from the pairing program's report file (.trf)
 PAIRED_SPORTS = tuple(name for name, sport in SPORTS.items() if sport.paired_rounds)
+(PAIRED_SPORT,) = PAIRED_SPORTS  # one: a report file's games are that sport's
+
+
+def check_time_control(text: str) -> str | None:
+    """What is wrong with a time control in the paired sport's notation ("5400+30"), or None when it reads."""
+    try:
+        read_terms(PAIRED_SPORT, {"time_control": text}, _as_value_error)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _as_value_error(key: str | None, message: str, /, at: str | None = None) -> ValueError:
+    return ValueError(message)
 
 
 def sport_names(sports: Iterable[str], joiner: tuple[str, str] = ("or", "ya da")) -> tuple[str, str]:

@@ -1,9 +1,9 @@
 """A round of the pairing program's report file, planned as venue entries: which game goes on which table.
 
-`plan_trf_round` reads round N's pairings from a tournament report file (`hub.tournament.trf`): chess games,
-and for a team event the team matches they belong to; byes and games already decided by forfeit are listed,
+`plan_trf_round` reads round N's pairings from a tournament report file (`hub.tournament.trf`): the games of
+the sport with paired rounds (`PAIRED_SPORT`), and for a team event the team matches they belong to; byes and games already decided by forfeit are listed,
 not put on tables. The plan is checked against the venue (`hub.tournament.plan`) and refused, changing
-nothing, with a `RoundError` in English and Turkish. CSV draws for table tennis and backgammon are
+nothing, with a `RoundError` in English and Turkish. CSV draws for the other sports are
 `hub.tournament.draw`; both are re-exported here with the plan and the write (`add_to_venue`).
 
 Board order is FIDE's for Swiss events (C.04.2, `board_key`): first the score before the round of the pair's
@@ -25,6 +25,7 @@ from hub.tournament.controls import read_time_control
 from hub.tournament.draw import plan_csv_draw
 from hub.tournament.model import Colour, Entry, Outcome, Player, Team, Tournament
 from hub.tournament.plan import (
+    PAIRED_SPORT,
     Bye,
     Forfeit,
     PlannedMatch,
@@ -32,6 +33,7 @@ from hub.tournament.plan import (
     RoundError,
     RoundPlan,
     add_to_venue,
+    check_time_control,
     count,
     need_tables,
     refuse_clashes,
@@ -85,7 +87,7 @@ def plan_trf_round(
         _check_time_control(time_control)
     else:
         time_control = _file_time_control(tournament, source)
-    chosen = table_list(tables, venue, "chess", (round_number,))
+    chosen = table_list(tables, venue, PAIRED_SPORT, (round_number,))
     extra: tuple[tuple[str, TomlValue], ...] = (("time_control", time_control),) if time_control else ()
     if tournament.is_team_event:
         plan = _team_plan(tournament, round_number, games, chosen, extra)
@@ -164,8 +166,8 @@ def _colours(
 
 
 def _refuse_round_in_venue(venue: Venue, round_number: int) -> None:
-    chess = {t.id for t in venue.tables if t.sport == "chess"}
-    games = sum(1 for m in venue.matches if m.round == round_number and m.table in chess)
+    paired = {t.id for t in venue.tables if t.sport == PAIRED_SPORT}
+    games = sum(1 for m in venue.matches if m.round == round_number and m.table in paired)
     team_matches = sum(1 for t in venue.team_matches if t.round == round_number)
     if games or team_matches:
         parts = [count(games, "game", "games")]
@@ -177,12 +179,9 @@ def _refuse_round_in_venue(venue: Venue, round_number: int) -> None:
 
 
 def _check_time_control(text: str) -> None:
-    from hub.rules.chess import ChessConfig  # the rules own the time-control notation
-
-    try:
-        ChessConfig.from_text(text)
-    except ValueError as exc:
-        raise RoundError(f"--time-control {text!r}: {exc}") from None
+    wrong = check_time_control(text)  # the sport's rules own the time-control notation
+    if wrong is not None:
+        raise RoundError(f"--time-control {text!r}: {wrong}")
 
 
 def _file_time_control(tournament: Tournament, source: str) -> str | None:
@@ -238,7 +237,7 @@ def _individual_plan(
     tables: tuple[str, ...],
     extra: tuple[tuple[str, TomlValue], ...],
 ) -> _Planned:
-    """One chess match per game, in board order; forfeits keep their board number but take no table."""
+    """One match per game, in board order; forfeits keep their board number but take no table."""
 
     def side(p: Player) -> tuple[Fraction, int]:
         return p.points(round_number - 1), p.number
@@ -252,7 +251,7 @@ def _individual_plan(
         if game.outcome in _FORFEITS:
             forfeits.append(_forfeit(round_number, board, game))
             continue
-        matches.append(_chess_match(f"R{round_number}-B{board}", next(free), round_number, game, extra))
+        matches.append(_game_match(f"R{round_number}-B{board}", next(free), round_number, game, extra))
     return _Planned(tuple(matches), (), tuple(forfeits))
 
 
@@ -263,7 +262,7 @@ def _forfeit(round_number: int, board: int, game: _Game) -> Forfeit:
     return Forfeit(round_number, board, game.white.name, game.black.name, result)
 
 
-def _chess_match(
+def _game_match(
     match_id: str, table: str, round_number: int, game: _Game, extra: tuple[tuple[str, TomlValue], ...]
 ) -> PlannedMatch:
     """A game's venue entry: its players by name and starting rank, their ratings, and their titles and FIDE
@@ -334,7 +333,7 @@ def _team_plan(
         for board, game in boards:
             if game.outcome in _FORFEITS:
                 continue
-            planned = _chess_match(f"{tm_id}-B{board}", next(free), round_number, game, extra)
+            planned = _game_match(f"{tm_id}-B{board}", next(free), round_number, game, extra)
             team_keys: tuple[tuple[str, TomlValue], ...] = (("team_match", tm_id), ("board", board))
             matches.append(
                 PlannedMatch(
