@@ -24,8 +24,6 @@ PENDING = frozenset(
         "hub/cli.py",
         "hub/demo/arbiter.py",
         "hub/demo/run.py",
-        "hub/tournament/export.py",
-        "hub/tournament/export_cli.py",
         "web-display/chances.css",
         "web-display/console-queue.js",
         "web-display/console.css",

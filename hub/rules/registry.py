@@ -6,7 +6,7 @@ Each sport is one class in its own package (`hub/rules/<sport>/sport.py`) over t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TextIO, TypeVar
 
 from hub.rules.articles import Rule, Words
@@ -112,6 +112,9 @@ class SportRules(Protocol[S, C]):
     @property
     def records(self) -> GameRecords | None:
         """Its games' records for relays (`/pgn/…`: one game's, a round's); None: it keeps none."""
+
+    def round_scores(self, state: S) -> tuple[Sequence[float], tuple[Sequence[float], ...]]:
+        """The match score and each game's (or the points each game won), for a round's CSV export."""
 
     @property
     def appeal_rule(self) -> tuple[str, str] | None:

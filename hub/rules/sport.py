@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TextIO, TypeAlias, TypeVar
@@ -166,6 +166,10 @@ class SportDefaults(ABC, Generic[S]):
     def time_control_words(self, info: MatchTerms) -> Words | None:
         """The match's time control as a referee says it; None: the venue gives the match no clock."""
         return None
+
+    def round_scores(self, state: S) -> tuple[Sequence[float], tuple[Sequence[float], ...]]:
+        """The match score and each game's, as a round's CSV export lists them (sports drawn from a CSV)."""
+        raise NotImplementedError(f"{self.name} matches are not exported as CSV")
 
     def referee_result(self, result: Any, how: Any, reason: str) -> dict[str, Any]:
         """A referee's result the board cannot see as the rules' `set_result` input (plain data), or ValueError

@@ -1,9 +1,9 @@
 """A round's results going back out: to the pairing program (the report file), relays (PGN) and the federation.
 
-The core is pure: `trf_with_round` writes a round's chess results (`hub.tournament.hallresults`, which says
-which count) into the tournament's report file, `round_csv` lists a round's table-tennis and backgammon
-matches, `round_pgn` the round's chess games (`hub.rules.chess.pgn_feed`). A game with no result is left as the file
-has it (blank). `read_round` is the edge: it rebuilds a round's
+The core is pure: `trf_with_round` writes a round's results of the sport with paired rounds
+(`hub.tournament.hallresults`, which says which count) into the tournament's report file, `round_pgn` its games'
+records (`SportRules.records`), `round_csv` lists a round's matches of the other sports, with the scores each
+sport gives (`SportRules.round_scores`). A game with no result is left as the file has it (blank). `read_round` is the edge: it rebuilds a round's
 matches from a data directory's log, read-only, while a hub may be writing it.
 """
 
@@ -19,12 +19,10 @@ from pathlib import Path
 from hub.hall.live import replay_match
 from hub.log.eventlog import LOG_FILE, Snapshot, read_only, unpack_snapshot
 from hub.matches import MatchState
-from hub.rules.backgammon.state import BackgammonState
-from hub.rules.chess.pgn_feed import round_pgn as chess_round_pgn
-from hub.rules.tabletennis.model import TableTennisState, match_result
+from hub.rules.registry import SPORTS
 from hub.tournament.hallresults import GameLine, round_results
 from hub.tournament.model import Colour, TextEncoding, Tournament
-from hub.tournament.plan import sport_names
+from hub.tournament.plan import PAIRED_SPORT, PAIRED_SPORTS, sport_names
 from hub.tournament.trf import load_trf, write_round
 from hub.venue import Venue
 
@@ -36,14 +34,16 @@ class ExportError(ValueError):
 class ExportFormat(enum.StrEnum):
     """What a round is exported as."""
 
-    TRF = "trf"  # the pairing program's report file, with the round's chess results
-    PGN = "pgn"  # the round's chess games
-    CSV = "csv"  # the round's table-tennis and backgammon matches
+    TRF = "trf"  # the pairing program's report file, with the round's results (the sport with paired rounds)
+    PGN = "pgn"  # the round's game records (that sport's)
+    CSV = "csv"  # the round's matches of the sports drawn from a CSV
 
     @property
     def sports(self) -> tuple[str, ...]:
         """The sports whose matches this format carries."""
-        return ("tabletennis", "backgammon") if self is ExportFormat.CSV else ("chess",)
+        if self is ExportFormat.CSV:
+            return tuple(name for name in SPORTS if name not in PAIRED_SPORTS)
+        return PAIRED_SPORTS
 
 
 def trf_with_round(tournament: Tournament, results: Iterable[GameLine], round_number: int) -> bytes:
@@ -91,13 +91,15 @@ def round_pgn(
     live: bool,
     event: Tournament | None = None,
 ) -> str:
-    """The round's chess games as PGN (`hub.rules.chess.pgn_feed`): official ones, or every game when `live`; `event` is
+    """The round's game records (PGN, `SportRules.records`): official ones, or every game when `live`; `event` is
     the venue's report file (the event's name and city)."""
+    records = SPORTS[PAIRED_SPORT].records
+    assert records is not None, "the sport with paired rounds keeps its games' records"
     chosen = [m for m in matches if live or m.official]
-    return chess_round_pgn(chosen, venue, round_number, event)
+    return records.round(chosen, venue, round_number, event)
 
 
-# -- table tennis and backgammon ------------------------------------------------------------------------------
+# -- the sports drawn from a CSV ------------------------------------------------------------------------------
 
 CSV_SPORTS = ExportFormat.CSV.sports
 _HEAD = ("round", "table", "match", "player_a", "player_b")  # then partner_a, partner_b if a match is doubles
@@ -105,8 +107,9 @@ _TAIL = ("score", "games_or_points", "status", "official")
 
 
 def round_csv(matches: Iterable[MatchState], round_number: int, *, live: bool) -> str:
-    """The round's table-tennis and backgammon matches, one row each: players, match score, every game's
-    score (backgammon: points per game), status and whether official; scores blank unless official or `live`."""
+    """The round's matches of the CSV sports, one row each: players, match score, every game's score (or the
+    points each game won: `SportRules.round_scores`), status and whether official; scores blank unless official
+    or `live`."""
     chosen = [m for m in matches if m.info.sport in CSV_SPORTS and m.info.round == round_number]
     chosen.sort(key=lambda m: (m.info.table, m.info.id))
     doubles = any(m.info.doubles for m in chosen)
@@ -130,16 +133,7 @@ def round_csv(matches: Iterable[MatchState], round_number: int, *, live: bool) -
 
 def _scores(match: MatchState) -> tuple[str, str]:
     """The match score (a referee's result supersedes the live one) and every game's score."""
-    state = match.sport_state
-    won: Sequence[float]
-    if isinstance(state, TableTennisState):
-        won, scores = match_result(state)
-    else:
-        assert isinstance(state, BackgammonState)
-        won = state.score
-        scores = tuple(
-            (g.points, 0) if g.winner == 0 else (0, g.points) for g in state.games if g.winner is not None
-        )
+    won, scores = match.info.rules.round_scores(match.sport_state)
     if match.result is not None:
         won = match.result.score
     return _pair(won), " ".join(_pair(s) for s in scores)
@@ -177,8 +171,8 @@ def check_round(venue: Venue, round_number: int, fmt: ExportFormat) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Exported:
-    """A round's export: its bytes, their character set as HTTP names it, and a summary line of the chess
-    results (empty for CSV)."""
+    """A round's export: its bytes, their character set as HTTP names it, and a summary line of the paired
+    games' results (empty for CSV)."""
 
     data: bytes
     charset: str

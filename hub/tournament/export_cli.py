@@ -21,6 +21,7 @@ from hub.tournament.export import (
     export_round_file,
     read_round,
 )
+from hub.tournament.plan import sport_names
 from hub.tournament.trf import TrfError
 from hub.venue import Venue, VenueError, load_venue
 
@@ -36,12 +37,13 @@ def add_export_parser(
         help="a round's results as a report file, PGN or CSV / bir turun sonuçları (TRF, PGN ya da CSV)",
     )
     export.add_argument("--round", type=int, required=True, help="the round / tur")
+    paired, drawn = sport_names(ExportFormat.TRF.sports), sport_names(ExportFormat.CSV.sports, ("and", "ve"))
     export.add_argument(
         "--format",
         choices=[f.value for f in ExportFormat],
         required=True,
-        help="trf: the [tournament] report file with the round's chess results; pgn: the round's chess games; "
-        "csv: its table-tennis and backgammon matches / biçim",
+        help=f"trf: the [tournament] report file with the round's {paired[0]} results; pgn: the round's "
+        f"{paired[0]} games; csv: its {drawn[0]} matches / biçim",
     )
     export.add_argument("--venue", type=Path, required=True, help="venue file (TOML) / salon dosyası")
     export.add_argument(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, TextIO
@@ -71,6 +71,13 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         from hub.rules.backgammon.chances import attach
 
         return attach(hall)
+
+    def round_scores(self, state: BackgammonState) -> tuple[Sequence[float], tuple[Sequence[float], ...]]:
+        """The match score in points, and the points each game won, on the winner's side."""
+        games = tuple(
+            (g.points, 0) if g.winner == 0 else (0, g.points) for g in state.games if g.winner is not None
+        )
+        return state.score, games
 
     def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
         """`boardcast check` of a recorded match's JSON lines (`check.run`)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, TextIO
 
@@ -51,6 +51,10 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     ) -> dict[str, Any]:
         """The entry's terms of this sport, checked (`venue.read_match`)."""
         return venue.read_match(entry, doubles, fail, venue_so_far)
+
+    def round_scores(self, state: TableTennisState) -> tuple[Sequence[float], tuple[Sequence[float], ...]]:
+        """Games won, and each game's points (`model.match_result`)."""
+        return model.match_result(state)
 
     def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
         """`boardcast check` of a recorded match's JSON lines (`check.check`)."""
