@@ -18,10 +18,11 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from boardcast_sim.demo import options as demo_options
 from devices.transports.tcp import token_digest
 from hub import __version__
 from hub.bus.url import BusUrlError, check_bus_url, redact
@@ -67,18 +68,7 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="simulated tables, no hardware / donanımsız simülasyon")
     common(demo, "./boardcast-data")
-    demo.add_argument("--tables", type=int, default=4, help="simulated tables / simüle masa sayısı")
-    demo.add_argument(
-        "--bg-tables", type=int, default=2, help="simulated backgammon tables / simüle tavla masası sayısı"
-    )
-    demo.add_argument(
-        "--chess-boards",
-        type=int,
-        default=8,
-        help="DGT boards of a simulated chess team match, 0-8 / simüle satranç takım maçı masa sayısı",
-    )
-    demo.add_argument("--speed", type=float, default=1.0, help="simulation speed factor / simülasyon hızı")
-    demo.add_argument("--seed", type=int, default=None, help="random seed / rastgele tohum")
+    demo_options.add_options(demo)
 
     serve = commands.add_parser("serve", help="run a venue / bir salonu çalıştır")
     serve.add_argument("--venue", required=True, type=Path, help="venue file (TOML) / salon dosyası")
@@ -206,13 +196,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _option_problem(args: argparse.Namespace) -> str | None:
     """Why the command line's options cannot be used, in one line, or None; `--port` becomes a number."""
-    if args.command == "demo":
-        if args.tables < 1:
-            return "--tables must be at least 1 / en az 1 masa"
-        if args.bg_tables < 0:
-            return "--bg-tables must be 0 or more / en az 0 tavla masası"
-        if not 0 <= args.chess_boards <= 8:
-            return "--chess-boards must be 0 to 8 / 0-8 satranç masası"
+    if args.command == "demo" and (problem := demo_options.option_problem(args)) is not None:
+        return problem
     if args.command == "edge" and not 0 <= args.wait_for_hub <= 86_400:
         return "--wait-for-hub must be 0 to 86400 seconds / 0-86400 saniye olmalı"
     if args.command in ("demo", "serve", "edge"):
@@ -399,63 +384,31 @@ def _run_edge(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from hub.demo.run import build_demo_venue, demo_token, scoreboards_for
+    from boardcast_sim.demo import command as demo_command  # the simulators: only when the demo runs
 
     data = Path(args.data)
-    demo = build_demo_venue(args.tables, args.bg_tables, args.chess_boards, token=demo_token(data))
+    demo = demo_command.prepare(args, data)
     runtime = _hub_runtime()(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
-    boards = scoreboards_for(demo, runtime.hall.working, speed=args.speed, seed=args.seed)
+    jobs = demo_command.jobs(demo, runtime.hall, args)
     url = _url(args.host, runtime.port)
     where = data.resolve()
 
     banner = [
-        f"Boardcast {__version__} demo: {args.tables} simulated table-tennis tables"
-        + (f", {args.bg_tables} backgammon tables" if args.bg_tables else "")
-        + (f", a chess team match on {args.chess_boards} DGT boards" if args.chess_boards else ""),
+        demo_options.title(args, __version__),
         f"  Spectators / Seyirciler:  {url}",
-        *([f"  Standings / Puan durumu:  {url}standings"] if args.chess_boards else []),
+        *([f"  Standings / Puan durumu:  {url}standings"] if demo_options.has_standings(args) else []),
         f"  API:                      {url}api/matches",
         f"  Referee console / Hakem masası: {url}console",
         f"  Referee token / Hakem anahtarı: {demo.token}",
         f"  Confirm / Onay: curl -X POST -H 'Authorization: Bearer {demo.token}' {url}api/matches/ID/confirm",
         f"  Data / Veri: {where}  (run again to resume / tekrar çalıştırınca devam eder)",
     ]
-    boards_running = [lambda b=b, p=p: _simulated(p.slave_path, b.run_on_fd(p.master_fd)) for b, p in boards]
-    # the games that end by resignation or agreement get their result from the demo's arbiter
-    arbiter = _demo_arbiter(runtime, demo.venue, args.speed) if args.chess_boards else []
     try:
-        return _run(runtime, banner, *boards_running, *arbiter)
+        return _run(runtime, banner, *jobs)
     finally:
         for pty in demo.ptys:
             pty.close()
-
-
-def _demo_arbiter(
-    runtime: HubRuntime, venue: Venue, speed: float
-) -> list[Callable[[], Coroutine[Any, Any, None]]]:
-    """The demo's arbiter (`hub.demo.arbiter`) as a job beside the simulated boards."""
-    from boardcast_sim.dgt_board import games_from_pgn
-    from hub.demo import arbiter as demo_arbiter
-    from hub.demo.run import CHESS_GAMES
-
-    ends = demo_arbiter.endings(venue, games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8")))
-    return [lambda: demo_arbiter.run(runtime.hall, ends, speed=speed)]
-
-
-async def _simulated(port: str, board: Awaitable[None]) -> None:
-    """Run one simulated board; if it fails, say so and let it stop, as a real board that breaks does: its
-    link goes quiet and the hub keeps serving the rest of the hall."""
-    try:
-        await board
-    except Exception as exc:  # a simulator's own error, never the hub's
-        logging.getLogger(__name__).exception("simulated board on %s failed", port)
-        with contextlib.suppress(OSError):
-            print(
-                f"Simulated board on {port} stopped: {exc} / {port} üzerindeki simülasyon tahtası durdu: {exc}",
-                file=sys.stderr,
-                flush=True,
-            )
 
 
 HUB_STOPPED = "Stopped; every accepted event is on disk. / Durduruldu; kabul edilen her olay diskte."

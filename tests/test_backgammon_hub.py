@@ -233,7 +233,7 @@ async def test_the_demo_shows_backgammon_tables_and_their_anomalies_reach_the_re
 def test_a_board_resumed_from_the_hubs_state_plays_on_without_an_anomaly(stop_after: int) -> None:
     """What the demo does after a restart: the board picks up the hub's match, in any phase."""
     from boardcast_sim.backgammon import BackgammonMatchSim
-    from hub.demo.run import resume_point
+    from boardcast_sim.demo.run import resume_point
 
     state = BACKGAMMON.initial(bg.BackgammonConfig(5))
     sim = BackgammonMatchSim(stop_after, MatchOptions(length=5))

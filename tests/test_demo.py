@@ -12,7 +12,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from hub.demo.run import build_demo_venue
+from boardcast_sim.demo.run import build_demo_venue
 from hub.hall.live import replay_match
 from hub.log.eventlog import EventLog
 from hub.matches import public_view
@@ -243,13 +243,13 @@ async def test_the_demo_feeds_the_referee_topic_and_exports_a_finished_match(tmp
 
 async def test_a_simulated_board_that_fails_stops_alone_and_says_why(capsys) -> None:
     """A simulator's own error (once: a resumed doubles board's next toss) must not stop the demo's hub."""
-    from hub.cli import _simulated
+    from boardcast_sim.demo.command import board_job
 
-    async def broken() -> None:
+    async def broken(fd: int) -> None:
         await asyncio.sleep(0)
         raise ValueError("first server 'B1' must play for side 0")
 
-    await _simulated("/dev/pts/9", broken())  # returns: the hub's task group is not torn down
+    await board_job("/dev/pts/9", broken, 9)()  # returns: the hub's task group is not torn down
     err = capsys.readouterr().err
     assert "Simulated board on /dev/pts/9 stopped: first server 'B1' must play for side 0" in err
     assert "simülasyon tahtası durdu" in err

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from hub.demo.run import CHESS_CONTROL
+from boardcast_sim.demo.run import CHESS_CONTROL
 from hub.log.eventlog import unpack
 from tests.conftest import get_json, start_demo
 from tests.test_serve import wait_json

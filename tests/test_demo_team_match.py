@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from boardcast_sim.demo.arbiter import DEMO_ARBITER
+from boardcast_sim.demo.run import CHESS_GAMES
 from boardcast_sim.dgt_board import games_from_pgn
-from hub.demo.arbiter import DEMO_ARBITER
-from hub.demo.run import CHESS_GAMES
 from tests.conftest import DemoProcess, get_json, start_demo
 from tests.hubsupport import get_json_as, post_json
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from hub.demo.run import TOKEN_FILE, build_demo_venue, demo_token
+from boardcast_sim.demo.run import TOKEN_FILE, build_demo_venue, demo_token
 from hub.referee.tokens import hash_token
 from tests.conftest import start_demo
 from tests.hubsupport import get_json_as

@@ -62,11 +62,6 @@ STILL_NAMED: dict[str, tuple[tuple[str, ...] | None, str]] = {
         ("DGT capture", "--dgt", 'options.get("dgt")'),
         "the chess check's `--dgt` option (user-facing, must not change) and its help",
     ),
-    "hub/demo/run.py": (None, "the demo plugs in named simulated devices (boardcast_sim), as a hall would"),
-    "hub/cli.py": (
-        ("DGT boards", "boardcast_sim.dgt_board"),
-        "the demo's words and simulator: user-facing text that must not change",
-    ),
 }
 
 

@@ -21,9 +21,6 @@ SPORT_PAGES = {"tabletennis", "backgammon", "chess"}  # web-display/<sport>.js a
 # files that still name a sport, to be moved into their sport's folder or reworded (issue #36)
 PENDING = frozenset(
     {
-        "hub/cli.py",
-        "hub/demo/arbiter.py",
-        "hub/demo/run.py",
         "web-display/chances.css",
         "web-display/console-queue.js",
         "web-display/console.css",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.demo.run import build_demo_venue
+from boardcast_sim.demo.run import build_demo_venue
 from hub.venue import VenueError, load_venue
 from tests.conftest import ROOT, free_port
 from tests.reliability.conftest import Tried

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import hub.demo.run
+import boardcast_sim.demo.run
 from hub.cli import main as boardcast
 
 # Each at least 24 characters, with the letters that draw widest and the Turkish ones that draw differently.
@@ -69,11 +69,11 @@ def main(argv: list[str]) -> int:
     data = Path(argv[argv.index("--data") + 1])
     event = data.parent / "long-event"
     event.mkdir(parents=True, exist_ok=True)
-    hub.demo.run.CHESS_EVENT = long_trf(hub.demo.run.CHESS_EVENT, event / "demo.trf")
-    names = [long_name(i) for i in range(2 * len(hub.demo.run.PLAYERS))]
-    hub.demo.run.PLAYERS = list(zip(names[::2], names[1::2], strict=True))
-    hub.demo.run.BG_PLAYERS = [
-        (long_name(i + 3), long_name(i + 5)) for i in range(len(hub.demo.run.BG_PLAYERS))
+    boardcast_sim.demo.run.CHESS_EVENT = long_trf(boardcast_sim.demo.run.CHESS_EVENT, event / "demo.trf")
+    names = [long_name(i) for i in range(2 * len(boardcast_sim.demo.run.PLAYERS))]
+    boardcast_sim.demo.run.PLAYERS = list(zip(names[::2], names[1::2], strict=True))
+    boardcast_sim.demo.run.BG_PLAYERS = [
+        (long_name(i + 3), long_name(i + 5)) for i in range(len(boardcast_sim.demo.run.BG_PLAYERS))
     ]
     return boardcast(argv)
 

@@ -39,7 +39,7 @@ class Ending:
 
 def endings(venue: Venue, games: list[chess.pgn.Game]) -> dict[str, Ending]:
     """Each chess game of the demo's team match with the ending of the real game its board replays (board n
-    replays game n, as `hub.demo.run.scoreboards_for` sets them up)."""
+    replays game n, as `boardcast_sim.demo.run.scoreboards_for` sets them up)."""
     found: dict[str, Ending] = {}
     for info in venue.matches:
         if info.sport != "chess" or info.board is None:

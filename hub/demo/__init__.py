@@ -1,4 +1,0 @@
-"""`boardcast demo`: `run` (a venue of simulated devices on real pseudo-terminals) and `arbiter` (the
-results its games reach off the board). The simulators themselves are in the `boardcast_sim` package."""
-
-__all__: list[str] = []
