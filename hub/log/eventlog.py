@@ -41,7 +41,7 @@ from hub.log.store import (
     unpack,
     unpack_snapshot,
 )
-from hub.log.writer import WriterProcess
+from hub.log.writer import WriterProcess, wait_for_writers
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ PRIVATE_MODE = 0o600  # the log holds players' contacts and referees' notes: no 
 
 def private_files(path: Path) -> None:
     """Make the log file (created empty if missing: SQLite takes an empty file as a new database) and the -wal,
-    -shm and -journal beside it 0600, as SQLite then creates them too."""
+    -shm, -journal and writer lock beside it 0600, as SQLite then creates them too."""
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))
     except FileExistsError:
@@ -120,7 +120,7 @@ def private_files(path: Path) -> None:
         raise EventLogError(
             f"{path}: the event log cannot be created ({exc.strerror or exc}) / olay kaydı oluşturulamıyor"
         ) from None
-    for name in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+    for name in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal", ".writer-lock"))):
         try:
             if stat.S_IMODE(name.stat().st_mode) != PRIVATE_MODE:
                 name.chmod(PRIVATE_MODE)
@@ -157,6 +157,7 @@ class EventLog:
         The file and its -wal and -shm (SQLite gives them the file's mode) are the hub user's alone: 0600, in a
         directory made 0700 when it is made here."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        wait_for_writers(self.path)  # an earlier hub's writer may still be committing its last batch
         private_files(self.path)
         conn: sqlite3.Connection | None = None
         try:

@@ -18,6 +18,11 @@ length and a `marshal`led value, over the process's stdin and stdout:
 - the process answers `("ok", inserted)` (`hub.log.store.commit`'s answer) or `("error", message)`, having
   rolled the batch back.
 
+The process holds an exclusive lock on the log's `.writer-lock` file beside it for as long as it lives, taken
+before it says ready. A hub opening the log first waits for that lock (`wait_for_writers`): a hub killed with a
+batch in its writer's hands leaves the writer to commit it, and the hub started next replays the log only once
+that commit is in, so it serves what the log holds.
+
 The end of its stdin ends the process after the batch in hand: when the hub closes the log, and when the hub
 dies however it dies. It ignores SIGINT and SIGTERM, which a terminal or a service manager sends the hub's
 whole process group, so the hub's last commits still reach it while the hub shuts down. If the process dies
@@ -28,6 +33,7 @@ is found by its id (`hub.log.store.commit`), so nothing is stored twice or repor
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import marshal
 import os
@@ -36,6 +42,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -48,6 +55,45 @@ MAX_STARTS_PER_BATCH = 3
 STOP_WAIT_S = 30.0  # for the last batch to commit when the log closes, before the process is killed
 
 _LENGTH = struct.Struct("<I")
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file a writer process of the log at `path` holds while it lives."""
+    return path.with_name(path.name + ".writer-lock")
+
+
+def _open_lock(path: Path) -> int:
+    return os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+
+
+def wait_for_writers(path: Path, within: float = STOP_WAIT_S) -> None:
+    """Return once no writer process is left committing to the log at `path`: an earlier hub's, killed with a
+    batch in its writer's hands, commits it and exits. Raise EventLogError after `within` seconds, when a
+    writer is still at it (another hub serving from this data directory)."""
+    try:
+        fd = _open_lock(path)
+    except OSError as exc:
+        raise EventLogError(
+            f"{lock_path(path)}: the event log's lock file cannot be opened ({exc.strerror or exc}) "
+            f"/ olay kaydının kilit dosyası açılamıyor"
+        ) from None
+    try:
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise EventLogError(
+                        f"{path}: another process is still writing this event log after {within:g} s (another "
+                        f"hub serving from this data directory?) / Olay kaydına başka bir süreç yazıyor (bu veri "
+                        f"dizininde çalışan başka bir hub?)"
+                    ) from None
+                time.sleep(0.01)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def _send(stream: IO[bytes], data: bytes) -> None:
@@ -197,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     _bind_as_is()
     try:
         conn = connect(Path(args[0]))
+        lock = _open_lock(Path(args[0]))
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held until the process ends, however it ends (`wait_for_writers`)
     except Exception as exc:  # whatever it is, the hub hears it
         _send(answers, marshal.dumps(("error", f"{type(exc).__name__}: {exc}")))
         return 1

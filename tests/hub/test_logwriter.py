@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from hub.log.eventlog import EventLog, EventLogError, EventRecord
-from hub.log.writer import WriterProcess, encode_batch
+from hub.log.writer import WriterProcess, encode_batch, lock_path, wait_for_writers
 from tests.hub import test_eventlog as eventlog_tests
 
 
@@ -195,3 +195,50 @@ async def test_a_batch_the_writer_cannot_store_stops_the_log_with_the_reason(tmp
         assert stored_seqs(log.path) == []
     finally:
         await log.close()
+
+
+async def test_a_writer_left_by_a_killed_hub_finishes_before_the_next_hub_reads_the_log(
+    tmp_path: Path,
+) -> None:
+    """A writer process holds the log's writer lock while it lives; opening the log waits for it, and says so
+    when a writer is still at it (another hub on the same data directory)."""
+    path = tmp_path / "events.sqlite3"
+    log = await open_log(path)
+    try:
+        log.append(device_record(log, 1))
+        await log.flush()
+        with pytest.raises(EventLogError, match="another process is still writing this event log"):
+            wait_for_writers(path, within=0.2)
+    finally:
+        await log.close()
+    started = time.monotonic()
+    wait_for_writers(path, within=5)  # the writer ended with the log: nothing to wait for
+    assert time.monotonic() - started < 1.0
+
+
+def test_opening_the_log_waits_for_a_writer_still_committing(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite3"
+    holder = subprocess.Popen(  # a stand-in for a writer committing its last batch: it holds the lock 0.5 s
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import fcntl, os, sys, time
+                fd = os.open({str(lock_path(path))!r}, os.O_RDWR | os.O_CREAT, 0o600)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                print("held", flush=True)
+                time.sleep(0.5)
+                """
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        EventLog(path).open()  # returns only once the holder has let go
+        assert time.monotonic() - started >= 0.3, "the log was read while a writer still held it"
+    finally:
+        holder.wait(10)

@@ -27,6 +27,7 @@ import pytest
 
 from hub.hall.live import replay_match
 from hub.log.eventlog import EventLog, EventLogError, unpack
+from hub.log.writer import wait_for_writers
 from hub.server.app import HubRuntime
 from tests.conftest import ROOT, free_port
 from tests.reliability import crashhub
@@ -114,7 +115,10 @@ def _check_log(
 ) -> dict[str, str]:
     """Offline checks after a kill; returns each match's digest at the log's head.
 
-    Replay starts from the latest snapshot, as the hub's does; `from_scratch` folds every event instead."""
+    Replay starts from the latest snapshot, as the hub's does; `from_scratch` folds every event instead. The
+    killed hub's writer process may still be committing the batch it held: the log is read once it is done, as
+    a restarting hub reads it."""
+    wait_for_writers(data / "events.sqlite3")
     db = sqlite3.connect(data / "events.sqlite3")
     try:
         keys = Counter(
