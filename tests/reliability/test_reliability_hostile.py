@@ -177,8 +177,14 @@ def test_the_hall_keeps_running_through_every_attack_at_once(tmp_path: Path, tri
     # p99: within five screens intervals (or five times the quiet p99): a hub the attack starves is seconds
     # behind, while a test beside this one on a 2-core machine takes one or two intervals
     assert percentile(attacked, 0.99) <= 5 * max(percentile(quiet, 0.99), 100), (quiet, attacked)
-    # a normal client's /api/health
-    assert len(answered) == len(health_ms) and percentile(answered, 0.99) < 100, health_ms
+    # a normal client's /api/health: every one answered, p99 within half a second (five times what the quiet
+    # hub's p99, tens of milliseconds, stretches to on a loaded 2-core machine; a starved hub is seconds late)
+    quiet_health = [took for at, took, _, _ in samples if at < attack_from and took is not None]
+    assert len(answered) == len(health_ms), health_ms
+    assert percentile(answered, 0.99) < max(500, 5 * percentile(quiet_health, 0.99)), (
+        quiet_health,
+        health_ms,
+    )
     # bounded: memory, descriptors, stderr
     assert rss_attacked < rss_quiet + 100, (rss_quiet, rss_attacked)
     # descriptors: under the limit (the hub accepts a few sockets per turn of its loop, so the caps see
