@@ -382,3 +382,41 @@ export function renderBackgammonTile(tile, match, lang) {
   if (s.dice && s.phase === "moving") bits.push(`${s.dice[0]}-${s.dice[1]}`);
   tile.querySelector(".history").textContent = bits.filter(Boolean).join(" · ");
 }
+
+// The backgammon inputs on the referee console: a resignation a board cannot report, and its answer.
+const CONSOLE_TEXTS = {
+  tr: {
+    actions: { resign: "Pes etme", accept: "Pes etmeyi kabul et", reject: "Pes etmeyi reddet (oyun sürer)" },
+    resignValue: "Ne olarak", resignValues: { 1: "Tek oyun (küp × 1)", 2: "Mars (küp × 2)", 3: "Katmerli mars (küp × 3)" },
+  },
+  en: {
+    actions: { resign: "Resignation", accept: "Accept the resignation", reject: "Reject the resignation (play on)" },
+    resignValue: "Resigns", resignValues: { 1: "A single game (cube × 1)", 2: "A gammon (cube × 2)", 3: "A backgammon (cube × 3)" },
+  },
+};
+
+/** What the pages ask of backgammon (sports.js): its match screen, its wall tile, a decided match's points. */
+export const PAGES = {
+  names: { tr: "Tavla", en: "Backgammon" },
+  screen: {
+    id: "bg",
+    className: "bg-screen",
+    live: true,
+    gameNo: (match, lang) => {
+      const s = match.state || {};
+      return s.game && s.winner == null ? BG_TEXTS[lang].gameNo(s.game) : "";
+    },
+    render: (root, match, lang) => renderBackgammon(root, match, lang),
+    ticking: (match) => Boolean(match.state && match.state.clock),  // drawn again each second: its clocks run
+  },
+  tile: renderBackgammonTile,
+  /** A decided match's points for the wall's big column, or null while it is played. */
+  result(match) {
+    const s = match.state || {};
+    const winner = SIDES.indexOf(s.winner);
+    return winner < 0 ? null : { score: SIDES.map((code) => String((s.score || {})[code] ?? 0)), winner };
+  },
+  consoleTexts: CONSOLE_TEXTS,  // its inputs on the referee console
+  /** The live score as the console lists it. */
+  consoleScore: (s) => (s.score && s.score.A != null ? `${s.score.A}–${s.score.B}` : ""),
+};

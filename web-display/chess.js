@@ -1,7 +1,8 @@
 // Chess on the spectator screens: the board in SVG (pieces drawn here, no font or download), both clocks
 // counting down locally, the move list in SAN with clock times, the result; and a compact tile for the wall.
 // State is the hub's chess `to_dict`: "fen" is the game, "board_fen" what the physical board shows right now.
-import { CHESS_TEXTS } from "./i18n.js";
+import { CHESS_CONSOLE_TEXTS, CHESS_TEXTS } from "./chess-texts.js";
+import { renderRefereeResult } from "./chess-referee.js";
 import { el } from "./page.js";
 
 export { CHESS_TEXTS };
@@ -502,3 +503,32 @@ export function renderChessTile(tile, match, lang) {
   }
   tile.querySelector(".history").textContent = bits.join(" · ");
 }
+
+/** What the pages ask of chess (sports.js): its match screen, its wall tile, a decided game's points. */
+export const PAGES = {
+  names: { tr: "Satranç", en: "Chess" },
+  screen: {
+    id: "chess",
+    className: "chess-screen",
+    gameNo: (match, lang) => match.board ? CHESS_TEXTS[lang].boardNo(match.board) : "",
+    render(root, match, lang, statusEl) {
+      if (awaitingResult(match, match.state || {})) {  // not "live" forever: the game is quiet, a result is due
+        statusEl.textContent = CHESS_TEXTS[lang].awaitingResult;
+        statusEl.classList.add("awaiting");
+      }
+      renderChess(root, match, lang);
+      renderRefereeResult(document.querySelector(".bar-right"), match, lang);  // a referee's only
+    },
+    ticking: () => false,  // its clocks tick on their own (`clockEl`)
+  },
+  tile: renderChessTile,
+  /** A decided game's points for the wall's big column (1 / ½ / 0), or null while it is played. */
+  result(match) {
+    const points = resultPoints((match.state || {}).result);
+    return points ? { score: points, winner: points[0] === "1" ? 0 : points[1] === "1" ? 1 : null } : null;
+  },
+  refereePage: true,  // a referee records a result the board cannot see on the game's own page
+  consoleTexts: CHESS_CONSOLE_TEXTS,  // its inputs on the referee console
+  consoleScore: (s) => (typeof s.result === "string" ? s.result : ""),  // the live result as the console lists it
+  clockEl,  // a board's clock on its team match's screen
+};

@@ -114,8 +114,8 @@ function whoOf(match, anomaly) {
   return "";
 }
 
-// where a rule is written: "FIDE Laws of Chess 6.9 · The chessclock: the allotted time" (the hub's own rules
-// name Boardcast and a title, no article)
+// where a rule is written: the document, its article and title, "ITTF Handbook … 3.4.4 · Intervals: the
+// time-out" (the hub's own rules name Boardcast and a title, no article)
 function pick(words) { return words ? (ctx.lang() === "tr" ? words.tr : words.en) : ""; }
 
 function ruleSource(rule) {

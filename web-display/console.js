@@ -9,14 +9,12 @@ import { sync } from "./console-dom.js";
 import { $, el, showLanguage } from "./page.js";
 import { WAITING, drawQueue, initQueue, resetQueue } from "./console-queue.js";
 import { drawDevices, onDevices, resetDevices } from "./console-devices.js";
+import { sport } from "./sports.js";  // also joins each sport's words for its inputs to CONSOLE_TEXTS
 
 const TOKEN_KEY = "boardcast.referee";
 const SYSTEM_ACTOR = "boardcast";
 const PENALTIES = ["warning", "game_loss", "match_loss", "yellow", "yellow_red", "red"];
 const RESULTS = ["1-0", "0-1", "1/2-1/2"];
-const HOWS = ["resignation", "agreement", "forfeit", "arbiter"];
-const RESIGN_VALUES = [1, 2, 3];  // a backgammon resignation: a single game, a gammon, a backgammon (times the cube)
-const ORIENTATIONS = ["rotated", "normal", "auto"];  // which way round a chess board lies (the rules' input)  // how a chess result the board cannot see came about
 
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
 let token = null;
@@ -56,10 +54,8 @@ function where(match) { return `${tt().table} ${match.table} · ${tt().round} ${
 function scoreOf(match) {
   if (match.result) return `${num(match.result.score[0])}–${num(match.result.score[1])}`;
   const s = (pubs.get(match.id) || {}).state || {};
-  if (Array.isArray(s.games) && match.sport === "tabletennis") return `${s.games[0]}–${s.games[1]}`;
-  if (s.score && s.score.A != null) return `${s.score.A}–${s.score.B}`;
-  if (typeof s.result === "string") return s.result;
-  return "";
+  const own = sport(match.sport).consoleScore;  // each sport says how its live score reads
+  return own ? own(s) : "";
 }
 
 
@@ -245,7 +241,7 @@ function drawMatches() {
       return el("tr", { "data-match": m.id, "data-status": m.status },
         el("td", { text: m.table }),
         el("td", { text: String(m.round), "data-label": tt().round }),  // the label shows on a phone's card
-        el("td", {}, el("div", {}, m.sport === "chess"  // the game's page, with its referee view in this tab
+        el("td", {}, el("div", {}, sport(m.sport).refereePage  // the game's page, with its referee view in this tab
           ? el("a", { href: `/match/${encodeURIComponent(m.id)}`, class: "game-link", text: `${names[0]} – ${names[1]}` })
           : `${names[0]} – ${names[1]}`),
           contacts.length ? el("div", { class: "contacts", title: t().contacts, text: contacts.join(" | ") }) : null),
@@ -275,7 +271,7 @@ function describe({ match, action }) {
     const ids = b.anomalies || [b.anomaly];
     parts.push(`${ids.length > 1 ? t().items(ids.length) : ids[0]}: ${t().states[b.state] || b.state}`);
   }
-  if (action.kind === "referee.input" && b.input && b.input.how) {  // a chess result the board cannot see
+  if (action.kind === "referee.input" && b.input && b.input.how) {  // a result the board cannot see
     parts.push(`${b.input.result} · ${t().hows[b.input.how] || b.input.how}`);
     if (b.input.reason) parts.push(b.input.reason);
   } else if (action.kind === "referee.input" && b.input && b.input.type === "card") {  // by name, as a penalty
@@ -457,16 +453,16 @@ function drawDialog() {
     fields.push(field(t().result, el("select", { name: "result" },
       ...RESULTS.map((r) => el("option", { value: r, text: label[r] })))));
     fields.push(field(t().how, el("select", { name: "how" },
-      ...HOWS.map((h) => el("option", { value: h, text: t().hows[h] })))));
+      ...Object.entries(t().hows).map(([h, text]) => el("option", { value: h, text })))));
   }
   if (action === "orientation") {
     fields.push(field(t().actions.orientation, el("select", { name: "orientation" },
-      ...ORIENTATIONS.map((o) => el("option", { value: o, text: t().orientations[o] })))));
+      ...Object.entries(t().orientations).map(([o, text]) => el("option", { value: o, text })))));
   }
   if (action === "resign") {
     fields.push(field(t().side, sideSelect("side", match)));
     fields.push(field(t().resignValue, el("select", { name: "value" },
-      ...RESIGN_VALUES.map((v) => el("option", { value: String(v), text: t().resignValues[v] })))));
+      ...Object.entries(t().resignValues).map(([v, text]) => el("option", { value: v, text })))));
   }
   if (action === "accept" || action === "reject") {
     const offer = ((pubs.get(match.id) || {}).state || {}).resign || {};

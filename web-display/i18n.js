@@ -18,7 +18,6 @@ export const TEXTS = {
     endsSwapped: "Taraflar değişti", winner: "Kazandı", updated: "Güncelleme", allTables: "Tüm masalar",
     notFound: "Maç bulunamadı", openMatch: "Maç ekranı", connected: "Bağlı",
     // Wall grouping and filters; what a referee's result and appeal decision look like to spectators.
-    sports: { tabletennis: "Masa tenisi", backgammon: "Tavla", chess: "Satranç" },
     allSports: "Tüm branşlar", sportFilter: "Branş", tableFilter: "Masa", deviceSilent: "cihaz sessiz",
     resultBy: { correction: "hakem düzeltmesi", forfeit: "hükmen", penalty: "ceza", appeal: "itiraz kararı" },
     refereeResult: "Hakem sonucu", appealOpen: "İtiraz inceleniyor",
@@ -43,7 +42,6 @@ export const TEXTS = {
     endsSwapped: "Ends changed", winner: "Winner", updated: "Updated", allTables: "All tables",
     notFound: "Match not found", openMatch: "Match screen", connected: "Connected",
     // Wall grouping and filters; what a referee's result and appeal decision look like to spectators.
-    sports: { tabletennis: "Table tennis", backgammon: "Backgammon", chess: "Chess" },
     allSports: "All sports", sportFilter: "Sport", tableFilter: "Table", deviceSilent: "device silent",
     resultBy: { correction: "referee's correction", forfeit: "forfeit", penalty: "penalty", appeal: "appeal decision" },
     refereeResult: "Referee's result", appealOpen: "Appeal under review",
@@ -52,43 +50,6 @@ export const TEXTS = {
   },
 };
 
-// Chess screens (chess.js): the board, clocks, moves and result.
-export const CHESS_TEXTS = {
-  tr: {
-    white: "Beyaz", black: "Siyah", whiteToMove: "Hamle sırası beyazda", blackToMove: "Hamle sırası siyahta",
-    whiteWins: "Beyaz kazandı", blackWins: "Siyah kazandı", draw: "Berabere",
-    reasons: { checkmate: "mat", stalemate: "pat", flag_fall: "bayrak düştü", time: "süre bitti",
-      timeout: "süre bitti", insufficient_material: "yetersiz taş", threefold_repetition: "üç kez tekrar",
-      fivefold_repetition: "beş kez tekrar", fifty_moves: "50 hamle kuralı", seventyfive_moves: "75 hamle kuralı",
-      result_signal: "tahtada sonuç işareti", resignation: "terk", agreement: "anlaşma", arbiter: "hakem kararı",
-      referee: "hakem kararı", forfeit: "hükmen" },
-    boardMoving: "Tahtada hamle yapılıyor", boardMovingHint: "Tahta, oyundaki konumdan farklı: hamle sürüyor",
-    awaitingResult: "Sonuç bekleniyor",
-    illegal: "Kural dışı hamle — hakem inceliyor", illegalKept: "Kural dışı hamle, hakem geçerli saydı",
-    clock: "Saat", clockRunning: "Saat işliyor",
-    moves: "Hamleler", noMoves: "Henüz hamle yok", control: "Tempo", teamMatch: "Takım maçı",
-    boardNo: (n) => `${n}. masa`, roundPgn: "Tur PGN", pgnHint: "Canlı PGN (yayın için)", flip: "Çevir",
-    boardLabel: "Satranç tahtası",
-  },
-  en: {
-    white: "White", black: "Black", whiteToMove: "White to move", blackToMove: "Black to move",
-    whiteWins: "White wins", blackWins: "Black wins", draw: "Draw",
-    reasons: { checkmate: "checkmate", stalemate: "stalemate", flag_fall: "flag fell", time: "on time",
-      timeout: "on time", insufficient_material: "insufficient material", threefold_repetition: "threefold repetition",
-      fivefold_repetition: "fivefold repetition", fifty_moves: "fifty-move rule", seventyfive_moves: "75-move rule",
-      result_signal: "result set on the board", resignation: "resignation", agreement: "agreement",
-      arbiter: "arbiter's decision", referee: "arbiter's decision", forfeit: "forfeit" },
-    boardMoving: "Board moving", boardMovingHint: "The board differs from the game position: a move is being made",
-    awaitingResult: "Waiting for result",
-    illegal: "Illegal move — under review", illegalKept: "Illegal move, let stand by the arbiter",
-    clock: "Clock", clockRunning: "Clock running",
-    moves: "Moves", noMoves: "No moves yet", control: "Time control", teamMatch: "Team match",
-    boardNo: (n) => `Board ${n}`, roundPgn: "Round PGN", pgnHint: "Live PGN (for relays)", flip: "Flip",
-    boardLabel: "Chess board",
-  },
-};
-
-// The team match screen (team.js) and the wall's team tiles.
 export const TEAM_TEXTS = {
   tr: {
     teamMatch: "Takım maçı", board: "Masa", category: "Kategori", white: "Beyaz", black: "Siyah",
@@ -175,14 +136,7 @@ export const CONSOLE_TEXTS = {
     resolvedByRules: "Kurallarca çözüldü", evidence: "Kanıt", hideEvidence: "Kanıtı gizle", rule: "Kural",
     actions: { acknowledge: "Gördüm", resolve: "Çöz", dismiss: "Geçersiz say", confirm: "Onayla",
       correct: "Skoru düzelt", penalty: "Ceza / kart", forfeit: "Hükmen", appeal: "İtiraz aç",
-      decide: "İtirazı karara bağla", result: "Sonuç (tahtada görünmeyen)", orientation: "Tahtayı çevir",
-      resign: "Pes etme (tavla)", accept: "Pes etmeyi kabul et", reject: "Pes etmeyi reddet (oyun sürer)" },
-    resignValue: "Ne olarak", resignValues: { 1: "Tek oyun (küp × 1)", 2: "Mars (küp × 2)", 3: "Katmerli mars (küp × 3)" },
-    orientations: { rotated: "Ters kurulmuş (a1 Siyahın solunda)", normal: "Normal (a1 Beyazın solunda)",
-      auto: "Konumdan anla" },
-    result: "Sonuç", how: "Nasıl bitti",
-    hows: { resignation: "Terk", agreement: "Anlaşmayla beraberlik", forfeit: "Hükmen (gelmedi, hükmen yenik)",
-      arbiter: "Hakem kararı" },
+      decide: "İtirazı karara bağla" },  // and each sport's own inputs (its module's consoleTexts, sports.js)
     toConfirm: "Onay bekleyen maçlar", noneToConfirm: "Onay bekleyen maç yok.", matches: "Tüm maçlar",
     audit: "Denetim kaydı", auditEmpty: "Henüz işlem yok.", act: "İşlem…",
     cols: { time: "Saat", who: "Kim", match: "Maç", action: "İşlem", detail: "Ayrıntı", table: "Masa",
@@ -209,7 +163,7 @@ export const CONSOLE_TEXTS = {
     devices: { cols: ["Masa", "Cihaz", "Bağlantı", "Son bildirim", "Pil"], none: "cihaz yok",
       status: { connected: "bağlı", silent: "sessiz, yeniden bağlanılıyor", disconnected: "bağlantı yok, yeniden deneniyor",
         never: "hiç bildirim gelmedi", none: "—" },
-      liveMatch: "canlı maç", noBattery: "pil bildirmiyor", slots: { clock: "satranç saati", wristband: "hakem bilekliği" } },
+      liveMatch: "canlı maç", noBattery: "pil bildirmiyor", slots: { clock: "saat", wristband: "hakem bilekliği" } },
   },
   en: {
     title: "Referee console", tokenLabel: "Referee token", signIn: "Sign in", signOut: "Sign out",
@@ -220,14 +174,7 @@ export const CONSOLE_TEXTS = {
     resolvedByRules: "Resolved by the rules", evidence: "Evidence", hideEvidence: "Hide evidence", rule: "Rule",
     actions: { acknowledge: "Acknowledge", resolve: "Resolve", dismiss: "Dismiss", confirm: "Confirm",
       correct: "Correct score", penalty: "Penalty / card", forfeit: "Forfeit", appeal: "Open appeal",
-      decide: "Decide appeal", result: "Result (not on the board)", orientation: "Flip board",
-      resign: "Resignation (backgammon)", accept: "Accept the resignation", reject: "Reject the resignation (play on)" },
-    resignValue: "Resigns", resignValues: { 1: "A single game (cube × 1)", 2: "A gammon (cube × 2)", 3: "A backgammon (cube × 3)" },
-    orientations: { rotated: "Turned round (a1 at Black's left)", normal: "Normal (a1 at White's left)",
-      auto: "Detect from the position" },
-    result: "Result", how: "How it ended",
-    hows: { resignation: "Resignation", agreement: "Draw by agreement", forfeit: "Forfeit (no-show)",
-      arbiter: "Arbiter's decision" },
+      decide: "Decide appeal" },  // and each sport's own inputs (its module's consoleTexts, sports.js)
     toConfirm: "Matches needing confirmation", noneToConfirm: "No match waiting for confirmation.",
     matches: "All matches", audit: "Audit", auditEmpty: "No action yet.", act: "Act…",
     cols: { time: "Time", who: "Who", match: "Match", action: "Action", detail: "Detail", table: "Table",
@@ -254,7 +201,7 @@ export const CONSOLE_TEXTS = {
     devices: { cols: ["Table", "Device", "Link", "Last report", "Battery"], none: "no device",
       status: { connected: "connected", silent: "silent, reconnecting", disconnected: "disconnected, retrying",
         never: "never seen", none: "—" },
-      liveMatch: "live match", noBattery: "does not report a battery", slots: { clock: "chess clock", wristband: "umpire's wristband" } },
+      liveMatch: "live match", noBattery: "does not report a battery", slots: { clock: "clock", wristband: "umpire's wristband" } },
   },
 };
 

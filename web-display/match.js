@@ -3,9 +3,7 @@
 // with the very same code the live feed uses.
 import { Feed, showConnection } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
-import { BG_TEXTS, renderBackgammon } from "./backgammon.js";
-import { CHESS_TEXTS, awaitingResult, renderChess } from "./chess.js";
-import { renderRefereeResult } from "./referee-result.js";
+import { SPORTS, sport } from "./sports.js";
 import { $, pathId, showLanguage } from "./page.js";
 
 const STALE_AFTER_S = 120;
@@ -39,6 +37,20 @@ function sideEl(side) {
 
 function isSide(value) { return value === 0 || value === 1; }
 
+/** A sport's own screen (`PAGES.screen`): a `<main>` beside the score board, made the first time it is asked for. */
+function screenEl(screen) {
+  let root = document.getElementById(screen.id);
+  if (!root) {
+    root = document.createElement("main");
+    root.id = screen.id;
+    root.className = `${screen.className} sport-screen`;
+    root.hidden = true;
+    if (screen.live) root.setAttribute("aria-live", "polite");  // read out as it changes
+    document.querySelector("footer.foot").before(root);
+  }
+  return root;
+}
+
 export function render(match) {
   current = match;
   notFound = false;
@@ -66,39 +78,22 @@ export function render(match) {
   provenance.className = `provenance ${match.official ? "official" : "informational"}`;
   renderRefereeNote(match);
 
-  const isBackgammon = match.sport === "backgammon";
-  const isChess = match.sport === "chess";
-  $("board").hidden = isBackgammon || isChess;
-  $("bg").hidden = !isBackgammon;
-  $("chess").hidden = !isChess;
-  $("history").hidden = isBackgammon || isChess;
-  document.querySelector(".compact-wrap").hidden = isBackgammon || isChess;
-  if (isChess) {
-    $("game-no").textContent = match.board ? CHESS_TEXTS[lang].boardNo(match.board) : "";
-    const chess = $("chess");
-    chess.dataset.status = status;
-    chess.dataset.version = match.version ?? "";
-    chess.dataset.official = String(Boolean(match.official));
-    if (awaitingResult(match, s)) {  // not "live" forever: the game is quiet, a result is due
-      statusEl.textContent = CHESS_TEXTS[lang].awaitingResult;
-      statusEl.classList.add("awaiting");
-    }
-    renderChess(chess, match, lang);
-    renderRefereeResult(document.querySelector(".bar-right"), match, lang);  // a referee's only
+  // a board game draws its own screen (its module's `PAGES.screen`); any other sport, the score board below
+  const screen = sport(match.sport).screen;
+  for (const other of Object.values(SPORTS)) if (other.screen) screenEl(other.screen).hidden = other.screen !== screen;
+  $("board").hidden = Boolean(screen);
+  $("history").hidden = Boolean(screen);
+  document.querySelector(".compact-wrap").hidden = Boolean(screen);
+  if (screen) {
+    $("game-no").textContent = screen.gameNo(match, lang);
+    const root = screenEl(screen);
+    root.dataset.status = status;
+    root.dataset.version = match.version ?? "";
+    root.dataset.official = String(Boolean(match.official));
+    screen.render(root, match, lang, statusEl);
     renderAge();
     return;
   }
-  if (isBackgammon) {
-    $("game-no").textContent = s.game && s.winner == null ? BG_TEXTS[lang].gameNo(s.game) : "";
-    const bg = $("bg");
-    bg.dataset.status = status;
-    bg.dataset.version = match.version ?? "";
-    bg.dataset.official = String(Boolean(match.official));
-    renderBackgammon(bg, match, lang);
-    renderAge();
-    return;
-  }
-
   const board = $("board");
   board.dataset.ends = ends;
   board.dataset.status = status;
@@ -190,8 +185,8 @@ export function render(match) {
   renderAge();
 }
 
-// A referee's result and the latest appeal with its decision and reasoning: shown to players (Backgammon
-// Tournament Rules §10).
+// A referee's result and the latest appeal with its decision and reasoning: shown to players, whom the
+// tournament rules entitle to see how an appeal was decided.
 function renderRefereeNote(match) {
   const note = $("referee-note");
   const parts = [];
@@ -265,7 +260,8 @@ function start() {
   applyLanguage();
   setInterval(() => {
     renderAge();
-    if (current && current.sport === "backgammon" && current.state && current.state.clock) render(current);
+    const screen = current && sport(current.sport).screen;
+    if (screen && screen.ticking(current)) render(current);  // a clock the page counts down
   }, 1000);
   if (!id) { notFound = true; $("not-found").hidden = false; return; }
   const topic = `match:${id}`;

@@ -30,7 +30,7 @@ function asNumber(value) {
 
 const QUARTERS = ["", "¼", "½", "¾"];
 
-/** Points or a tie-break as chess players write them, in quarters (4.5 → "4½", 11.25 → "11¼"; Sonneborn-Berger
+/** Points or a tie-break as standings write them, in quarters (4.5 → "4½", 11.25 → "11¼"; Sonneborn-Berger
  * gives quarters); a value that is no quarter in decimals; anything not a number → "–". */
 export function fmtNumber(value) {
   const n = asNumber(value);

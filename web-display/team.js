@@ -1,9 +1,9 @@
-// The chess team match screen: both teams, the live score, match points once every board is done, and one row
+// A team match screen: both teams, the live score, match points once every board is done, and one row
 // per board (category, players with their colours, titles and ratings, each game's clocks counting down, result,
 // status) linking to the game. Live on `team:ID`.
 // `renderTeam(view)` and `renderTeamTile(tile, view, lang)` are exported so tests and the wall draw crafted views
 // with the very code the live feed uses.
-import { clockEl } from "./chess.js";
+import { sport } from "./sports.js";
 import { Feed, showConnection } from "./feed.js";
 import { TEAM_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 import { $, el, pathId, showLanguage } from "./page.js";
@@ -17,7 +17,7 @@ let notFound = false;
 function tt() { return TEAM_TEXTS[lang]; }
 function t() { return TEXTS[lang]; }
 
-/** A team score with halves as chess players write it: 4.5 → "4½", 0.5 → "½", 3 → "3". */
+/** A team score with halves as its players write it: 4.5 → "4½", 0.5 → "½", 3 → "3". */
 export function fmtScore(value) {
   const n = Number(value) || 0;
   const whole = Math.floor(n);
@@ -131,7 +131,8 @@ export function renderTeam(view) {
       info.append(name);
       const meta = el("span", "pmeta");
       if (p.rating) meta.append(el("span", "prating", String(p.rating)));
-      if (board.clock) {
+      const clockEl = sport(view.sport).clockEl;  // the games' sport draws its clock
+      if (board.clock && clockEl) {
         const clock = clockEl("pclock", p.ms, p.running, board.clock.as_of, delayS);
         clock.title = p.running ? x.clockRunning : x.clock;
         meta.append(clock);

@@ -1,7 +1,7 @@
-// The wall's tile parts shared by every sport: a table-tennis score, a decided match's result in the big
-// column with its winner marked, the one-line row of a scheduled match, and names fitted to their boxes.
-import { SIDES as BG_SIDES } from "./backgammon.js";
-import { resultPoints } from "./chess.js";
+// The wall's tile parts shared by every sport: the score tile of a sport without a board of its own (games and
+// points), a decided match's result in the big column with its winner marked, the one-line row of a scheduled
+// match, and names fitted to their boxes.
+import { sport } from "./sports.js";
 import { fmtScore } from "./team.js";
 
 const ONE_LINE_SCALE = 0.75;  // a name a little too long for one line shrinks this far before it takes two
@@ -17,22 +17,17 @@ function winnerOf(score) {
 /**
  * A decided match's result for the big column: {score: [a, b] as printed, winner: 0, 1 or null (a draw)}, or
  * null while it is played. A referee's result (a correction, a forfeit, an appeal decision) supersedes the
- * board's; then table tennis counts games won, backgammon match points, chess 1 / ½ / 0.
+ * board's; then a board game counts as its sport says (`PAGES.result`: match points, 1 / ½ / 0), any other
+ * sport in games won.
  */
 export function tileResult(match) {
   const r = match.result;
   if (r && Array.isArray(r.score)) {
     return { score: r.score.map(fmtScore), winner: isSide(r.winner) ? r.winner : winnerOf(r.score) };
   }
+  const own = sport(match.sport).result;
+  if (own) return own(match);
   const s = match.state || {};
-  if (match.sport === "chess") {
-    const points = resultPoints(s.result);
-    return points ? { score: points, winner: points[0] === "1" ? 0 : points[1] === "1" ? 1 : null } : null;
-  }
-  if (match.sport === "backgammon") {
-    const winner = BG_SIDES.indexOf(s.winner);
-    return winner < 0 ? null : { score: BG_SIDES.map((code) => String((s.score || {})[code] ?? 0)), winner };
-  }
   return isSide(s.winner) && s.games ? { score: s.games.map(String), winner: s.winner } : null;
 }
 
@@ -74,8 +69,9 @@ export function renderCompact(tile, match) {
   return compact;
 }
 
-/** The table-tennis part of a tile: names (a pair on two lines), marks, games won and the points. */
-export function renderTableTennis(tile, match, texts) {
+/** The score tile of a sport without a board of its own: names (a pair on two lines), marks, games won and the
+ * points. */
+export function renderScoreTile(tile, match, texts) {
   const s = match.state || {};
   const doubles = Boolean(s.doubles) || match.players.length === 4;
   for (const side of [0, 1]) {

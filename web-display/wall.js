@@ -1,16 +1,15 @@
 // The spectator wall: every table live, unconfirmed results marked informational.
 import { Feed } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
-import { renderBackgammonTile } from "./backgammon.js";
-import { renderChessTile } from "./chess.js";
+import { SPORT_ORDER, sport, sportName } from "./sports.js";
 import { renderTeamTile } from "./team.js";
-import { fitAll, fitNames, renderCompact, renderOutcome, renderTableTennis } from "./wall-tiles.js";
+import { fitAll, fitNames, renderCompact, renderOutcome, renderScoreTile } from "./wall-tiles.js";
 import { Pager, rotateSeconds } from "./wall-pager.js";
 import { showLanguage } from "./page.js";
 
 const STALE_AFTER_S = 120;
 const matches = new Map();
-const teams = new Map();  // chess team matches: id -> {view, version}
+const teams = new Map();  // team matches: id -> {view, version}
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
 let connection = "connecting";
 
@@ -46,12 +45,11 @@ function tileFor(match) {
 }
 
 // The wall is grouped by sport, each group under its heading; within a group, by table then round.
-const SPORT_ORDER = ["tabletennis", "backgammon", "chess"];
 const links = new Map();  // table -> its device's link ("connected", …), from the devices topic
 const params = new URLSearchParams(location.search);
 const filter = { sport: params.get("sport") || "", table: params.get("table") || "" };  // a screen can be pinned
 
-function sportOf(node) { return node.dataset.sport || (node.dataset.team ? "chess" : ""); }
+function sportOf(node) { return node.dataset.sport || ""; }
 
 function sportRank(node) {
   const i = SPORT_ORDER.indexOf(sportOf(node));
@@ -96,11 +94,11 @@ function sortTiles() {
 
 function renderFilters() {
   const wall = document.getElementById("wall");
-  for (const head of wall.querySelectorAll(".group-head")) head.textContent = t().sports[head.dataset.sport] || head.dataset.sport;
+  for (const head of wall.querySelectorAll(".group-head")) head.textContent = sportName(head.dataset.sport, lang);
   const sports = [...new Set([...wall.querySelectorAll(".tile")].map(sportOf))];
   const tables = [...new Set([...matches.values()].map((m) => m.table))]
     .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
-  fillSelect(document.getElementById("sport-filter"), t().allSports, sports.map((s) => [s, t().sports[s] || s]), filter.sport);
+  fillSelect(document.getElementById("sport-filter"), t().allSports, sports.map((s) => [s, sportName(s, lang)]), filter.sport);
   fillSelect(document.getElementById("table-filter"), t().allTables, tables.map((x) => [x, `${t().table} ${x}`]), filter.table);
   for (const tile of wall.querySelectorAll(".tile")) {
     tile.hidden = Boolean((filter.sport && sportOf(tile) !== filter.sport) || (filter.table && tile.dataset.table !== filter.table));
@@ -177,9 +175,9 @@ function render(match) {
   status.className = `status ${match.status}`;
   tile.dataset.status = match.status;
   tile.dataset.version = match.version;
-  if (match.sport === "backgammon") renderBackgammonTile(tile, match, lang);
-  else if (match.sport === "chess") renderChessTile(tile, match, lang);
-  else renderTableTennis(tile, match, t());
+  const drawTile = sport(match.sport).tile;  // a board game's own tile; else the score tile
+  if (drawTile) drawTile(tile, match, lang);
+  else renderScoreTile(tile, match, t());
   renderOutcome(tile, match, t());
   const wasCompact = tile.classList.contains("compact");
   if (renderCompact(tile, match) !== wasCompact) sortTiles();
@@ -205,7 +203,7 @@ function fitTile(tile) {
   toFit.add(tile);
 }
 
-// A name's box narrows when something beside it grows (a chess clock reaching "1:30:00", a card, the winner's
+// A name's box narrows when something beside it grows (a clock reaching "1:30:00", a card, the winner's
 // tick): a name fitted to the wider box would be cut, so it is fitted again when its width changes.
 const widths = new WeakMap();
 const resized = new ResizeObserver((entries) => {
@@ -228,7 +226,7 @@ function renderAge(tile, match) {
   if (!match.updated_at) { age.textContent = t().never; return; }
   const seconds = Math.max(0, Math.round(Date.now() / 1000 - match.updated_at));
   const silent = match.status === "live" && deviceSilent(match);  // the table's device lost its link
-  // a chess game the hub shows as waiting for its result is quiet for a known reason: not stale
+  // a game the hub shows as waiting for its result is quiet for a known reason: not stale
   const waiting = Boolean(match.state && match.state.awaiting_result);
   const stale = silent || (match.status === "live" && seconds > STALE_AFTER_S && !waiting);
   const marker = silent ? `${t().stale} (${t().deviceSilent})` : t().stale;
@@ -243,7 +241,7 @@ export function show(match) {
   render(match);
 }
 
-// Chess team matches: a tile with both teams and the live score, first on the wall, linking to /team/ID.
+// Team matches: a tile with both teams and the live score, first in its sport's group, linking to /team/ID.
 function compareTeamTiles(a, b) {
   if (!a.dataset.team || !b.dataset.team) return a.dataset.team ? -1 : 1;
   const ta = teams.get(a.dataset.team).view, tb = teams.get(b.dataset.team).view;
@@ -257,6 +255,7 @@ function renderTeam(view) {
     tile.className = "tile team-tile";
     tile.id = `team-${view.id}`;
     tile.dataset.team = view.id;
+    tile.dataset.sport = view.sport || "";  // its games' sport: the tile stands in that group
     document.getElementById("wall").append(tile);
     sortTiles();
   }

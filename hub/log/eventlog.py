@@ -120,7 +120,10 @@ def private_files(path: Path) -> None:
         raise EventLogError(
             f"{path}: the event log cannot be created ({exc.strerror or exc}) / olay kaydı oluşturulamıyor"
         ) from None
-    for name in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal", ".writer-lock"))):
+    for name in (
+        path,
+        *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal", ".writer-lock")),
+    ):
         try:
             if stat.S_IMODE(name.stat().st_mode) != PRIVATE_MODE:
                 name.chmod(PRIVATE_MODE)

@@ -212,6 +212,8 @@ BACKGAMMON: SportRules[BackgammonState, BackgammonConfig] = BackgammonSport()
 CHESS: SportRules[ChessState, ChessConfig] = ChessSport()
 
 SPORTS: dict[str, SportRules[Any, Any]] = {sport.name: sport for sport in (TABLE_TENNIS, BACKGAMMON, CHESS)}
+# the sport whose rounds come from the pairing program's report file, its teams playing boards (there is one)
+(PAIRED_SPORT,) = (name for name, sport in SPORTS.items() if sport.paired_rounds)
 # each sport's own report classes (not their subclasses): the sport that encodes it, first one named first
 _REPORT_TO_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {}
 for _sport in SPORTS.values():

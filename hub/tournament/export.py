@@ -19,10 +19,10 @@ from pathlib import Path
 from hub.hall.live import replay_match
 from hub.log.eventlog import LOG_FILE, Snapshot, read_only, unpack_snapshot
 from hub.matches import MatchState
-from hub.rules.registry import SPORTS
+from hub.rules.registry import PAIRED_SPORT, SPORTS
 from hub.tournament.hallresults import GameLine, round_results
 from hub.tournament.model import Colour, TextEncoding, Tournament
-from hub.tournament.plan import PAIRED_SPORT, PAIRED_SPORTS, sport_names
+from hub.tournament.plan import PAIRED_SPORTS, sport_names
 from hub.tournament.trf import load_trf, write_round
 from hub.venue import Venue
 

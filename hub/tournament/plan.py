@@ -18,14 +18,13 @@ from fractions import Fraction
 from pathlib import Path
 
 from hub.matches.naming import sport_name
-from hub.rules.registry import SPORTS
+from hub.rules.registry import PAIRED_SPORT, SPORTS
 from hub.venue import Venue
 from hub.venue.matches import read_terms
 from hub.venue.write import TomlValue, append_to_venue, toml_value
 
 # the sports whose rounds come from the pairing program's report file (.trf)
 PAIRED_SPORTS = tuple(name for name, sport in SPORTS.items() if sport.paired_rounds)
-(PAIRED_SPORT,) = PAIRED_SPORTS  # one: a report file's games are that sport's
 
 
 def check_time_control(text: str) -> str | None:

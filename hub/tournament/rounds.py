@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from hub.rules.registry import PAIRED_SPORT
 from hub.tournament.controls import read_time_control
 from hub.tournament.draw import plan_csv_draw
 from hub.tournament.model import Colour, Entry, Outcome, Player, Team, Tournament
 from hub.tournament.plan import (
-    PAIRED_SPORT,
     Bye,
     Forfeit,
     PlannedMatch,

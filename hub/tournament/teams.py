@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from hub.matches import MatchState, MatchStatus
-from hub.rules.registry import SPORTS
+from hub.rules.registry import PAIRED_SPORT, SPORTS
 from hub.tournament.model import GAME_OUTCOMES
 from hub.tournament.results import match_points as match_points_of
 from hub.venue import CHESS_BOARD_CATEGORIES, TeamMatchConfig
@@ -129,6 +129,7 @@ def team_match_view(config: TeamMatchConfig, games: list[MatchState]) -> dict[st
     return {
         "kind": "team_match",
         "id": config.id,
+        "sport": PAIRED_SPORT,  # its games' sport
         "round": config.round,
         "teams": list(config.teams),
         "boards": boards,

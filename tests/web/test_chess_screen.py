@@ -353,7 +353,7 @@ def team_view(results: list[str | None] = RESULTS, official: bool = False) -> di
     if complete:
         match_points = [2, 0] if score[0] > score[1] else [0, 2] if score[1] > score[0] else [1, 1]
     return {
-        "kind": "team_match", "id": "TM-R1", "round": 1, "teams": ["Ankara SK", "İzmir Satranç"], "boards": boards,
+        "kind": "team_match", "id": "TM-R1", "sport": "chess", "round": 1, "teams": ["Ankara SK", "İzmir Satranç"], "boards": boards,
         "score": [int(s) if s == int(s) else s for s in score], "decided": decided, "complete": complete,
         "match_points": match_points, "official": official and complete,
     }  # fmt: skip

@@ -1,7 +1,8 @@
-// The game's referee view: on a chess game's page, a referee signed in on the console in this tab (the token the
+// A chess game's referee view: on the game's page, a referee signed in on the console in this tab (the token the
 // console keeps for the session) gets a button for a result the board cannot see (resignation, agreement,
 // forfeit, an arbiter's decision). It sends `POST /api/matches/{id}/actions`, which the hub checks again and
 // refuses with its reason; spectators, who hold no token, never see the button.
+import { CHESS_CONSOLE_TEXTS } from "./chess-texts.js";
 import { CONSOLE_TEXTS } from "./i18n.js";
 import { el } from "./page.js";
 
@@ -24,13 +25,13 @@ export function renderRefereeResult(bar, match, lang) {
     button.addEventListener("click", () => openDialog());
     bar.prepend(button);
   }
-  button.textContent = CONSOLE_TEXTS[lang].actions.result;
+  button.textContent = CHESS_CONSOLE_TEXTS[lang].actions.result;
   button.hidden = false;
 }
 
 function openDialog() {
   const { match, lang } = shown;
-  const t = CONSOLE_TEXTS[lang];
+  const t = { ...CONSOLE_TEXTS[lang], ...CHESS_CONSOLE_TEXTS[lang] };
   const names = match.players || ["", ""];
   const label = { "1-0": `1–0 (${names[0]})`, "0-1": `0–1 (${names[1]})`, "1/2-1/2": "½–½" };
   const error = el("p", { class: "game-result-error", role: "alert", hidden: true });
