@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, TextIO
@@ -16,7 +16,7 @@ from hub.rules.backgammon.model import START
 from hub.rules.backgammon.state import BackgammonState, Tick
 from hub.rules.base import Outcome
 from hub.rules.clockwords import time_control_words
-from hub.rules.sport import FieldFail, MatchTerms, SportDefaults, VenueSoFar
+from hub.rules.sport import MatchTerms, SportDefaults
 
 
 def _mat(state: BackgammonState, players: tuple[str, ...]) -> str:
@@ -47,13 +47,7 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     )
     appeal_rule = ("Backgammon Tournament Rules §10", "Tavla Turnuva Kuralları §10")
     articles = MappingProxyType(ARTICLES)
-
-    def read_match(
-        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue_so_far: VenueSoFar
-    ) -> dict[str, Any]:
-        """The entry's terms of this sport, checked (`venue.read_match`)."""
-        return venue.read_match(entry, doubles, fail, venue_so_far)
-
+    read_match = staticmethod(venue.read_match)  # its `[[matches]]` terms, checked
     unstated_time_control = UNSTATED_TIME_CONTROL
 
     def time_control_words(self, info: MatchTerms) -> Words | None:

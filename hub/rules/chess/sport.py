@@ -16,7 +16,7 @@ from hub.rules.chess.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.timecontrol import parse_time_control
 from hub.rules.clockwords import time_control_words
-from hub.rules.sport import CheckOption, FieldFail, GameRecords, MatchTerms, SportDefaults, VenueSoFar
+from hub.rules.sport import CheckOption, GameRecords, MatchTerms, SportDefaults
 
 
 def _pgn(state: ChessState, players: tuple[str, ...]) -> str:
@@ -64,13 +64,7 @@ class ChessSport(SportDefaults[ChessState]):
     checks_json_lines = False  # `boardcast check chess` reads a DGT capture
     paired_rounds = True  # rounds from the pairing program's report file (TRF), team matches on boards
     articles = MappingProxyType(ARTICLES)
-
-    def read_match(
-        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue_so_far: VenueSoFar
-    ) -> dict[str, Any]:
-        """The entry's terms of this sport, checked (`venue.read_match`)."""
-        return venue.read_match(entry, doubles, fail, venue_so_far)
-
+    read_match = staticmethod(venue.read_match)  # its `[[matches]]` terms, checked
     unstated_time_control = UNSTATED_TIME_CONTROL
     records = GameRecords("application/x-chess-pgn; charset=utf-8", _game_record, _round_record)
     separate_clock = True  # a board without a clock of its own beside a Boardcast Wire clock

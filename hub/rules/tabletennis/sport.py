@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any, TextIO
 
 from devices.observations import DeviceEvent, DeviceFamily, ScoreboardState
 from hub.rules.base import Outcome
-from hub.rules.sport import FieldFail, MatchTerms, SportDefaults, VenueSoFar
+from hub.rules.sport import MatchTerms, SportDefaults
 from hub.rules.tabletennis import codec, export, model, reducer, venue, views
 from hub.rules.tabletennis.articles import ARTICLES
 from hub.rules.tabletennis.model import TableTennisConfig, TableTennisState
@@ -45,12 +45,7 @@ class TableTennisSport(SportDefaults[TableTennisState]):
         "salonun itiraz kuralı, Tavla Turnuva Kuralları §10 gibi; ITTF Yönetmelikleri 3.3.4 süre belirtmez",
     )
     articles = MappingProxyType(ARTICLES)
-
-    def read_match(
-        self, entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue_so_far: VenueSoFar
-    ) -> dict[str, Any]:
-        """The entry's terms of this sport, checked (`venue.read_match`)."""
-        return venue.read_match(entry, doubles, fail, venue_so_far)
+    read_match = staticmethod(venue.read_match)  # its `[[matches]]` terms, checked
 
     def round_scores(self, state: TableTennisState) -> tuple[Sequence[float], tuple[Sequence[float], ...]]:
         """Games won, and each game's points (`model.match_result`)."""
