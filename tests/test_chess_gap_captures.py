@@ -17,7 +17,7 @@ import pytest
 
 from devices.dgt.codec import DgtCodec, DgtError, MessageId, board_dump_from_fen, encode_message
 from devices.dgt.messages import BoardDump, FieldUpdate
-from hub.rules.chess.board import _gap_reading
+from hub.rules.chess.board import gap_reading
 from hub.rules.chess.model import Game, Kind
 from tests.test_check_chess import capture_1_moves, johan_moves
 from tests.test_chess_orientation import turned_stream
@@ -65,7 +65,7 @@ def gapped(name: str, plies: int, *, unique: bool) -> tuple[list[bytes], int]:
     places = positions(moves)
     stream = messages(name)
     for first in range(6, len(moves) - plies - 1):
-        reading = _gap_reading(Game.replay(moves[:first]), places[first + plies])
+        reading = gap_reading(Game.replay(moves[:first]), places[first + plies])
         if (reading is not None and reading.kind is Kind.MOVE and len(reading.moves) == plies) != unique:
             continue
         start = next(i for i, (_, shown) in enumerate(stream) if shown == places[first])

@@ -95,14 +95,14 @@ def test_a_gap_with_a_running_clock_claims_no_move_without_a_press() -> None:
 
 
 def test_the_search_is_memoised_per_game_position_and_skips_a_piece_in_the_hand() -> None:
-    from hub.rules.chess.board import _gap_reading
+    from hub.rules.chess.board import gap_reading
     from hub.rules.chess.model import Game
 
     game = Game.replay(["e2e4"])
     ahead = placement("e2e4", "d7d5", "e4d5", "d8d5", "b1c3")
-    first = _gap_reading(game, ahead)  # four plies: 1...d5 2.exd5 Qxd5 3.Nc3, the only order
+    first = gap_reading(game, ahead)  # four plies: 1...d5 2.exd5 Qxd5 3.Nc3, the only order
     assert first is not None and [m.uci() for m in first.moves] == ["d7d5", "e4d5", "d8d5", "b1c3"]
-    assert _gap_reading(game, ahead) is first  # memoised
+    assert gap_reading(game, ahead) is first  # memoised
     lifted = chess.BaseBoard(placement("e2e4"))
     lifted.remove_piece_at(chess.G8)
-    assert _gap_reading(game, lifted.board_fen()) is None  # a knight in the hand: no search at all
+    assert gap_reading(game, lifted.board_fen()) is None  # a knight in the hand: no search at all

@@ -32,18 +32,18 @@ from devices.transports.base import Opener
 from devices.transports.ble.errors import (
     BleDeviceNotFound,
     BleUnavailable,
-    _connect_failure,
     _DeviceGone,
     bluetooth_unavailable_reason,
+    connect_failure,
 )
 from devices.transports.ble.gatt import (
     _NOT_WIRE,
     NusCharacteristics,
-    _missing_service,
-    _nus_profile,
     _Profile,
     find_notify_characteristic,
     find_write_characteristic,
+    missing_service,
+    nus_profile,
 )
 from devices.transports.ble.link import _DISCONNECT_TIMEOUT, BleLink, BleValueLink
 from devices.transports.ble.scan import _SCANNER_START_TIMEOUT, _Adapter
@@ -146,7 +146,7 @@ class BleConnector:
 
     async def open(self, url: str) -> BleLink:
         """Connect to a NUS device and subscribe once; raise BleUnavailable (an OSError) if it cannot."""
-        link = await self._open(url, BleLink, _nus_profile, _NOT_WIRE)
+        link = await self._open(url, BleLink, nus_profile, _NOT_WIRE)
         assert isinstance(link, BleLink)
         return link
 
@@ -160,7 +160,7 @@ class BleConnector:
         def profile(services: BleakGATTServiceCollection) -> tuple[BleakGATTCharacteristic, None]:
             return find_notify_characteristic(services, service, prefer=prefer), None
 
-        link = await self._open(url, BleValueLink, profile, _missing_service(service))
+        link = await self._open(url, BleValueLink, profile, missing_service(service))
         assert isinstance(link, BleValueLink)
         return link
 
@@ -183,7 +183,7 @@ class BleConnector:
             # NusCharacteristics is just the notify/write pair; only its write half is used for writes.
             return notify, NusCharacteristics(notify[0], find_write_characteristic(collection, write_service))
 
-        missing = _missing_service(", ".join(services))
+        missing = missing_service(", ".join(services))
         link = await self._open(url, BleValueLink, profile, missing, learn_mtu=True)
         assert isinstance(link, BleValueLink)
         return link
@@ -224,7 +224,7 @@ class BleConnector:
                         f"BLE cihazı {target.address}: {turkish}",
                     ) from exc
                 if isinstance(exc, BleakError | TimeoutError | EOFError):
-                    raise _connect_failure(url, target, adapter, exc) from exc
+                    raise connect_failure(url, target, adapter, exc) from exc
                 raise
             link._attach(client, chars)
             self._links.add(link)
@@ -284,7 +284,7 @@ class BleConnector:
                     **extra,
                 )
         except (BleakError, TimeoutError, EOFError, BrokenPipeError, _DeviceGone) as exc:
-            raise _connect_failure(url, target, adapter, exc) from exc
+            raise connect_failure(url, target, adapter, exc) from exc
 
     def _try_spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
         """Run coroutine as a task of the connector's group; None (and not run) once the connector stopped."""

@@ -43,7 +43,7 @@ def bluetooth_unavailable_reason(exc: BaseException) -> str:
     return " ".join(reason.split())
 
 
-def _connect_failure(url: str, target: BleTarget, adapter: _Adapter, exc: BaseException) -> BleUnavailable:
+def connect_failure(url: str, target: BleTarget, adapter: _Adapter, exc: BaseException) -> BleUnavailable:
     address = target.address
     detail = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, BleakOutOfConnectionSlotsError):

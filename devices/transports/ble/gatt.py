@@ -90,13 +90,13 @@ _NOT_WIRE = (
 )
 
 
-def _missing_service(service: str) -> tuple[str, str]:
+def missing_service(service: str) -> tuple[str, str]:
     return (
         f"is it the right kind of device for this URL's protocol (service {service})?",
         f"{service} hizmeti veya bildirim özelliği eksik; bu URL'deki protokole uygun cihaz mı?",
     )
 
 
-def _nus_profile(services: BleakGATTServiceCollection) -> tuple[BleakGATTCharacteristic, NusCharacteristics]:
+def nus_profile(services: BleakGATTServiceCollection) -> tuple[BleakGATTCharacteristic, NusCharacteristics]:
     chars = find_nus_characteristics(services)
     return chars.notify, chars

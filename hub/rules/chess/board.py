@@ -22,7 +22,7 @@ from hub.rules.chess.model import (
 _SYNC = Reading(Kind.SYNC)
 
 
-def _signal_of(shown: str, magic: tuple[str, ...]) -> tuple[str | None, tuple[str, ...], str]:
+def signal_of(shown: str, magic: tuple[str, ...]) -> tuple[str | None, tuple[str, ...], str]:
     """The result a board signals (kings in the centre, or an e-board's result pieces), with the squares."""
     if magic:
         kinds = {entry.partition("=")[2] for entry in magic}
@@ -116,7 +116,7 @@ def _diff(a: chess.BaseBoard, b: chess.BaseBoard) -> int:
     )
 
 
-def _classify(game: Game, shown: str) -> Reading:
+def classify(game: Game, shown: str) -> Reading:
     """What `shown` means against the game (memoised per game position)."""
     found = game.memo.get(shown)
     if found is not None:
@@ -229,9 +229,9 @@ def _two_plies(
     return tuple(found)
 
 
-def _gap_reading(game: Game, shown: str) -> Reading | None:
+def gap_reading(game: Game, shown: str) -> Reading | None:
     """A board the game does not explain in one or two plies, read as three to GAP_PLIES plies ahead (memoised
-    per game position beside `_classify`; asked only of a settled board; a piece held in the hand is ruled out at once, and the search costs
+    per game position beside `classify`; asked only of a settled board; a piece held in the hand is ruled out at once, and the search costs
     up to GAP_BUDGET plies tried)."""
     key = "gap " + shown
     found = game.memo.get(key)

@@ -20,21 +20,21 @@ from hub.rules.chess.model import (
     ChessState,
     ClockReading,
     Out,
-    _colour_name,
-    _colour_of,
-    _hms,
-    _moves_by,
-    _owner,
     _who,
+    colour_name,
+    colour_of,
+    hms,
+    moves_by,
+    owner,
 )
-from hub.rules.chess.moves import _complete, _settle, pressed_before_join
+from hub.rules.chess.moves import _complete, pressed_before_join, settle
 from hub.rules.chess.timecontrol import time_control_text
 from hub.rules.clockwords import seconds_text
 
 RAN_ON_SLACK_MS = 500  # the link's delay on top of two display steps, when times are summed over a gap
 
 
-def _reading_of(report: ChessClockState, at: float) -> ClockReading | None:
+def reading_of(report: ChessClockState, at: float) -> ClockReading | None:
     """The report as a reading, or None when its fields are not two times and two pairs of flags."""
     try:
         return ClockReading(
@@ -49,10 +49,10 @@ def _reading_of(report: ChessClockState, at: float) -> ClockReading | None:
         return None
 
 
-def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> ChessState:
+def on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> ChessState:
     """A clock's press event `{"side": 0|1, "remaining_ms": [a, b]}`; other events change nothing."""
     if event.kind != "press":
-        return _settle(state, at, out)
+        return settle(state, at, out)
     side = event.data.get("side")
     remaining = event.data.get("remaining_ms")
     if side not in (0, 1) or isinstance(side, bool):
@@ -63,7 +63,7 @@ def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> Che
             f"Saat basma olayında taraf (0 ya da 1) yok: {event.data!r}; saklandı ve atlandı.",
             data=dict(event.data),
         )
-        return _settle(state, at, out)
+        return settle(state, at, out)
     prev = state.clock
     if (
         isinstance(remaining, list | tuple)
@@ -74,7 +74,7 @@ def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> Che
     elif prev is not None:
         times = prev.remaining_ms
     else:
-        return _settle(state, at, out)  # a press with no time at all: nothing to judge yet
+        return settle(state, at, out)  # a press with no time at all: nothing to judge yet
     reading = ClockReading(
         times,
         1 - side,
@@ -83,17 +83,17 @@ def _on_event(state: ChessState, event: DeviceEvent, at: float, out: Out) -> Che
         prev.period_flags if prev else (False, False),
         prev.resolution_ms if prev else 1000,
     )
-    return _on_clock(state, reading, at, out, press_side=side)
+    return on_clock(state, reading, at, out, press_side=side)
 
 
-def _on_clock(
+def on_clock(
     state: ChessState, reading: ClockReading, at: float, out: Out, *, press_side: int | None = None
 ) -> ChessState:
     if state.result is not None:
         # The game is over: its clock times are the final ones. What the clock shows afterwards (reset for
         # the next game, left running) is in the log as the device reported it, never applied to the game.
-        return _settle(state, at, out)
-    state = _settle(state, at, out)
+        return settle(state, at, out)
+    state = settle(state, at, out)
     if reading.running not in (None, 0, 1) or min(reading.remaining_ms) < 0 or reading.resolution_ms <= 0:
         out.anomaly(
             "chess.bad_event",
@@ -172,7 +172,7 @@ def _caught_up(state: ChessState, reading: ClockReading, at: float, out: Out) ->
     this one are not judged (it did not see them); a flag shown is still a flag, and what follows is judged
     from this reading."""
     prev = state.clock
-    shown = f"{_hms(reading.remaining_ms[0])} – {_hms(reading.remaining_ms[1])}"
+    shown = f"{hms(reading.remaining_ms[0])} – {hms(reading.remaining_ms[1])}"
     out.fact(
         "joined",
         message_en=f"Joined the clock at {shown} (left – right).",
@@ -253,10 +253,10 @@ def _check_start(state: ChessState, reading: ClockReading, out: Out) -> ChessSta
     if wrong:
         text = time_control_text(state.control)
         shown_text = ", ".join(
-            f"{SIDE_NAMES[s]}{_owner(state, s)} {_hms(reading.remaining_ms[s])}" for s in wrong
+            f"{SIDE_NAMES[s]}{owner(state, s)} {hms(reading.remaining_ms[s])}" for s in wrong
         )
-        shown_tr = ", ".join(f"{SIDE_TR[s]}{_owner(state, s)} {_hms(reading.remaining_ms[s])}" for s in wrong)
-        expected = " or ".join(_hms(a) for a in sorted(allowed))
+        shown_tr = ", ".join(f"{SIDE_TR[s]}{owner(state, s)} {hms(reading.remaining_ms[s])}" for s in wrong)
+        expected = " or ".join(hms(a) for a in sorted(allowed))
         out.anomaly(
             "chess.clock_setting",
             Severity.WARNING,
@@ -286,11 +286,11 @@ def _periods(
         if state.result is not None:
             continue
         index = state.periods_added[side]
-        colour = _colour_of(state, side)
+        colour = colour_of(state, side)
         control = state.control
         if control is not None:
             need = clk.moves_to_complete(control, index)
-            made = _moves_by(state, colour)
+            made = moves_by(state, colour)
             if need is None or made < need:
                 state = _flag_fall(
                     state,
@@ -326,12 +326,12 @@ def _time_increases(
             out.anomaly(
                 "chess.time_increased",
                 Severity.WARNING,
-                f"The {SIDE_NAMES[side]} clock{_owner(state, side)} went up from {_hms(before)} to {_hms(after)} with no press or new "
+                f"The {SIDE_NAMES[side]} clock{owner(state, side)} went up from {hms(before)} to {hms(after)} with no press or new "
                 f"period; check that the times were set on purpose.",
-                f"{SIDE_TR[side].capitalize()} saat{_owner(state, side)}, basma ya da yeni dönem olmadan {_hms(before)}'den "
-                f"{_hms(after)}'e çıktı; sürelerin bilerek ayarlandığını kontrol edin.",
+                f"{SIDE_TR[side].capitalize()} saat{owner(state, side)}, basma ya da yeni dönem olmadan {hms(before)}'den "
+                f"{hms(after)}'e çıktı; sürelerin bilerek ayarlandığını kontrol edin.",
                 side=SIDE_NAMES[side],
-                colour=_colour_name(state, side),
+                colour=colour_name(state, side),
                 before_ms=before,
                 after_ms=after,
                 ply=len(state.moves),
@@ -344,7 +344,7 @@ def _press(
     """`side` pressed: the board is read at once, the press completes the last ply, and it is judged."""
     entry = (at, side, reading.remaining_ms[side])
     state = replace(state, early_presses=(*state.early_presses[-(EARLY_PRESSES - 1) :], entry))
-    state = _settle(state, at, out, press=True)
+    state = settle(state, at, out, press=True)
     if state.unpressed >= 1 and state.early_presses:
         state = _complete(replace(state, early_presses=state.early_presses[1:]), state.early_presses[0], out)
     completed = entry not in state.early_presses
@@ -353,7 +353,7 @@ def _press(
     out.fact(
         "press",
         side=SIDE_NAMES[side],
-        colour=_colour_name(state, side),
+        colour=colour_name(state, side),
         ply=len(state.moves),
         clock_ms=reading.remaining_ms[side],
         completes=state.moves[-1].uci if completed and state.moves else None,
@@ -413,7 +413,7 @@ def _judge_press(
     shown = after / 1000
     if low - 1e-6 <= shown <= high + 1e-6:
         return state
-    colour = _colour_of(state, side)
+    colour = colour_of(state, side)
     counted = _period_at_count(state, side, colour, window, after, out)
     if counted is not None:
         return counted
@@ -426,16 +426,16 @@ def _judge_press(
     missing = shown < low and gives_time and gain <= reading.resolution_ms
     code = "chess.increment_missing" if missing else "chess.increment_wrong"
     if missing:
-        en = f"The {SIDE_NAMES[side]} clock{_owner(state, side)} got no {what_en} at the press: {_hms(before)} became {_hms(after)}."
-        tr = f"{SIDE_TR[side].capitalize()} saate{_owner(state, side)} basınca {what_tr} eklenmedi: {_hms(before)} → {_hms(after)}."
+        en = f"The {SIDE_NAMES[side]} clock{owner(state, side)} got no {what_en} at the press: {hms(before)} became {hms(after)}."
+        tr = f"{SIDE_TR[side].capitalize()} saate{owner(state, side)} basınca {what_tr} eklenmedi: {hms(before)} → {hms(after)}."
     else:
         en = (
-            f"The {SIDE_NAMES[side]} clock{_owner(state, side)} shows {_hms(after)} after the press, expected "
-            f"{_hms(expected_low)}-{_hms(expected_high)} ({what_en}, from {_hms(before)})."
+            f"The {SIDE_NAMES[side]} clock{owner(state, side)} shows {hms(after)} after the press, expected "
+            f"{hms(expected_low)}-{hms(expected_high)} ({what_en}, from {hms(before)})."
         )
         tr = (
-            f"{SIDE_TR[side].capitalize()} saat{_owner(state, side)} basıştan sonra {_hms(after)} gösteriyor, beklenen "
-            f"{_hms(expected_low)}-{_hms(expected_high)} ({what_tr}, {_hms(before)}'den)."
+            f"{SIDE_TR[side].capitalize()} saat{owner(state, side)} basıştan sonra {hms(after)} gösteriyor, beklenen "
+            f"{hms(expected_low)}-{hms(expected_high)} ({what_tr}, {hms(before)}'den)."
         )
     out.anomaly(
         code,
@@ -470,7 +470,7 @@ def _period_at_count(
     low, high = window
     shown = after / 1000
     need = clk.moves_to_complete(control, index)
-    if need is not None and index + 1 < len(control.periods) and _moves_by(state, colour) >= need:
+    if need is not None and index + 1 < len(control.periods) and moves_by(state, colour) >= need:
         extra = control.periods[index + 1].time_s
         if low + extra - 1e-6 <= shown <= high + extra + 1e-6:  # a clock that adds the period at the count
             added = list(state.periods_added)
@@ -515,7 +515,7 @@ def _flag_fall(
 ) -> ChessState:
     """`side`'s time is up: the opponent wins, or it is a draw when the opponent cannot mate (FIDE 6.9)."""
     board = state.game.board
-    colour = _colour_of(state, side)
+    colour = colour_of(state, side)
     if colour is None:
         colour = board.turn  # the clock runs for the player to move
     opponent = not colour
@@ -556,8 +556,8 @@ def _flag_fall(
     )
 
 
-def _on_tick(state: ChessState, at: float, out: Out) -> ChessState:
-    state = _settle(state, at, out)
+def on_tick(state: ChessState, at: float, out: Out) -> ChessState:
+    state = settle(state, at, out)
     reading = state.clock
     control = state.control
     if state.result is not None or reading is None or reading.running is None or control is None:

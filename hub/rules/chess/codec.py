@@ -30,8 +30,8 @@ from hub.rules.chess.model import (
     SetResult,
     TakeBack,
     Tick,
-    _colour_name,
-    _colour_times,
+    colour_name,
+    colour_times,
 )
 from hub.rules.chess.timecontrol import time_control_text
 from hub.rules.snapshot import StateCodec
@@ -83,12 +83,12 @@ def clock_view(state: ChessState) -> dict[str, Any] | None:
     reading = state.clock
     if reading is None:
         return None
-    white, black = _colour_times(state)
+    white, black = colour_times(state)
     running = reading.running
     return {
         "white_ms": white,
         "black_ms": black,
-        "running": None if running is None else _colour_name(state, running),
+        "running": None if running is None else colour_name(state, running),
         "as_of": reading.at,
         "white_side": None if state.white_side is None else SIDE_NAMES[state.white_side],
         "left_ms": reading.remaining_ms[0],

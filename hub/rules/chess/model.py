@@ -432,24 +432,24 @@ def _who(colour: chess.Color) -> str:
     return colour_mark(colour == chess.WHITE)
 
 
-def _owner(state: ChessState, side: int) -> str:
+def owner(state: ChessState, side: int) -> str:
     """A mark for " (Ayşe Yılmaz)" after a clock side whose player is known, else nothing."""
-    colour = _colour_of(state, side)
+    colour = colour_of(state, side)
     return "" if colour is None else f" ({colour_mark(colour == chess.WHITE, player_only=True)})"
 
 
-def _colour_of(state: ChessState, side: int) -> chess.Color | None:
+def colour_of(state: ChessState, side: int) -> chess.Color | None:
     if state.white_side is None:
         return None
     return chess.WHITE if side == state.white_side else chess.BLACK
 
 
-def _colour_name(state: ChessState, side: int) -> str | None:
-    colour = _colour_of(state, side)
+def colour_name(state: ChessState, side: int) -> str | None:
+    colour = colour_of(state, side)
     return None if colour is None else COLOUR_NAMES[colour]
 
 
-def _moves_by(state: ChessState, colour: chess.Color | None) -> int:
+def moves_by(state: ChessState, colour: chess.Color | None) -> int:
     """Moves made by `colour` (the player to move when the clock's sides are not known)."""
     plies = len(state.moves)
     if colour is None:
@@ -457,17 +457,17 @@ def _moves_by(state: ChessState, colour: chess.Color | None) -> int:
     return (plies + 1) // 2 if colour == chess.WHITE else plies // 2
 
 
-def _clock_running(state: ChessState) -> bool:
+def clock_running(state: ChessState) -> bool:
     return state.clock is not None and state.clock.running is not None
 
 
-def _colour_times(state: ChessState) -> tuple[int | None, int | None]:
+def colour_times(state: ChessState) -> tuple[int | None, int | None]:
     reading = state.clock
     if reading is None or state.white_side is None:
         return None, None
     return reading.remaining_ms[state.white_side], reading.remaining_ms[1 - state.white_side]
 
 
-def _hms(ms: float) -> str:
+def hms(ms: float) -> str:
     total = max(0, int(ms // 1000))
     return f"{total // 3600}:{total % 3600 // 60:02d}:{total % 60:02d}"

@@ -9,7 +9,7 @@ import chess
 
 from devices.observations import ChessBoardState
 from hub.rules.base import Severity
-from hub.rules.chess.board import _classify, _gap_reading, _signal_of
+from hub.rules.chess.board import classify, gap_reading, signal_of
 from hub.rules.chess.model import (
     CENTRE,
     COLOUR_NAMES,
@@ -22,16 +22,16 @@ from hub.rules.chess.model import (
     Out,
     PlayedMove,
     Reading,
-    _clock_running,
-    _colour_of,
-    _colour_times,
     _who,
+    clock_running,
+    colour_of,
+    colour_times,
 )
 from hub.rules.chess.orient import as_read, detect, turned_round
 
 
-def _on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -> ChessState:
-    state = _settle(state, at, out)
+def on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -> ChessState:
+    state = settle(state, at, out)
     state = detect(state, report, out)
     report = as_read(state, report)
     magic = tuple(report.magic)
@@ -42,13 +42,13 @@ def _on_board(state: ChessState, report: ChessBoardState, at: float, out: Out) -
     recent = (*state.recent[-(RECENT - 1) :], report.board_fen) if state.result is None else ()
     state = replace(state, shown=report.board_fen, shown_at=at, magic=magic, recent=recent)
     if state.result is None and report.board_fen == state.game.placement:
-        return _in_step(state, out, "the board was set back to the game position")
+        return in_step(state, out, "the board was set back to the game position")
     if state.out_since is None and state.result is None:
         state = replace(state, out_since=at)
     return state
 
 
-def _in_step(state: ChessState, out: Out, how: str) -> ChessState:
+def in_step(state: ChessState, out: Out, how: str) -> ChessState:
     """The board shows the game again: flags about it are resolved by the rules."""
     if state.illegal is not None:
         out.fact("anomaly_resolved", code="chess.illegal_move", how=how)
@@ -57,14 +57,14 @@ def _in_step(state: ChessState, out: Out, how: str) -> ChessState:
     return replace(state, illegal=None, mismatch_open=False, out_since=None)
 
 
-def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> ChessState:
+def settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> ChessState:
     """Decide what the board shows, if it has waited long enough (a press: at once)."""
     if state.shown_at is None:
         return state
     if state.result is not None:
         return _watch_after_end(state, at, out)
     if state.magic and (press or at - state.shown_at >= state.config.settle_s):
-        signal, squares, _ = _signal_of(state.shown, state.magic)
+        signal, squares, _ = signal_of(state.shown, state.magic)
         if signal is not None:  # an e-board's result piece: the players' result, like the kings in the centre
             return _result_signal(
                 state, Reading(Kind.SIGNAL, result=signal, squares=squares), at, out, "magic"
@@ -82,11 +82,11 @@ def _settle(state: ChessState, at: float, out: Out, *, press: bool = False) -> C
     if reading.kind is Kind.TAKEBACK and _set_up_again(state, reading):
         reading = Reading(Kind.UNKNOWN, squares=_differing(state.game.placement, state.shown))
     if reading.kind is Kind.UNKNOWN:  # a settled board a few plies ahead, after a gap (a reconnect)?
-        reading = _gap_reading(state.game, state.shown) or reading
+        reading = gap_reading(state.game, state.shown) or reading
     if reading.kind is Kind.UNKNOWN:  # or a board that lies the other way round, found only now?
         flipped = turned_round(state, out)
         if flipped is not None:
-            return _settle(flipped, at, out, press=press)  # once: the turned board reads as plies
+            return settle(flipped, at, out, press=press)  # once: the turned board reads as plies
     kind = reading.kind
     if kind is Kind.SIGNAL:
         if press or waited >= cfg.settle_s:
@@ -125,7 +125,7 @@ def _differing(game: str, shown: str) -> tuple[str, ...]:
 
 def _settled_reading(state: ChessState) -> tuple[Reading, bool]:
     """What the settled board means, given the presses; and whether it lags a press (`_scan_lag`)."""
-    reading = _classify(state.game, state.shown)
+    reading = classify(state.game, state.shown)
     lag = _scan_lag(state, reading)
     stale = reading.kind is Kind.CORRECTION and reading.rewind > state.unpressed and not lag
     if stale and state.last_running is not None:
@@ -226,7 +226,7 @@ def _accept(state: ChessState, reading: Reading, out: Out) -> ChessState:
         state = pressed_before_join(state, out)
     if state.shown == state.game.placement:
         how = "a legal move was made" if moves else "the board was set back to an earlier position"
-        state = _in_step(state, out, how)
+        state = in_step(state, out, how)
     return state
 
 
@@ -241,7 +241,7 @@ def pressed_before_join(state: ChessState, out: Out) -> ChessState:
         white = reading.running if to_move == chess.WHITE else 1 - reading.running
         out.fact("clock_sides", white_side=SIDE_NAMES[white], source="start")
         state = replace(state, white_side=white, sides_source="start")
-    if state.unpressed and _colour_of(state, reading.running) == to_move:
+    if state.unpressed and colour_of(state, reading.running) == to_move:
         state = replace(state, unpressed=0)
     return state
 
@@ -253,7 +253,7 @@ def _gap_presses(state: ChessState, plies: int) -> dict[int, tuple[float, int, i
     found: dict[int, tuple[float, int, int]] = {}
     ply = plies - 1
     for press in reversed(state.early_presses):
-        colour = _colour_of(state, press[1])
+        colour = colour_of(state, press[1])
         while ply >= 0 and colour is not None and (turn if ply % 2 == 0 else not turn) != colour:
             ply -= 1
         if ply < 0:
@@ -312,9 +312,9 @@ def _push(
         queue = queue[1:]
         unpressed = 0
     else:
-        if unpressed >= 1 and _clock_running(state) and state.moves:
+        if unpressed >= 1 and clock_running(state) and state.moves:
             _move_without_press(state, mover, out)
-        if _clock_running(state):  # with the clock stopped (or not yet started) no press is owed
+        if clock_running(state):  # with the clock stopped (or not yet started) no press is owed
             unpressed += 1
     played = PlayedMove(move.uci(), san, at, clock_ms, illegal)
     state = replace(
@@ -328,7 +328,7 @@ def _push(
     )
     if press_side is not None:
         state = _check_sides(state, press_side, out)
-    white_ms, black_ms = _colour_times(state)
+    white_ms, black_ms = colour_times(state)
     out.fact(
         "move",
         ply=len(state.moves),
@@ -439,7 +439,7 @@ def _watch_after_end(state: ChessState, at: float, out: Out) -> ChessState:
     """After the result only a result signal means something: reported once per signal."""
     if state.shown_at is None or at - state.shown_at < state.config.settle_s:
         return state
-    signal, squares, source = _signal_of(state.shown, state.magic)
+    signal, squares, source = signal_of(state.shown, state.magic)
     if signal == state.signal:
         return state
     if signal is not None:

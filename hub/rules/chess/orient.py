@@ -15,7 +15,7 @@ import chess
 
 from devices.observations import ChessBoardState
 from hub.rules.base import Severity
-from hub.rules.chess.board import _classify, _diff, _gap_reading, _placement
+from hub.rules.chess.board import _diff, _placement, classify, gap_reading
 from hub.rules.chess.model import GAP_PLIES, ORIENTATIONS, ChessState, Kind, Orientation, Out
 
 
@@ -82,7 +82,7 @@ def turned_round(state: ChessState, out: Out) -> ChessState | None:
     # a few plies change a few squares (four plies at most 16); the wrong way round nearly all differ
     if target is None or chess.popcount(_diff(state.game.board, target)) > 4 * GAP_PLIES:
         return None
-    if _classify(state.game, turned).kind is not Kind.MOVE and _gap_reading(state.game, turned) is None:
+    if classify(state.game, turned).kind is not Kind.MOVE and gap_reading(state.game, turned) is None:
         return None
     return _set(state, not state.rotated, "auto", out)
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from devices.observations import ChessBoardState, ChessClockState, DeviceEvent
 from hub.rules.base import Outcome, Severity
-from hub.rules.chess.clock import _on_clock, _on_event, _on_tick, _reading_of
+from hub.rules.chess.clock import on_clock, on_event, on_tick, reading_of
 from hub.rules.chess.model import (
     ChessState,
     ClockSides,
@@ -18,9 +18,9 @@ from hub.rules.chess.model import (
     TakeBack,
     Tick,
 )
-from hub.rules.chess.moves import _in_step, _on_board, _settle
+from hub.rules.chess.moves import in_step, on_board, settle
 from hub.rules.chess.orient import on_orientation
-from hub.rules.chess.referee import _on_clock_sides, _on_keep_illegal, _on_set_result, _on_take_back
+from hub.rules.chess.referee import on_clock_sides, on_keep_illegal, on_set_result, on_take_back
 
 
 def apply(state: ChessState, item: Input, at: float) -> Outcome[ChessState]:
@@ -28,9 +28,9 @@ def apply(state: ChessState, item: Input, at: float) -> Outcome[ChessState]:
     out = Out()
     before = state
     if isinstance(item, ChessBoardState):
-        state = _on_board(state, item, at, out)
+        state = on_board(state, item, at, out)
     elif isinstance(item, ChessClockState):
-        reading = _reading_of(item, at)
+        reading = reading_of(item, at)
         if reading is None:
             out.anomaly(
                 "chess.bad_event",
@@ -40,23 +40,23 @@ def apply(state: ChessState, item: Input, at: float) -> Outcome[ChessState]:
                 report=repr(item),
             )
         else:
-            state = _on_clock(state, reading, at, out)
+            state = on_clock(state, reading, at, out)
     elif isinstance(item, DeviceEvent):
-        state = _on_event(state, item, at, out)
+        state = on_event(state, item, at, out)
     elif isinstance(item, Tick):
-        state = _on_tick(state, at, out)
+        state = on_tick(state, at, out)
     elif isinstance(item, KeepIllegal):
-        state = _on_keep_illegal(_settle(state, at, out), at, out)
+        state = on_keep_illegal(settle(state, at, out), at, out)
     elif isinstance(item, SetResult):
-        state = _on_set_result(_settle(state, at, out), item, at, out)
+        state = on_set_result(settle(state, at, out), item, at, out)
     elif isinstance(item, TakeBack):
-        state = _on_take_back(_settle(state, at, out), item, at, out)
+        state = on_take_back(settle(state, at, out), item, at, out)
     elif isinstance(item, ClockSides):
-        state = _on_clock_sides(state, item, out)
+        state = on_clock_sides(state, item, out)
     elif isinstance(item, Orientation):
         state = on_orientation(state, item, at, out)
         if state.result is None and state.shown == state.game.placement:
-            state = _in_step(state, out, "the arbiter set which way round the board lies")
+            state = in_step(state, out, "the arbiter set which way round the board lies")
     else:
         out.anomaly(
             "chess.unknown_input",

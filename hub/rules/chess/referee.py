@@ -19,14 +19,14 @@ from hub.rules.chess.model import (
     SetResult,
     TakeBack,
 )
-from hub.rules.chess.moves import _in_step, _push, _rewind
+from hub.rules.chess.moves import _push, _rewind, in_step
 
 
 def _referee_problem(out: Out, en: str, tr: str, **data: Any) -> None:
     out.anomaly("chess.referee_input", Severity.WARNING, en, tr, **data)
 
 
-def _on_keep_illegal(state: ChessState, at: float, out: Out) -> ChessState:
+def on_keep_illegal(state: ChessState, at: float, out: Out) -> ChessState:
     flag = state.illegal
     if flag is None:
         _referee_problem(
@@ -47,7 +47,7 @@ def _on_keep_illegal(state: ChessState, at: float, out: Out) -> ChessState:
     return state
 
 
-def _on_set_result(state: ChessState, item: SetResult, at: float, out: Out) -> ChessState:
+def on_set_result(state: ChessState, item: SetResult, at: float, out: Out) -> ChessState:
     if item.result == "*":
         out.fact("reopened", previous=state.result, reason=item.reason)
         out_since = None if state.shown == state.game.placement else at
@@ -75,7 +75,7 @@ def _on_set_result(state: ChessState, item: SetResult, at: float, out: Out) -> C
     )
 
 
-def _on_take_back(state: ChessState, item: TakeBack, at: float, out: Out) -> ChessState:
+def on_take_back(state: ChessState, item: TakeBack, at: float, out: Out) -> ChessState:
     plies = item.plies
     if isinstance(plies, bool) or not isinstance(plies, int) or not 1 <= plies <= len(state.moves):
         _referee_problem(
@@ -92,12 +92,12 @@ def _on_take_back(state: ChessState, item: TakeBack, at: float, out: Out) -> Che
         state = replace(state, result=None, result_reason=None)
     state = replace(state, illegal=None, early_presses=())
     if state.shown == state.game.placement:
-        return _in_step(state, out, "the game was corrected")
+        return in_step(state, out, "the game was corrected")
     # The board still shows what the arbiter took back: it must not be read again until it changes.
     return replace(state, shown_at=None, out_since=None, mismatch_open=False)
 
 
-def _on_clock_sides(state: ChessState, item: ClockSides, out: Out) -> ChessState:
+def on_clock_sides(state: ChessState, item: ClockSides, out: Out) -> ChessState:
     if item.white not in SIDE_NAMES:
         _referee_problem(
             out,

@@ -128,7 +128,7 @@ class ChessSport(SportDefaults[ChessState]):
 
     def join(self, state: ChessState, report: Any, at: float) -> Outcome[ChessState]:
         """Fold the device's first report after the hub joined it: the clock's next reading is where the
-        clock stands (`clock._on_clock`), and the plies the board's next position shows were made while the
+        clock stands (`clock.on_clock`), and the plies the board's next position shows were made while the
         hub was away (`moves._accept`: read as a gap, up to the reconstruction's limit)."""
         return reducer.apply(replace(state, clock_joined=True, board_joined=True), report, at)
 

@@ -8,12 +8,12 @@ from hub.rules.base import Anomaly, Severity
 from hub.rules.names import side_mark
 
 
-def _fmt(pair: tuple[int, ...] | list[int]) -> str:
+def fmt(pair: tuple[int, ...] | list[int]) -> str:
     return f"{pair[0]}-{pair[1]}"
 
 
 def _scores(scores: tuple[tuple[int, int], ...]) -> str:
-    return ", ".join(_fmt(g) for g in scores) or "-"
+    return ", ".join(fmt(g) for g in scores) or "-"
 
 
 def _who(side: int) -> str:

@@ -259,7 +259,7 @@ class TableTennisState(msgspec.Struct, frozen=True, gc=False):
     def ends(self) -> str:
         """Which way round the sides stand now: "normal" is side 0 on the left."""
         changes, ends = self.ends_anchor
-        return ends if (_ends_changes(self) - changes) % 2 == 0 else _other_ends(ends)
+        return ends if (ends_changes(self) - changes) % 2 == 0 else _other_ends(ends)
 
 
 def initial(config: TableTennisConfig | int = 5) -> TableTennisState:
@@ -312,21 +312,21 @@ def _other_ends(ends: str) -> str:
     return "swapped" if ends == "normal" else "normal"
 
 
-def _is_last_game(state: TableTennisState) -> bool:
+def is_last_game(state: TableTennisState) -> bool:
     return state.game_number == state.best_of
 
 
-def _swap_point(ruleset: str) -> int:
+def swap_point(ruleset: str) -> int:
     """2.13.7: ends change in the last possible game when a side first reaches 5 (10 in a 21-point game)."""
     return 10 if ruleset == "legacy21" else 5
 
 
-def _ends_changes(state: TableTennisState) -> int:
+def ends_changes(state: TableTennisState) -> int:
     """Changes of ends so far in the match: one after each game, one at 5 in the last possible game."""
-    return state.game_number - 1 + (1 if _is_last_game(state) and state.swap_at is not None else 0)
+    return state.game_number - 1 + (1 if is_last_game(state) and state.swap_at is not None else 0)
 
 
-def _one_game_more(old: tuple[int, int], new: tuple[int, int]) -> bool:
+def one_game_more(old: tuple[int, int], new: tuple[int, int]) -> bool:
     return (new[0] - old[0], new[1] - old[1]) in ((1, 0), (0, 1))
 
 

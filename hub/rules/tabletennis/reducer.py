@@ -16,7 +16,7 @@ from msgspec.structs import replace
 from hub.rules.base import Outcome
 from hub.rules.names import player_mark
 from hub.rules.tabletennis.codec import to_input
-from hub.rules.tabletennis.messages import _anomaly, _fmt, _scores, _who
+from hub.rules.tabletennis.messages import _anomaly, _scores, _who, fmt
 from hub.rules.tabletennis.model import (
     DOUBLES_PLAYERS,
     ENDS,
@@ -30,12 +30,12 @@ from hub.rules.tabletennis.model import (
     TimeOut,
     UmpirePoint,
     UmpireUndo,
-    _ends_changes,
-    _one_game_more,
     _partner,
     _side,
+    ends_changes,
     game_over,
     match_result,
+    one_game_more,
 )
 from hub.rules.tabletennis.service import service
 from hub.rules.tabletennis.steps import _Steps
@@ -50,7 +50,7 @@ class _Fold(_Steps):
         if s.last_display is None and not s.points_log and d.ends in ENDS:  # the toss winner chose an end
             probe = replace(s, points=d.points, games=d.games)
             if probe.ends != d.ends:
-                self.s = s = replace(s, ends_anchor=(_ends_changes(probe), d.ends))
+                self.s = s = replace(s, ends_anchor=(ends_changes(probe), d.ends))
                 self.fact("ends", ends=d.ends, source="board")
         self.ensure_toss(d)
         s = self.s
@@ -64,7 +64,7 @@ class _Fold(_Steps):
             self._after_decision(d)
         elif d.games == s.games:
             self._same_game(d.points)
-        elif _one_game_more(s.games, d.games):
+        elif one_game_more(s.games, d.games):
             closing = 0 if d.games[0] > s.games[0] else 1
             if len(d.game_scores) == sum(d.games) and d.game_scores[-1] != s.points:
                 shown_final = d.game_scores[-1]  # the board's record of the game just closed
@@ -138,9 +138,9 @@ class _Fold(_Steps):
             self.flag(
                 _anomaly(
                     "tt.score_decrease",
-                    f"Game {s.game_number}: the score went down from {_fmt(base)} to {_fmt(shown)} "
+                    f"Game {s.game_number}: the score went down from {fmt(base)} to {fmt(shown)} "
                     f"with no correction.",
-                    f"{s.game_number}. oyun: skor düzeltme olmadan {_fmt(base)} iken {_fmt(shown)} oldu.",
+                    f"{s.game_number}. oyun: skor düzeltme olmadan {fmt(base)} iken {fmt(shown)} oldu.",
                     game=s.game_number,
                     **{"from": list(base), "to": list(shown)},
                 )
@@ -162,10 +162,10 @@ class _Fold(_Steps):
             self.flag(
                 _anomaly(
                     "tt.illegal_game_end",
-                    f"Game {s.game_number} was already won at {_fmt(self.s.points)}; the board then showed "
-                    f"{_fmt(target)}.",
-                    f"{s.game_number}. oyun {_fmt(self.s.points)} ile kazanılmıştı; tabela sonra "
-                    f"{_fmt(target)} gösterdi.",
+                    f"Game {s.game_number} was already won at {fmt(self.s.points)}; the board then showed "
+                    f"{fmt(target)}.",
+                    f"{s.game_number}. oyun {fmt(self.s.points)} ile kazanılmıştı; tabela sonra "
+                    f"{fmt(target)} gösterdi.",
                     game=s.game_number,
                     score=list(self.s.points),
                     shown=list(target),
@@ -175,9 +175,9 @@ class _Fold(_Steps):
             self.flag(
                 _anomaly(
                     "tt.score_jump",
-                    f"Game {s.game_number}: the score went from {_fmt(self.s.points)} to {_fmt(target)} "
+                    f"Game {s.game_number}: the score went from {fmt(self.s.points)} to {fmt(target)} "
                     f"in one report, not one rally.",
-                    f"{s.game_number}. oyun: skor tek raporda {_fmt(self.s.points)} iken {_fmt(target)} "
+                    f"{s.game_number}. oyun: skor tek raporda {fmt(self.s.points)} iken {fmt(target)} "
                     f"oldu; bu tek bir sayı değil.",
                     game=s.game_number,
                     **{"from": list(self.s.points), "to": list(target)},
@@ -207,8 +207,8 @@ class _Fold(_Steps):
         self.flag(
             _anomaly(
                 "tt.games_mismatch",
-                f"Games went from {_fmt(s.games)} to {_fmt(d.games)} in one report.",
-                f"Oyun skoru tek raporda {_fmt(s.games)} iken {_fmt(d.games)} oldu.",
+                f"Games went from {fmt(s.games)} to {fmt(d.games)} in one report.",
+                f"Oyun skoru tek raporda {fmt(s.games)} iken {fmt(d.games)} oldu.",
                 **{"from": list(s.games), "to": list(d.games)},
             )
         )
@@ -248,8 +248,8 @@ class _Fold(_Steps):
                     _anomaly(
                         "tt.games_mismatch",
                         f"The board's game history {_scores(d.game_scores)} does not match games "
-                        f"{_fmt(d.games)} and the games played ({_scores(ours)}).",
-                        f"Tabelanın oyun geçmişi {_scores(d.game_scores)}, {_fmt(d.games)} oyun skoru ve "
+                        f"{fmt(d.games)} and the games played ({_scores(ours)}).",
+                        f"Tabelanın oyun geçmişi {_scores(d.game_scores)}, {fmt(d.games)} oyun skoru ve "
                         f"oynanan oyunlarla ({_scores(ours)}) uyuşmuyor.",
                         shown=[list(g) for g in d.game_scores],
                         games=list(d.games),
@@ -294,9 +294,9 @@ class _Fold(_Steps):
                 self.flag(
                     _anomaly(
                         "tt.wrong_server",
-                        f"Game {s.game_number} at {_fmt(s.points)}: the board shows {shown} serving; "
+                        f"Game {s.game_number} at {fmt(s.points)}: the board shows {shown} serving; "
                         f"{due} should serve.",
-                        f"{s.game_number}. oyun {_fmt(s.points)}: tabela servisi {shown} gösteriyor; "
+                        f"{s.game_number}. oyun {fmt(s.points)}: tabela servisi {shown} gösteriyor; "
                         f"servis {due} oyuncusunda olmalı.",
                         game=s.game_number,
                         points=list(s.points),
@@ -309,14 +309,14 @@ class _Fold(_Steps):
         """The board's ends against the computed ends, flagged once per change of ends."""
         s = self.s
         if d.ends is not None and d.ends != s.ends:
-            changes = _ends_changes(s)
+            changes = ends_changes(s)
             if s.ends_flagged != changes:
                 self.flag(
                     _anomaly(
                         "tt.ends_not_changed",
-                        f"Game {s.game_number} at {_fmt(s.points)}: the board shows ends {d.ends}; "
+                        f"Game {s.game_number} at {fmt(s.points)}: the board shows ends {d.ends}; "
                         f"they should be {s.ends} (change after each game and at 5 in the last game).",
-                        f"{s.game_number}. oyun {_fmt(s.points)}: tabela tarafları {d.ends} gösteriyor; "
+                        f"{s.game_number}. oyun {fmt(s.points)}: tabela tarafları {d.ends} gösteriyor; "
                         f"{s.ends} olmalı (her oyundan sonra ve son oyunda 5'te taraf değişir).",
                         game=s.game_number,
                         points=list(s.points),
@@ -331,7 +331,7 @@ def _follows(s: TableTennisState, d: Display) -> bool:
     """A display that goes on from the score reached as play does: the same, or one rally more."""
     over = game_over(s.points, s.config.ruleset)
     if d.games != s.games:  # the next game begun, its first rally at most
-        return over and _one_game_more(s.games, d.games) and d.points in ((0, 0), (1, 0), (0, 1))
+        return over and one_game_more(s.games, d.games) and d.points in ((0, 0), (1, 0), (0, 1))
     delta = (d.points[0] - s.points[0], d.points[1] - s.points[1])
     return delta in ((0, 0), (1, 0), (0, 1)) and not over
 

@@ -8,13 +8,13 @@ from msgspec.structs import replace
 from hub.rules.tabletennis.model import DOUBLES_PLAYERS, TableTennisState, _partner, _side
 
 
-def _next_pair(pair: tuple[str, str]) -> tuple[str, str]:
+def next_pair(pair: tuple[str, str]) -> tuple[str, str]:
     """2.13.5: the previous receiver serves; the partner of the previous server receives."""
     server, receiver = pair
     return receiver, _partner(server)
 
 
-def _pair_at(state: TableTennisState, played: int) -> tuple[str, str] | None:
+def pair_at(state: TableTennisState, played: int) -> tuple[str, str] | None:
     """Server and receiver of the rally after `played` points of the current game (2.13, 2.15).
 
     Closed form of a walk through the game's rallies: from the game's order (or the last anchor reached),
@@ -81,7 +81,7 @@ _CYCLE_PLAYERS = ("A", "B", *DOUBLES_PLAYERS)
 def _cycle(pair: tuple[str, str]) -> tuple[tuple[str, str], ...]:
     cycle = [pair]
     for _ in range(3):
-        cycle.append(_next_pair(cycle[-1]))
+        cycle.append(next_pair(cycle[-1]))
     return tuple(cycle)
 
 
@@ -95,23 +95,23 @@ def _advance(pair: tuple[str, str], times: int) -> tuple[str, str]:
     if cycle is not None:
         return cycle[times % 4]
     for _ in range(times):
-        pair = _next_pair(pair)
+        pair = next_pair(pair)
     return pair
 
 
 def service(state: TableTennisState) -> tuple[str, str] | None:
     """The (server, receiver) players of the next rally, computed; None before the toss is known."""
-    return _pair_at(state, sum(state.points))
+    return pair_at(state, sum(state.points))
 
 
-def _expedite_allowed(state: TableTennisState) -> bool:
+def expedite_allowed(state: TableTennisState) -> bool:
     """2.15.2: not once 18 points are scored in the game (legacy rules: not once both have 19)."""
     if state.config.ruleset == "legacy21":
         return min(state.points) < 19
     return sum(state.points) < 18
 
 
-def _order_for_game(state: TableTennisState, game: int) -> tuple[str, str] | None:
+def order_for_game(state: TableTennisState, game: int) -> tuple[str, str] | None:
     """2.13.6: the toss order in odd games, reversed in even games."""
     if state.toss is None:
         return None
@@ -130,7 +130,7 @@ def _candidate_orders(state: TableTennisState) -> list[tuple[str, str]]:
     return orders
 
 
-def _fit_order(
+def fit_order(
     state: TableTennisState,
     server_side: int | None,
     server_player: str | None,
@@ -155,7 +155,7 @@ def _fit_order(
     return None
 
 
-def _pair_with_server(
+def pair_with_server(
     pair: tuple[str, str] | None, player: str | None, side: int, doubles: bool
 ) -> tuple[str, str] | None:
     """The pair of the current serve cycle whose server is the one given."""
@@ -167,5 +167,5 @@ def _pair_with_server(
             player is None and _side(candidate[0]) == side
         ):
             return candidate
-        candidate = _next_pair(candidate)
+        candidate = next_pair(candidate)
     return None

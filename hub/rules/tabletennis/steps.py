@@ -8,30 +8,30 @@ from typing import Any
 from msgspec.structs import replace
 
 from hub.rules.base import Anomaly, Fact
-from hub.rules.tabletennis.messages import _anomaly, _fmt, _who
+from hub.rules.tabletennis.messages import _anomaly, _who, fmt
 from hub.rules.tabletennis.model import (
     Card,
     Correction,
     Display,
     PointRecord,
     TableTennisState,
-    _ends_changes,
-    _is_last_game,
-    _one_game_more,
     _partner,
     _side,
-    _swap_point,
+    ends_changes,
     game_over,
     game_target,
+    is_last_game,
     match_result,
+    one_game_more,
+    swap_point,
 )
 from hub.rules.tabletennis.service import (
-    _expedite_allowed,
-    _fit_order,
-    _next_pair,
-    _order_for_game,
-    _pair_at,
-    _pair_with_server,
+    expedite_allowed,
+    fit_order,
+    next_pair,
+    order_for_game,
+    pair_at,
+    pair_with_server,
     service,
 )
 
@@ -68,15 +68,15 @@ class _Steps:
         probe = replace(s, toss=default, game_order=default)
         if display is not None:
             probe = replace(probe, points=display.points, games=display.games)
-            order = _fit_order(probe, display.server, display.server_player, prefer_first_receiver=True)
+            order = fit_order(probe, display.server, display.server_player, prefer_first_receiver=True)
             if order is not None:
                 toss = order if probe.game_number % 2 == 1 else (order[1], order[0])
                 self.s = replace(
-                    s, toss=toss, game_order=_order_for_game(replace(s, toss=toss), s.game_number)
+                    s, toss=toss, game_order=order_for_game(replace(s, toss=toss), s.game_number)
                 )
                 self.fact("toss", first_server=_side(toss[0]), **self._players(toss), source="board")
                 return
-        self.s = replace(s, toss=default, game_order=_order_for_game(replace(s, toss=default), s.game_number))
+        self.s = replace(s, toss=default, game_order=order_for_game(replace(s, toss=default), s.game_number))
         self.fact("toss", first_server=0, **self._players(default), source="assumed")
 
     def _players(self, pair: tuple[str, str]) -> dict[str, Any]:
@@ -128,7 +128,7 @@ class _Steps:
         s = self.s
         if game_over(before, s.config.ruleset):
             return  # the game was over already; whoever changed the score was flagged for it
-        if _is_last_game(s) and s.swap_at is None and max(s.points) >= _swap_point(s.config.ruleset):
+        if is_last_game(s) and s.swap_at is None and max(s.points) >= swap_point(s.config.ruleset):
             self.s = s = replace(s, swap_at=sum(s.points))
             self.fact("ends_change", game=s.game_number, points=list(s.points), ends=s.ends)
         if s.winner is None and game_over(s.points, s.config.ruleset):
@@ -159,7 +159,7 @@ class _Steps:
                 i -= 1
         before = s.points
         self.s = replace(s, points=points, points_log=tuple(log))
-        if max(points) < _swap_point(s.config.ruleset):
+        if max(points) < swap_point(s.config.ruleset):
             self.s = replace(self.s, swap_at=None)
         self.after_points(before)
 
@@ -189,9 +189,9 @@ class _Steps:
             self.flag(
                 _anomaly(
                     "tt.illegal_game_end",
-                    f"Game {s.game_number} was closed for {_who(closing_side)} at {_fmt(final)}, "
+                    f"Game {s.game_number} was closed for {_who(closing_side)} at {fmt(final)}, "
                     f"a score that does not win a game.",
-                    f"{s.game_number}. oyun {_fmt(final)} skorunda {_who(closing_side)} lehine kapatıldı; "
+                    f"{s.game_number}. oyun {fmt(final)} skorunda {_who(closing_side)} lehine kapatıldı; "
                     f"bu skor oyunu bitirmez.",
                     game=s.game_number,
                     score=list(final),
@@ -220,9 +220,9 @@ class _Steps:
             _anomaly(
                 "tt.match_overrun",
                 f"The match was already won by {_who(s.winner or 0)}; the board then showed "
-                f"{_fmt(d.points)} in games {_fmt(d.games)}.",
-                f"Maçı {_who(s.winner or 0)} zaten kazanmıştı; tabela sonra {_fmt(d.games)} oyunda "
-                f"{_fmt(d.points)} gösterdi.",
+                f"{fmt(d.points)} in games {fmt(d.games)}.",
+                f"Maçı {_who(s.winner or 0)} zaten kazanmıştı; tabela sonra {fmt(d.games)} oyunda "
+                f"{fmt(d.points)} gösterdi.",
                 winner=s.winner,
                 points=list(d.points),
                 games=list(d.games),
@@ -235,7 +235,7 @@ class _Steps:
         s = self.s
         if s.expedite or s.winner is not None or s.game_clock is None or s.expedite_due_game == s.game_number:
             return
-        if game_over(s.points, s.config.ruleset) or not _expedite_allowed(s):
+        if game_over(s.points, s.config.ruleset) or not expedite_allowed(s):
             return
         paused = s.paused
         if s.timeout_at is not None:
@@ -246,9 +246,9 @@ class _Steps:
             self.flag(
                 _anomaly(
                     "tt.expedite_due",
-                    f"Game {s.game_number} has been played for {played / 60:.1f} minutes at {_fmt(s.points)}; "
+                    f"Game {s.game_number} has been played for {played / 60:.1f} minutes at {fmt(s.points)}; "
                     f"the expedite system is due (2.15.1).",
-                    f"{s.game_number}. oyun {_fmt(s.points)} skorunda {played / 60:.1f} dakikadır oynanıyor; "
+                    f"{s.game_number}. oyun {fmt(s.points)} skorunda {played / 60:.1f} dakikadır oynanıyor; "
                     f"hızlandırma sistemi uygulanmalı (2.15.1).",
                     game=s.game_number,
                     points=list(s.points),
@@ -265,25 +265,25 @@ class _Steps:
         if s.expedite:
             return
         game, played = s.game_number, sum(s.points)
-        if not _expedite_allowed(s):
+        if not expedite_allowed(s):
             self.flag(
                 _anomaly(
                     "tt.expedite_not_allowed",
-                    f"Game {game}: the expedite system was introduced at {_fmt(s.points)}; it may not be "
+                    f"Game {game}: the expedite system was introduced at {fmt(s.points)}; it may not be "
                     f"introduced once 18 points have been scored (2.15.2).",
-                    f"{game}. oyun: hızlandırma sistemi {_fmt(s.points)} skorunda başlatıldı; 18 sayı "
+                    f"{game}. oyun: hızlandırma sistemi {fmt(s.points)} skorunda başlatıldı; 18 sayı "
                     f"oynandıktan sonra başlatılamaz (2.15.2).",
                     game=game,
                     points=list(s.points),
                 )
             )
-        in_play = _pair_at(s, played)  # the interrupted rally's server serves again
+        in_play = pair_at(s, played)  # the interrupted rally's server serves again
         if played == 0 or in_play is None:
             not_in_play = in_play
         else:  # the receiver of the previous rally serves
-            last = _pair_at(s, played - 1)
-            not_in_play = _next_pair(last) if last else None
-            if not_in_play and s.config.doubles and _is_last_game(s) and s.swap_at == played:
+            last = pair_at(s, played - 1)
+            not_in_play = next_pair(last) if last else None
+            if not_in_play and s.config.doubles and is_last_game(s) and s.swap_at == played:
                 not_in_play = (not_in_play[0], _partner(not_in_play[1]))
         chosen = not_in_play
         if ball_in_play is True:
@@ -405,8 +405,8 @@ class _Steps:
         self.flag(
             _anomaly(
                 "tt.match_overrun",
-                f"The match was already won by {_who(s.winner)} ({_fmt(won)}); {en} was entered after it.",
-                f"Maçı {_who(s.winner)} zaten kazanmıştı ({_fmt(won)}); ardından {tr} girildi.",
+                f"The match was already won by {_who(s.winner)} ({fmt(won)}); {en} was entered after it.",
+                f"Maçı {_who(s.winner)} zaten kazanmıştı ({fmt(won)}); ardından {tr} girildi.",
                 winner=s.winner,
                 games=list(won),
                 input=what,
@@ -449,7 +449,7 @@ class _Steps:
             paused=0.0,
             **more,
         )
-        self.s = replace(self.s, game_order=_order_for_game(self.s, self.s.game_number))
+        self.s = replace(self.s, game_order=order_for_game(self.s, self.s.game_number))
 
     def winner_by_games(self, games: tuple[int, int], scores: tuple[tuple[int, int], ...]) -> bool:
         """Declare the winner once `games` reach the games to win (with `scores` when they name every game);
@@ -469,8 +469,8 @@ class _Steps:
             self.flag(
                 _anomaly(
                     "tt.impossible_score",
-                    f"A correction to {_fmt(c.points)} in games {_fmt(c.games)} was not taken: {en}.",
-                    f"{_fmt(c.games)} oyunda {_fmt(c.points)} düzeltmesi alınmadı: {tr}.",
+                    f"A correction to {fmt(c.points)} in games {fmt(c.games)} was not taken: {en}.",
+                    f"{fmt(c.games)} oyunda {fmt(c.points)} düzeltmesi alınmadı: {tr}.",
                     points=list(c.points),
                     games=list(c.games),
                 )
@@ -478,7 +478,7 @@ class _Steps:
             return
         if c.games != s.games:
             scores = s.game_scores[: sum(c.games)]
-            if _one_game_more(s.games, c.games) and game_over(s.points, s.config.ruleset):
+            if one_game_more(s.games, c.games) and game_over(s.points, s.config.ruleset):
                 scores = (*s.game_scores, s.points)  # the game the board missed closing
             self.set_games(c.games, scores, carry=(0, 0), winner=None, final_scores=None)
         self.s = replace(self.s, unshown=(0, 0))
@@ -490,7 +490,7 @@ class _Steps:
             player = c.server if isinstance(c.server, str) and s.config.doubles else None
             pair = service(s)
             if pair is None or _side(pair[0]) != server_side or (player and pair[0] != player):
-                order = _fit_order(s, server_side, player)
+                order = fit_order(s, server_side, player)
                 if order is not None:
                     game = s.game_number
                     toss = order if game % 2 == 1 else (order[1], order[0])
@@ -499,11 +499,11 @@ class _Steps:
                     self.s = replace(s, game_order=order, toss=toss)
                 else:
                     wanted = player or ("AB"[server_side] if not s.config.doubles else None)
-                    anchor = _pair_with_server(pair, wanted, server_side, s.config.doubles)
+                    anchor = pair_with_server(pair, wanted, server_side, s.config.doubles)
                     if anchor is not None:
                         self.s = replace(s, order_anchor=(s.game_number, sum(s.points), anchor[0], anchor[1]))
         if c.ends is not None:
-            self.s = replace(self.s, ends_anchor=(_ends_changes(self.s), c.ends), ends_flagged=None)
+            self.s = replace(self.s, ends_anchor=(ends_changes(self.s), c.ends), ends_flagged=None)
         s = self.s
         pair = service(s)
         self.fact(
