@@ -1,7 +1,7 @@
-"""Sessions for devices that do not speak Boardcast Wire: the identity said on their behalf, and the BLE loop.
+"""Sessions for devices that speak a protocol of their own: the identity said on their behalf, and the BLE loop.
 
-A DGT board, a Chessnut board and a D-SCORE band send no HELLO, no boot epoch and no seq. `SyntheticIdentity`
-makes them up alike for all three: a HELLO from the session's device id, family, model and capabilities; a
+Such a device (an e-board on its maker's serial protocol, a BLE board, an umpire's wristband) sends no HELLO,
+no boot epoch and no seq. `SyntheticIdentity` makes them up alike for every such family: a HELLO from the session's device id, family, model and capabilities; a
 boot epoch per connection (the wall clock, and always above the last one); a seq that starts at 0 on each
 connection and grows by one per observation. `BleSession` adds the loop of such a device over BLE: open it
 through `BleConnector`, say its HELLO, serve the link until it ends, wait out the backoff, and again.
@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, ClassVar
 from devices.link import Backoff, LinkReporter, SessionSink
 from devices.observations import DeviceFamily, DeviceHello, LinkState, Observation, Report
 from devices.silence import LinkReason
+
+# the HELLO said on a device's behalf carries the hub's own protocol version
 from devices.wire.codec import PROTOCOL_VERSION
 
 if TYPE_CHECKING:  # only for annotations: a serial session importing this module needs no bleak
@@ -88,7 +90,7 @@ class SyntheticIdentity(LinkReporter):
 
 
 class BleSession(SyntheticIdentity):
-    """The loop of one BLE device without Wire: open, say HELLO, serve until the link ends, back off, again.
+    """The loop of one BLE device of such a family: open, say HELLO, serve until the link ends, back off, again.
 
     A subclass opens its link (`_open`), may look at it before the HELLO (`_on_open`), serves it until it
     ends (`_serve`, returning why) and names the device (`device_id`). A link that was open counts as the

@@ -34,8 +34,8 @@ STILL_NAMED: dict[str, tuple[tuple[str, ...] | None, str]] = {
         "the command vocabulary is the Wire protocol's (shared by every family's commands)",
     ),
     "devices/synthetic.py": (
-        None,
-        "the identity said for devices without HELLO, being reshaped (sans-I/O work)",
+        ("from devices.wire.codec import PROTOCOL_VERSION",),
+        "the HELLO said for a device without one carries the hub's protocol version",
     ),
     "devices/transports/tcp.py": (
         None,
