@@ -22,6 +22,7 @@ __all__ = [
     "family_for_url",
     "family_named",
     "url_protocol",
+    "url_protocols",
 ]
 
 FAMILIES: tuple[DeviceFamily, ...] = (
@@ -83,3 +84,9 @@ def family_named(name: str) -> DeviceFamily:
 def ble_protocol_of(service_uuids: frozenset[str], name: str) -> str | None:
     """The `protocol=` of the first family that knows a BLE advertisement as one of its devices, or None."""
     return next((f.protocol for f in FAMILIES if f.advertises(service_uuids, name)), None)
+
+
+def url_protocols(scheme: str) -> dict[str, tuple[str, ...]]:
+    """The `protocol=` values a `scheme://` device URL may name, each with the options its family's session reads
+    besides the transport's own; the first is that of a URL naming none (the first family's)."""
+    return {f.protocol: f.query_keys for f in FAMILIES if scheme in f.schemes}

@@ -41,19 +41,6 @@ STILL_NAMED: dict[str, tuple[tuple[str, ...] | None, str]] = {
         None,
         "the TCP gateway reads a Wire HELLO to prove a token: Wire's own transport",
     ),
-    "devices/transports/serial.py": (
-        None,
-        "SERIAL_PROTOCOLS and the Wire-port check: not yet from the registry",
-    ),
-    "devices/transports/ble/url.py": (
-        None,
-        "BLE_PROTOCOLS and the Wire-over-BLE check: not yet from the registry",
-    ),
-    "devices/transports/ble/__init__.py": (("parse_wire_ble_url",), "re-exports url.py's (below)"),
-    "devices/transports/ble/connector.py": (
-        ("parse_wire_ble_url",),
-        "a NUS opener checks its URL as Wire over BLE",
-    ),
     "hub/rules/chess/check.py": (
         None,
         "`boardcast check chess --dgt` reads a DGT capture: the check's input",

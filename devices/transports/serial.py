@@ -1,6 +1,6 @@
 """Serial ports as asyncio streams, through pyserial-asyncio-fast; thin on purpose.
 
-Accepts venue URLs such as ``serial:///dev/ttyUSB0?baud=115200&protocol=wire``, a plain device path
+Accepts venue URLs such as ``serial:///dev/ttyUSB0?baud=115200`` (and a family's ``protocol=``), a plain device path
 (``/dev/rfcomm0``) and the pyserial URL handlers a hall can use (``socket://host:port``,
 ``rfc2217://host:port``, ``loop://``, ``alt://``, ``spy://``, ``hwgrep://``). `parse_serial_url` checks every
 part of a URL, each option against what its handler reads, so a typo is refused when the venue file is read
@@ -14,7 +14,7 @@ import difflib
 import errno
 import os
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from urllib.parse import SplitResult, parse_qsl, urlsplit
 
@@ -23,9 +23,6 @@ import serial_asyncio_fast
 
 DEFAULT_BAUDRATE = 115200
 BAUDRATES = serial.SerialBase.BAUDRATES  # pyserial's standard rates: a typo such as 11520 is refused
-# What `protocol=` a serial:// URL may name, and the options that protocol's session reads besides `baud`
-# and `protocol` (devices/dgt/port.py reads `bt`); the hub picks the session by it (hub/server/app.py).
-SERIAL_PROTOCOLS: dict[str, tuple[str, ...]] = {"wire": (), "dgt": ("bt",)}
 
 
 class DeviceUnavailable(OSError):
@@ -50,7 +47,7 @@ class SerialTarget:
 def parse_serial_url(url: str) -> SerialTarget:
     """Read a device URL; raise ValueError naming the URL for anything its port's handler would not take.
 
-    `serial://` takes `baud` (one of pyserial's standard rates), `protocol` (a key of SERIAL_PROTOCOLS) and
+    `serial://` takes `baud` (one of pyserial's standard rates), `protocol` (a family's, `known_protocols`) and
     the options that protocol reads; a pyserial URL takes only its handler's options (PYSERIAL_SCHEMES).
     """
     if any(c.isspace() or not c.isprintable() for c in url):
@@ -89,14 +86,15 @@ def parse_serial_url(url: str) -> SerialTarget:
         )
     if not parts.path.startswith("/"):
         raise ValueError(f"device URL {url!r} names no port; write it as serial:///dev/ttyUSB0")
+    protocols = known_protocols("serial")
     protocol = dict(parse_qsl(parts.query, keep_blank_values=True)).get("protocol")
-    if protocol is not None and protocol not in SERIAL_PROTOCOLS:
+    if protocol is not None and protocol not in protocols:
         raise ValueError(
-            f"device URL {url!r}: unknown protocol {protocol!r}{did_you_mean(protocol, SERIAL_PROTOCOLS)}; "
-            f"a serial device speaks protocol={' or protocol='.join(SERIAL_PROTOCOLS)}"
+            f"device URL {url!r}: unknown protocol {protocol!r}{did_you_mean(protocol, protocols)}; "
+            f"a serial device speaks protocol={' or protocol='.join(protocols)}"
         )
-    known = ("baud", "protocol", *SERIAL_PROTOCOLS[protocol or "wire"])
-    options = query_options(url, parts.query, known, SERIAL_PROTOCOLS)
+    known = ("baud", "protocol", *protocols[protocol or next(iter(protocols))])
+    options = query_options(url, parts.query, known, protocols)
     baud_text = options.get("baud", str(DEFAULT_BAUDRATE))
     if not (baud_text.isascii() and baud_text.isdigit()) or int(baud_text) <= 0:
         raise ValueError(f"device URL {url!r}: baud must be a positive integer, got {baud_text!r}")
@@ -108,19 +106,16 @@ def parse_serial_url(url: str) -> SerialTarget:
     return SerialTarget(port=parts.path, baudrate=int(baud_text), protocol=protocol)
 
 
-def parse_wire_serial_url(url: str) -> SerialTarget:
-    """A serial device URL for a Boardcast Wire session: `protocol=wire` or none; raise ValueError if not."""
-    target = parse_serial_url(url)
-    if target.protocol not in (None, "wire"):
-        raise ValueError(
-            f"device URL {url!r} names protocol={target.protocol}, but this port is read as a Boardcast "
-            "Wire device (protocol=wire or none)"
-        )
-    return target
+def known_protocols(scheme: str) -> dict[str, tuple[str, ...]]:
+    """The `protocol=` values a `scheme://` URL may name, with the options each one's session reads; the first
+    is that of a URL naming none. The device families say them (`devices.registry.url_protocols`)."""
+    from devices.registry import url_protocols  # the families import this module: their list is read late
+
+    return url_protocols(scheme)
 
 
 def query_options(
-    url: str, query: str, known: Collection[str], protocols: dict[str, tuple[str, ...]] | None = None
+    url: str, query: str, known: Collection[str], protocols: Mapping[str, tuple[str, ...]] | None = None
 ) -> dict[str, str]:
     """A URL's query as {name: value}; raise ValueError naming the URL for an unknown or repeated name.
 

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from devices.family import Role, Session, SessionContext, SessionSink, Text, role_slot
 from devices.transports.base import Opener
-from devices.transports.ble import NUS_SERVICE, parse_wire_ble_url
-from devices.transports.serial import PYSERIAL_SCHEMES, parse_wire_serial_url
+from devices.transports.ble import NUS_SERVICE
+from devices.transports.serial import PYSERIAL_SCHEMES
 from devices.transports.tcp import parse_tcp_url
 from devices.wire.session import DeviceSession, serial_opener
+from devices.wire.urls import parse_wire_ble_url, parse_wire_serial_url
 
 __all__ = ["FAMILY", "WireFamily"]
 

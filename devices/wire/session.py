@@ -20,9 +20,10 @@ from devices.command import Ack, CommandFailed
 from devices.link import Backoff, SessionSink
 from devices.shell import ProtocolShell
 from devices.transports.base import ByteReader, ByteWriter, Opener
-from devices.transports.serial import open_serial, parse_wire_serial_url
+from devices.transports.serial import open_serial
 from devices.wire.messages import Command
 from devices.wire.protocol import NO_ACK, WireProtocol
+from devices.wire.urls import parse_wire_serial_url
 
 _BACKOFF = Backoff()
 

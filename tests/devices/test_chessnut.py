@@ -222,7 +222,7 @@ def test_a_board_url_names_its_address() -> None:
     for bad in (f"ble://{ADDRESS}", f"ble://{ADDRESS}?protocol=wire", "serial:///dev/ttyUSB0"):
         with pytest.raises(ValueError, match=re.escape(repr(bad))):
             parse_chessnut_url(bad)
-    with pytest.raises(ValueError, match="ChessnutSession"):
+    with pytest.raises(ValueError, match="protocol=chessnut: its family reads it with a session of its own"):
         BleConnector().opener(URL)
 
 

@@ -37,10 +37,9 @@ from devices.transports.ble.gatt import (
 )
 from devices.transports.ble.link import BleLink, BleValueLink
 from devices.transports.ble.scan import NearbyDevice, scan_nearby
-from devices.transports.ble.url import BLE_PROTOCOLS, BleTarget, parse_ble_url, parse_wire_ble_url
+from devices.transports.ble.url import BleTarget, parse_ble_url, parse_stream_ble_url
 
 __all__ = [
-    "BLE_PROTOCOLS",
     "MIN_CONNECT_TIMEOUT",
     "NUS_RX",
     "NUS_SERVICE",
@@ -60,6 +59,6 @@ __all__ = [
     "find_nus_characteristics",
     "find_write_characteristic",
     "parse_ble_url",
-    "parse_wire_ble_url",
+    "parse_stream_ble_url",
     "scan_nearby",
 ]

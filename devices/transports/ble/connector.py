@@ -47,7 +47,7 @@ from devices.transports.ble.gatt import (
 )
 from devices.transports.ble.link import _DISCONNECT_TIMEOUT, BleLink, BleValueLink
 from devices.transports.ble.scan import _SCANNER_START_TIMEOUT, _Adapter
-from devices.transports.ble.url import BleTarget, parse_ble_url, parse_wire_ble_url
+from devices.transports.ble.url import BleTarget, parse_ble_url, parse_stream_ble_url
 
 MIN_CONNECT_TIMEOUT = 10.0  # BlueZ resolves services during connect; less than this fails real boards
 _MTU_TIMEOUT = 5.0
@@ -130,7 +130,7 @@ class BleConnector:
 
     def opener(self, url: str) -> Opener:
         """An opener for a ``ble://`` device URL; the URL is checked now, so a typo fails at once."""
-        parse_wire_ble_url(url)
+        parse_stream_ble_url(url)
 
         async def open_() -> tuple[BleLink, BleLink]:
             link = await self.open(url)

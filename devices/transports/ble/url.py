@@ -6,12 +6,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
-from devices.transports.serial import did_you_mean, query_options
+from devices.transports.serial import did_you_mean, known_protocols, query_options
 
 _MAC = re.compile(r"^[0-9A-F]{2}(:[0-9A-F]{2}){5}$")
-# What `protocol=` a ble:// URL may name, and the options that protocol's session reads besides `protocol`
-# and `adapter` (devices/dscore/session.py reads `side`); the hub picks the session by it (hub/server/app.py).
-BLE_PROTOCOLS: dict[str, tuple[str, ...]] = {"wire": (), "dscore": ("side",), "chessnut": ()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,9 +21,9 @@ class BleTarget:
 
 
 def parse_ble_url(url: str) -> BleTarget:
-    """Read ``ble://AA:BB:CC:DD:EE:FF?protocol=wire&adapter=hci0``; raise ValueError naming the URL.
+    """Read ``ble://AA:BB:CC:DD:EE:FF?adapter=hci0`` (and a family's ``protocol=``); raise ValueError naming the URL.
 
-    Every option is checked: `protocol` (a key of BLE_PROTOCOLS), `adapter` (hciN) and the options that
+    Every option is checked: `protocol` (a family's, `known_protocols`), `adapter` (hciN) and the options that
     protocol's session reads; anything else is refused, as is a `#` part.
     """
     parts = urlsplit(url)
@@ -39,15 +36,15 @@ def parse_ble_url(url: str) -> BleTarget:
         )
     if parts.fragment or url.endswith("#"):
         raise ValueError(f"device URL {url!r} has a '#' part, which no device URL takes")
+    protocols = known_protocols("ble")
     protocol = dict(parse_qsl(parts.query, keep_blank_values=True)).get("protocol")
-    if protocol is not None and protocol not in BLE_PROTOCOLS:
+    if protocol is not None and protocol not in protocols:
         raise ValueError(
-            f"device URL {url!r}: unknown protocol {protocol!r}{did_you_mean(protocol, BLE_PROTOCOLS)}; "
-            "a BLE device speaks "
-            f"protocol={' or protocol='.join(BLE_PROTOCOLS)}"
+            f"device URL {url!r}: unknown protocol {protocol!r}{did_you_mean(protocol, protocols)}; "
+            f"a BLE device speaks protocol={' or protocol='.join(protocols)}"
         )
-    known = ("protocol", "adapter", *BLE_PROTOCOLS[protocol or "wire"])
-    options = query_options(url, parts.query, known, BLE_PROTOCOLS)
+    known = ("protocol", "adapter", *protocols[protocol or next(iter(protocols))])
+    options = query_options(url, parts.query, known, protocols)
     adapter = options.get("adapter")
     if adapter is not None and not re.fullmatch(r"hci[0-9]{1,3}", adapter):
         raise ValueError(
@@ -56,22 +53,14 @@ def parse_ble_url(url: str) -> BleTarget:
     return BleTarget(address=address, protocol=protocol, adapter=adapter)
 
 
-def parse_wire_ble_url(url: str) -> BleTarget:
-    """A ``ble://`` URL for a Boardcast Wire session (`protocol=wire` or none); raise ValueError if not."""
+def parse_stream_ble_url(url: str) -> BleTarget:
+    """A ``ble://`` URL of a device read as a byte stream over the Nordic UART Service: one that names no
+    `protocol=`, or the protocol such a URL defaults to; raise ValueError for a family with a session of its own."""
     target = parse_ble_url(url)
-    if target.protocol == "dscore":
+    stream = next(iter(known_protocols("ble")))
+    if target.protocol not in (None, stream):
         raise ValueError(
-            f"device URL {url!r} is a D-SCORE wristband: it sends button codes, not a byte stream; "
-            "run it with devices.dscore.session.DScoreSession (a venue lists it under wristbands)"
-        )
-    if target.protocol == "chessnut":
-        raise ValueError(
-            f"device URL {url!r} is a Chessnut board: it sends board reports, not a byte stream; "
-            "run it with devices.chessnut.session.ChessnutSession"
-        )
-    if target.protocol not in (None, "wire"):
-        raise ValueError(
-            f"device URL {url!r}: BLE protocol {target.protocol!r} is not supported yet; "
-            "only protocol=wire (Boardcast Wire over the Nordic UART Service)"
+            f"device URL {url!r} names protocol={target.protocol}: its family reads it with a session of its own, "
+            f"not as a byte stream over the Nordic UART Service (protocol={stream} or none)"
         )
     return target
