@@ -67,6 +67,18 @@ def test_the_venue_file_gives_backgammon_matches_their_length_and_clock(tmp_path
         ('clock = {mode = "fischer"}', "matches[1].clock.mode", '"simple" or "bronstein"'),
         ("clock = {reserve_s = -5}", "matches[1].clock.reserve_s", "positive number"),
         ("clock = {delay = 12}", "matches[1].clock", "unknown key delay; did you mean delay_s?"),
+        # said as itself, not as a wrong count of players (doubles would want four)
+        (
+            "doubles = true",
+            "matches[1].doubles",
+            "backgammon is played one against one / tavla bire bir oynanır",
+        ),
+        ("best_of = 5", "matches[1].best_of", "best_of is for table tennis matches, not backgammon"),
+        (
+            "length = 0",
+            "matches[1].length",
+            "got 0 / maç uzunluğu (puan) 1 veya daha büyük bir tam sayı olmalı",
+        ),
     ],
 )
 def test_a_bad_backgammon_match_is_named_by_its_field(

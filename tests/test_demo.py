@@ -253,3 +253,15 @@ async def test_a_simulated_board_that_fails_stops_alone_and_says_why(capsys) -> 
     err = capsys.readouterr().err
     assert "Simulated board on /dev/pts/9 stopped: first server 'B1' must play for side 0" in err
     assert "simülasyon tahtası durdu" in err
+
+
+@pytest.mark.parametrize("tables", [4, 3])
+def test_no_one_plays_at_two_tables_of_a_round(tables: int) -> None:
+    demo = build_demo_venue(tables, 2, 0, token="t")
+    try:
+        for rnd in {m.round for m in demo.venue.matches}:
+            names = [p for m in demo.venue.matches if m.round == rnd for p in m.players]
+            assert len(names) == len(set(names)), f"round {rnd}: {sorted(names)}"
+    finally:
+        for pty in demo.ptys:
+            pty.close()

@@ -85,10 +85,14 @@ def _plan(table_index: int) -> tuple[bool, Collection[Fault]]:
 
 
 def _players(i: int, rnd: int, tables: int, doubles: bool) -> tuple[str, ...]:
-    first = PLAYERS[(i + (rnd - 1) * tables) % len(PLAYERS)]
+    """Table i's players in round rnd: the next pair of names in turn (two for doubles), so that no one plays at
+    two tables of a round while the hall has names enough."""
+    pairs = [2 if _plan(j)[0] else 1 for j in range(tables)]
+    start = (rnd - 1) * sum(pairs) + sum(pairs[:i])
+    first = PLAYERS[start % len(PLAYERS)]
     if not doubles:
         return first
-    second = PLAYERS[(i + (rnd - 1) * tables + 1) % len(PLAYERS)]
+    second = PLAYERS[(start + 1) % len(PLAYERS)]
     return (first[0], second[0], first[1], second[1])
 
 

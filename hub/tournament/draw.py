@@ -36,6 +36,7 @@ REQUIRED = ("round", "table", "player_a", "player_b")
 DRAW_SPORTS = tuple(name for name, sport in SPORTS.items() if not sport.paired_rounds)
 DRAW_KEYS = {name: key for name in DRAW_SPORTS if (key := SPORTS[name].draw_key) is not None}
 COLUMNS = (*REQUIRED, "partner_a", "partner_b", *DRAW_KEYS.values())
+HEADER = ",".join(REQUIRED) + "[,partner_a,partner_b]" + "".join(f"[,{key}]" for key in DRAW_KEYS.values())
 # the columns of a match's players, in the venue's order (doubles: A1, A2, B1, B2)
 PLAYER_COLUMNS = {2: ("player_a", "player_b"), 4: ("player_a", "partner_a", "player_b", "partner_b")}
 
@@ -151,8 +152,8 @@ def _header(names: list[str], source: str) -> list[str]:
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise RoundError(
-            f"the header needs {', '.join(missing)}: round,table,player_a,player_b[,partner_a,partner_b] "
-            f"/ başlıkta eksik sütun: {', '.join(missing)}",
+            f"the header needs {', '.join(missing)}: {HEADER} / başlıkta eksik sütun: {', '.join(missing)}; "
+            f"başlık: {HEADER}",
             source,
             1,
             "header",
@@ -228,7 +229,9 @@ def _sport_keys(
         return []
     text = fields.get(own, "")
     if text:
-        value = _number(text, 0, fail(own, "must be a whole number / tam sayı olmalı"))
+        value = _number(
+            text, 1, fail(own, "must be a whole number from 1 / 1 veya daha büyük bir tam sayı olmalı")
+        )
         _terms(sport, {own: value}, lambda _column, message: fail(own, message))
         return [(own, value)]
     if own in defaults:

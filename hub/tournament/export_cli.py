@@ -32,18 +32,22 @@ def add_export_parser(
     round_commands: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
     """Add `export` to the `round` command's subparsers; its handler is `run_round_export`."""
+    paired, drawn = sport_names(ExportFormat.TRF.sports), sport_names(ExportFormat.CSV.sports, ("and", "ve"))
     export = round_commands.add_parser(
         "export",
         help="a round's results as a report file, PGN or CSV / bir turun sonuçları (TRF, PGN ya da CSV)",
+        description="A round's results from the hub's data directory (read-only, beside a running hub): "
+        "confirmed ones, or with --live every one / Bir turun sonuçları, hub'ın veri dizininden (salt "
+        "okunur, çalışan hub'ın yanında): onaylı olanlar, --live ile hepsi",
     )
     export.add_argument("--round", type=int, required=True, help="the round / tur")
-    paired, drawn = sport_names(ExportFormat.TRF.sports), sport_names(ExportFormat.CSV.sports, ("and", "ve"))
     export.add_argument(
         "--format",
         choices=[f.value for f in ExportFormat],
         required=True,
         help=f"trf: the [tournament] report file with the round's {paired[0]} results; pgn: the round's "
-        f"{paired[0]} games; csv: its {drawn[0]} matches / biçim",
+        f"{paired[0]} games; csv: its {drawn[0]} matches / trf: turun {paired[1]} sonuçlarıyla [tournament] "
+        f"rapor dosyası; pgn: turun {paired[1]} oyunları; csv: {drawn[1]} maçları",
     )
     export.add_argument("--venue", type=Path, required=True, help="venue file (TOML) / salon dosyası")
     export.add_argument(

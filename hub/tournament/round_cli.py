@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hub.rules.registry import SPORTS
 from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED
-from hub.tournament.draw import DRAW_KEYS, DRAW_SPORTS, draw_text, plan_csv_draw
+from hub.tournament.draw import DRAW_KEYS, DRAW_SPORTS, HEADER, draw_text, plan_csv_draw
 from hub.tournament.plan import PAIRED_SPORTS, bye_line, count, forfeit_line, sport_names
 from hub.tournament.rounds import RoundError, RoundPlan, add_to_venue, plan_trf_round
 from hub.tournament.trf import TrfError, load_trf
@@ -34,8 +34,7 @@ def add_round_parser(
         "import",
         help="add a round's games to the venue file / bir turun maçlarını salon dosyasına ekle",
         description=f"FILE.trf: a {paired[0]} round from the pairing program's report file; FILE.csv: a "
-        f"{drawn[0]} draw (round,table,player_a,player_b[,partner_a,partner_b]) / FILE.trf: {paired[1]} turu, "
-        f"FILE.csv: {drawn[1]} kurası",
+        f"{drawn[0]} draw ({HEADER}) / FILE.trf: {paired[1]} turu, FILE.csv: {drawn[1]} kurası ({HEADER})",
     )
     imp.add_argument("file", type=Path, help="the .trf or .csv file / .trf ya da .csv dosyası")
     imp.add_argument(

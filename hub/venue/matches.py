@@ -79,11 +79,13 @@ def _match_keys(m: dict[str, Any], sport: str | None, fail: Fail) -> None:
             continue
         if key not in every:
             raise fail(key, unknown_key(key, known))
-        others = [s for s, keys in SPORT_MATCH_KEYS.items() if key in keys]
+        owners = [SPORTS[s].title for s, keys in SPORT_MATCH_KEYS.items() if key in keys]
+        en, tr = SPORTS[sport].title if sport is not None else ("", "")  # a table of no sport knows every key
         raise fail(
             key,
-            f"{key} is for {' and '.join(others)} matches, not {sport}; a {sport} match takes "
-            f"{', '.join(known)} / {key} bu spor dalının maçında kullanılmaz",
+            f"{key} is for {' and '.join(o[0] for o in owners)} matches, not {en}; a {en} match takes "
+            f"{', '.join(known)} / {key} {' ve '.join(o[1] for o in owners)} maçları içindir, {tr} maçında "
+            f"kullanılmaz",
         )
 
 
@@ -95,6 +97,10 @@ def _match(m: dict[str, Any], mid: str, table: TableConfig, so_far: _SoFar, fail
     doubles = m.get("doubles", False)
     if not isinstance(doubles, bool):
         raise fail("doubles", "must be true or false / true ya da false olmalı")
+    rules = SPORTS[table.sport]
+    if doubles and not rules.doubles_allowed:  # said before the players, whose count doubles would change
+        en, tr = rules.title
+        raise fail("doubles", f"{en} is played one against one / {tr} bire bir oynanır")
     wanted = 4 if doubles else 2
     players = m.get("players", [""] * wanted)
     if not (
@@ -102,7 +108,7 @@ def _match(m: dict[str, Any], mid: str, table: TableConfig, so_far: _SoFar, fail
     ):
         shape = '["A1", "A2", "B1", "B2"]' if doubles else '["A", "B"]'
         raise fail("players", f"must be {wanted} names, {shape} / {wanted} isim olmalı")
-    terms = {"round": rnd, **SPORTS[table.sport].read_match(m, doubles, fail, so_far)}
+    terms = {"round": rnd, **rules.read_match(m, doubles, fail, so_far)}
     return MatchInfo(
         mid,
         table.sport,

@@ -13,8 +13,6 @@ BACKGAMMON_CLOCK_KEYS = ("mode", "reserve_s", "delay_s")
 
 def read_match(entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue: VenueSoFar) -> dict[str, Any]:
     """The entry's backgammon terms as `MatchInfo` fields."""
-    if doubles:
-        raise fail("doubles", "backgammon is played one against one / tavla bire bir oynanır")
     length, clock = _backgammon_fields(entry, fail, venue)
     return {"length": length, "clock": clock or None, "start_score": _start_score(entry, length, fail)}
 
@@ -25,11 +23,17 @@ def _backgammon_fields(m: Mapping[str, Any], fail: FieldFail, venue: VenueSoFar)
     The clock is kept as text (`simple:600:12`, mode:reserve_s:delay_s) in MatchInfo.clock.
     """
     length = m.get("length")
+    if length is None:
+        raise fail(
+            "length",
+            "a backgammon match needs its length in points, such as length = 5 "
+            "/ tavla maçının kaç sayılık olduğu gerekli, örneğin length = 5",
+        )
     if not is_length(length):
         raise fail(
             "length",
             f"a backgammon match needs its length in points, a whole number from 1, got {length!r} "
-            f"/ maç uzunluğu (puan) 1 veya büyük bir tam sayı olmalı",
+            f"/ maç uzunluğu (puan) 1 veya daha büyük bir tam sayı olmalı, verilen {length!r}",
         )
     clock = m.get("clock")
     if clock is None:
@@ -43,7 +47,10 @@ def _backgammon_fields(m: Mapping[str, Any], fail: FieldFail, venue: VenueSoFar)
         raise fail("clock", venue.unknown_key(unknown[0], BACKGAMMON_CLOCK_KEYS), at=f"clock.{unknown[0]}")
     mode = clock.get("mode", "simple")
     if mode not in CLOCK_MODES:
-        raise fail("clock.mode", f'must be "simple" or "bronstein", got {mode!r} / geçersiz saat türü')
+        raise fail(
+            "clock.mode",
+            f'must be "simple" or "bronstein", got {mode!r} / "simple" ya da "bronstein" olmalı, verilen {mode!r}',
+        )
     reserve = clock.get("reserve_s", 600)
     if not isinstance(reserve, int | float) or isinstance(reserve, bool) or reserve <= 0:
         raise fail(
@@ -70,6 +77,6 @@ def _start_score(m: Mapping[str, Any], length: int, fail: FieldFail) -> tuple[in
         raise fail(
             "start_score",
             f"must be two scores [A, B], each a whole number from 0 to {length - 1} (below the length), "
-            f"got {score!r} / iki skor olmalı, her biri 0 ile {length - 1} arası (maç uzunluğunun altında)",
+            f"got {score!r} / iki skor olmalı, her biri 0 ile {length - 1} arası (maç uzunluğunun altında), verilen {score!r}",
         )
     return score[0], score[1]

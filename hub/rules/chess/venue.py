@@ -29,8 +29,6 @@ TITLES = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
 
 def read_match(entry: Mapping[str, Any], doubles: bool, fail: FieldFail, venue: VenueSoFar) -> dict[str, Any]:
     """The entry's chess terms as `MatchInfo` fields; a team match's game takes its round."""
-    if doubles:
-        raise fail("doubles", "chess is played one against one / satranç bire bir oynanır")
     clock, clock_white, board, team_match = _chess_fields(entry, venue, fail)
     terms: dict[str, Any] = {
         "clock": clock or None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from difflib import get_close_matches
 from typing import Any
 
 from hub.rules.sport import FieldFail, VenueSoFar
@@ -28,11 +29,19 @@ def _tabletennis_fields(
     if not odd_games(best_of):
         raise fail(
             "best_of",
-            f"must be an odd number of games (3, 5, 7), got {best_of!r} / tek bir tam sayı olmalı",
+            f"must be an odd number of games (3, 5, 7), got {best_of!r} / oyun sayısı tek olmalı (3, 5, 7), "
+            f"verilen {best_of!r}",
         )
     ruleset = m.get("ruleset", "ittf")
     if ruleset not in RULESETS:
-        raise fail("ruleset", f"must be one of {', '.join(RULESETS)} / geçersiz kural seti")
+        known = ", ".join(RULESETS)
+        near = get_close_matches(str(ruleset), RULESETS, n=1)
+        hint = (f"; did you mean {near[0]}?", f"; {near[0]} mı demek istediniz?") if near else ("", "")
+        raise fail(
+            "ruleset",
+            f"must be one of {known}, got {ruleset!r}{hint[0]} / şunlardan biri olmalı: {known}, verilen "
+            f"{ruleset!r}{hint[1]}",
+        )
     sides = ("A1", "A2", "B1", "B2") if doubles else ("A", "B")
     first_server = m.get("first_server")
     if first_server is not None and first_server not in sides:

@@ -10,6 +10,7 @@ keeps its own net (`hub.rules.backgammon.chances.service` runs it there, off the
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -101,7 +102,9 @@ def evaluate_job(job: Job) -> Chances:
 def warm() -> None:
     """A worker process's start (the pool's initializer): load the net before the first position comes
     (about a second), and end the process if the hub that started it dies (a hub killed outright cannot tell
-    its worker to stop)."""
+    its worker to stop). A terminal's Ctrl-C reaches the whole process group: the worker leaves it to the hub,
+    which stops it in turn."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _net()
     parent = os.getppid()
 
