@@ -26,9 +26,10 @@ def _with_time_control(rule: Rule, code: str, info: MatchInfo | None) -> Rule:
     """A rule whose text names the time control, naming the match's (or the event's own, unstated)."""
     if TIME_CONTROL not in rule.en + rule.tr:
         return rule
-    sport = SPORTS.get(info.sport if info is not None else OWNER.get(code, ""))
-    words = None if sport is None or info is None else sport.time_control_words(info)
-    words = words or (sport.unstated_time_control if sport is not None else None)
+    sport = SPORTS.get(OWNER.get(code, ""))  # the sport whose rule it is
+    if sport is None:
+        return rule
+    words = (sport.time_control_words(info) if info is not None else None) or sport.unstated_time_control
     if words is None:
         return rule
     en, tr = rule.en.replace(TIME_CONTROL, words.en), rule.tr.replace(TIME_CONTROL, words.tr)

@@ -4,6 +4,7 @@ Turkish, for messages (a Turkish message never carries a sport's id or "proteste
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from hub.matches.model import STATUS_NAMES, MatchInfo, MatchStatus
@@ -17,6 +18,16 @@ SPORT_NAMES = {name: sport.title for name, sport in SPORTS.items()}
 def sport_name(sport: str) -> tuple[str, str]:
     """The sport's name in English and Turkish (its `SportRules.title`); an unknown id as it is."""
     return SPORT_NAMES.get(sport, (sport, sport))
+
+
+def sport_names(sports: Iterable[str], joiner: tuple[str, str] = ("or", "ya da")) -> tuple[str, str]:
+    """Sports' names joined with "or" (or `joiner`), in English and in Turkish (each `SportRules.title`)."""
+    names = [sport_name(s) for s in sports]
+    return _joined([n[0] for n in names], joiner[0]), _joined([n[1] for n in names], joiner[1])
+
+
+def _joined(words: list[str], last: str) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 def status_name(status: MatchStatus) -> tuple[str, str]:

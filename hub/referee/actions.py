@@ -22,7 +22,7 @@ from hub.matches import (
     MatchStatus,
     check_confirm,
 )
-from hub.matches.naming import sport_name, status_name
+from hub.matches.naming import sport_name, sport_names, status_name
 from hub.referee.model import (
     APPEAL_WINDOW_S,
     CARDS,
@@ -302,8 +302,9 @@ def check_takes_results(match: MatchState) -> None:
     """Raise ActionInvalid unless the match's sport takes a result the board cannot see."""
     if _RESULT_INPUT not in match.info.rules.referee_inputs:
         sport = sport_name(match.info.sport)
-        takers = [s.title for s in SPORTS.values() if _RESULT_INPUT in s.referee_inputs]
-        en, tr = " and ".join(en for en, _ in takers), " ve ".join(tr for _, tr in takers)
+        en, tr = sport_names(
+            (n for n, s in SPORTS.items() if _RESULT_INPUT in s.referee_inputs), ("and", "ve")
+        )
         raise ActionInvalid(
             f'"action" result is for {en} games; match {match.info.id} is {sport[0]}: use correct or '
             f"forfeit. / Bu işlem {tr} oyunları içindir; {sport[1]} maçında düzeltme ya da hükmen "

@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hub.rules.registry import SPORTS
+from hub.matches.naming import sport_names
+from hub.rules.registry import PAIRED_SPORT, SPORTS
 from hub.tournament.plan import (
     PlannedMatch,
     RoundError,
@@ -25,7 +26,6 @@ from hub.tournament.plan import (
     count,
     no_table,
     refuse_clashes,
-    sport_names,
 )
 from hub.venue import Venue
 from hub.venue.keys import nearest_key
@@ -82,7 +82,7 @@ def plan_csv_draw(
     that cannot be a match, and plan nothing."""
     if sport is not None and sport not in DRAW_SPORTS:
         names = sport_names(DRAW_SPORTS)
-        paired = sport_names([name for name in SPORTS if name not in DRAW_SPORTS], ("and", "ve"))
+        paired = sport_names([PAIRED_SPORT])
         raise RoundError(
             f"a draw file is for {names[0]}; {paired[0]} rounds come from the pairing program's report file "
             f"(.trf) / kura dosyası {names[1]} içindir; {paired[1]} turları eşlendirme programının rapor "

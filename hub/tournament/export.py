@@ -19,10 +19,11 @@ from pathlib import Path
 from hub.hall.live import replay_match
 from hub.log.eventlog import LOG_FILE, Snapshot, read_only, unpack_snapshot
 from hub.matches import MatchState
+from hub.matches.naming import sport_names
 from hub.rules.registry import PAIRED_SPORT, SPORTS
+from hub.tournament.draw import DRAW_SPORTS
 from hub.tournament.hallresults import GameLine, round_results
 from hub.tournament.model import Colour, TextEncoding, Tournament
-from hub.tournament.plan import PAIRED_SPORTS, sport_names
 from hub.tournament.trf import load_trf, write_round
 from hub.venue import Venue
 
@@ -41,9 +42,7 @@ class ExportFormat(enum.StrEnum):
     @property
     def sports(self) -> tuple[str, ...]:
         """The sports whose matches this format carries."""
-        if self is ExportFormat.CSV:
-            return tuple(name for name in SPORTS if name not in PAIRED_SPORTS)
-        return PAIRED_SPORTS
+        return DRAW_SPORTS if self is ExportFormat.CSV else (PAIRED_SPORT,)
 
 
 def trf_with_round(tournament: Tournament, results: Iterable[GameLine], round_number: int) -> bytes:

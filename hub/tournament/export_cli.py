@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from hub.log.eventlog import EventLogError
+from hub.matches.naming import sport_names
 from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED, venue_data_dir
 from hub.tournament.export import (
     Exported,
@@ -21,7 +22,6 @@ from hub.tournament.export import (
     export_round_file,
     read_round,
 )
-from hub.tournament.plan import sport_names
 from hub.tournament.trf import TrfError
 from hub.venue import Venue, VenueError, load_venue
 

@@ -2,7 +2,7 @@
 
 `RoundPlan` holds the `[[matches]]` and `[[team_matches]]` a round adds, and what the round has that is not a
 game on a table (byes, forfeits); `RoundPlan.toml` writes them as the venue docs show them, byes and forfeits
-as comments after the entries. `table_list` reads `--tables`; `count` and `sport_names` word the messages in
+as comments after the entries. `table_list` reads `--tables`; `count` and `hub.matches.naming.sport_names` word the messages in
 both languages; `add_to_venue` appends a plan to the venue file, only once the whole text still reads as a
 venue, in one atomic replace. Planning a round is `hub.tournament.rounds` (report files) and
 `hub.tournament.draw` (CSV draws).
@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from hub.matches.naming import sport_name
-from hub.rules.registry import PAIRED_SPORT, SPORTS
+from hub.matches.naming import sport_names
+from hub.rules.registry import PAIRED_SPORT
 from hub.venue import Venue
 from hub.venue.matches import read_terms
 from hub.venue.write import TomlValue, append_to_venue, toml_value
-
-# the sports whose rounds come from the pairing program's report file (.trf)
-PAIRED_SPORTS = tuple(name for name, sport in SPORTS.items() if sport.paired_rounds)
 
 
 def check_time_control(text: str) -> str | None:
@@ -38,16 +34,6 @@ def check_time_control(text: str) -> str | None:
 
 def _as_value_error(key: str | None, message: str, /, at: str | None = None) -> ValueError:
     return ValueError(message)
-
-
-def sport_names(sports: Iterable[str], joiner: tuple[str, str] = ("or", "ya da")) -> tuple[str, str]:
-    """Sports' names joined with "or" (or `joiner`), in English and in Turkish (each `SportRules.title`)."""
-    names = [sport_name(s) for s in sports]
-    return _joined([n[0] for n in names], joiner[0]), _joined([n[1] for n in names], joiner[1])
-
-
-def _joined(words: list[str], last: str) -> str:
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 def count(number: int, one: str, many: str) -> str:

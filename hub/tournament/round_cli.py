@@ -12,10 +12,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from hub.rules.registry import SPORTS
+from hub.matches.naming import sport_names
+from hub.rules.registry import PAIRED_SPORT, SPORTS
 from hub.server.startup import EXIT_BAD_INPUT, EXIT_FAILED
 from hub.tournament.draw import DRAW_KEYS, DRAW_SPORTS, HEADER, draw_text, plan_csv_draw
-from hub.tournament.plan import PAIRED_SPORTS, bye_line, count, forfeit_line, sport_names
+from hub.tournament.plan import bye_line, count, forfeit_line
 from hub.tournament.rounds import RoundError, RoundPlan, add_to_venue, plan_trf_round
 from hub.tournament.trf import TrfError, load_trf
 from hub.venue import Venue, VenueError, load_venue
@@ -29,7 +30,7 @@ def add_round_parser(
         "round", help="rounds from the pairing program / eşlendirme programından turlar"
     )
     actions = round_parser.add_subparsers(dest="round_command", metavar="ACTION", required=True)
-    paired, drawn = sport_names(PAIRED_SPORTS), sport_names(DRAW_SPORTS)
+    paired, drawn = sport_names([PAIRED_SPORT]), sport_names(DRAW_SPORTS)
     imp = actions.add_parser(
         "import",
         help="add a round's games to the venue file / bir turun maçlarını salon dosyasına ekle",
@@ -111,7 +112,7 @@ def _plan(args: argparse.Namespace, venue: Venue) -> RoundPlan:
         )
     if kind == ".csv":
         if args.time_control is not None or args.tables is not None:
-            paired = sport_names(PAIRED_SPORTS)
+            paired = sport_names([PAIRED_SPORT])
             raise RoundError(
                 f"--time-control and --tables are for {paired[0]} rounds (.trf); a draw names its tables "
                 f"/ --time-control ve --tables {paired[1]} turları (.trf) içindir; kura masaları kendisi yazar"

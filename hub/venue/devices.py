@@ -13,14 +13,14 @@ from typing import Any
 from devices.family import Role
 from devices.registry import family_for
 from devices.transports.tcp import parse_tcp_url
+from hub.matches.naming import sport_names
 from hub.rules.registry import SPORTS
 from hub.venue.model import ID_PATTERN, Fail, TableConfig
 
 
 def _sports_with(feature: str) -> tuple[str, str]:
     """The sports whose tables have `feature` (a `SportRules` flag), named in English and Turkish."""
-    having = [sport.title for sport in SPORTS.values() if getattr(sport, feature)]
-    return " or ".join(en for en, _ in having), " ya da ".join(tr for _, tr in having)
+    return sport_names(name for name, sport in SPORTS.items() if getattr(sport, feature))
 
 
 def table_clock(t: dict[str, Any], sport: str, fail: Fail) -> tuple[str | None, str | None]:

@@ -14,7 +14,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hub.matches.naming import sport_name
+from hub.matches.naming import sport_name, sport_names
 from hub.rules.registry import SPORTS
 from hub.rules.sport import GameRecords
 from hub.tournament.export import ExportError, ExportFormat, export_round_file
@@ -44,8 +44,7 @@ def record_response(records: GameRecords, text: str) -> Response:
 
 def _recorded_sports() -> tuple[str, str]:
     """The sports whose games have records (PGN), named in English and Turkish."""
-    having = [sport.title for sport in SPORTS.values() if sport.records is not None]
-    return " and ".join(en for en, _ in having), " ve ".join(tr for _, tr in having)
+    return sport_names((name for name, sport in SPORTS.items() if sport.records is not None), ("and", "ve"))
 
 
 class PublicRoutes:
