@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from devices.command import CommandTarget
 from devices.link import SessionSink
@@ -30,6 +30,8 @@ __all__ = [
     "Command",
     "CommandInvalid",
     "DeviceFamily",
+    "Hosted",
+    "Reply",
     "Role",
     "Session",
     "SessionContext",
@@ -46,6 +48,7 @@ class Role(enum.Enum):
     DEVICE = "device"  # the table's own device (`device`)
     CLOCK = "clock"  # a separate clock beside a board that has none (`clock`)
     WRISTBAND = "wristband"  # an umpire's wristband, one per side (`wristbands`)
+    BROWSER = "browser"  # a page the hub serves at every table, never named in the venue file
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,25 @@ class Session(CommandTarget, Protocol):
 
     async def run(self) -> None:
         """Own the device's connection until cancelled; never raise on what the device sends."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A browser device's answer: whether its message was taken, the family's own answer to send back, and
+    when it was not taken, why."""
+
+    taken: bool
+    body: dict[str, object]
+    refusal: Text | None = None
+
+
+@runtime_checkable
+class Hosted(Session, Protocol):
+    """The session of a browser device (`Role.BROWSER`): the hub's web route hands it what the device sent."""
+
+    def receive(self, body: bytes, user: str) -> Reply:
+        """Take a message sent with `user`'s token; raise ValueError naming the field if it is not one."""
         ...
 
 
@@ -108,6 +130,12 @@ class DeviceFamily(Protocol):
     @property
     def roles(self) -> frozenset[Role]:
         """Where at a table its devices may stand."""
+        ...
+
+    @property
+    def page(self) -> str | None:
+        """For a family of browser devices (`Role.BROWSER`), the page the hub serves each table's device at
+        (`/PAGE/TABLE`) and takes its messages on (`/api/PAGE/TABLE`); None for a device the hub opens."""
         ...
 
     def wrong_sport(self, sport: str) -> Text | None:

@@ -12,12 +12,14 @@ from devices.chessnut.family import FAMILY as CHESSNUT
 from devices.dgt.family import FAMILY as DGT
 from devices.dscore.family import FAMILY as DSCORE
 from devices.family import DeviceFamily, Role
+from devices.pad.family import FAMILY as PAD
 from devices.wire.family import FAMILY as WIRE
 
 __all__ = [
     "FAMILIES",
     "UnknownFamily",
     "ble_protocol_of",
+    "browser_families",
     "family_for",
     "family_for_url",
     "family_named",
@@ -30,6 +32,7 @@ FAMILIES: tuple[DeviceFamily, ...] = (
     DGT,
     DSCORE,
     CHESSNUT,
+    PAD,
 )
 
 
@@ -90,3 +93,8 @@ def url_protocols(scheme: str) -> dict[str, tuple[str, ...]]:
     """The `protocol=` values a `scheme://` device URL may name, each with the options its family's session reads
     besides the transport's own; the first is that of a URL naming none (the first family's)."""
     return {f.protocol: f.query_keys for f in FAMILIES if scheme in f.schemes}
+
+
+def browser_families() -> tuple[DeviceFamily, ...]:
+    """The families whose devices are browser pages the hub serves at every table (`Role.BROWSER`)."""
+    return tuple(f for f in FAMILIES if Role.BROWSER in f.roles)

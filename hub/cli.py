@@ -117,9 +117,14 @@ def _parser() -> argparse.ArgumentParser:
     token_add.add_argument("name", help="the referee's name / hakemin adı")
     token_add.add_argument(
         "--role",
-        choices=["referee", "chief"],
+        choices=["referee", "chief", "umpire"],
         default="referee",
-        help="referee or chief / hakem ya da başhakem",
+        help="referee, chief, or umpire (scores only its --tables) / hakem, başhakem ya da yardımcı "
+        "hakem (yalnız --tables masalarını puanlar)",
+    )
+    token_add.add_argument(
+        "--tables",
+        help="an umpire's tables, comma-separated (T3,T4) / yardımcı hakemin masaları, virgülle",
     )
     token_add.add_argument(
         "--venue",
@@ -169,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("round", "standings"):
         return int(args.handler(args))
     if args.command == "token":
-        return _referee_token(args.name, args.role, args.venue)
+        return _referee_token(args.name, args.role, args.venue, args.tables)
     if args.command == "check":
         return SPORTS[args.sport].check(args.file, vars(args))
     if argv is None and args.command in ("demo", "serve", "edge"):
@@ -255,16 +260,25 @@ def _device_token(device_id: str) -> int:
     return 0
 
 
-def _referee_token(name: str, role: str, venue_path: Path | None) -> int:
-    """Make a referee's token: the venue file gets only its hash; the token is printed once."""
+def _referee_token(name: str, role: str, venue_path: Path | None, tables_arg: str | None = None) -> int:
+    """Make a referee's or an umpire's token: the venue file gets only its hash; the token is printed once."""
     name = name.strip()
     if not name:
         print("boardcast: the referee needs a name / hakemin adı gerekli", file=sys.stderr)
         return EXIT_BAD_INPUT
+    tables = [t.strip() for t in (tables_arg or "").split(",") if t.strip()]
+    if (role == "umpire") != bool(tables):
+        print(
+            "boardcast: an umpire needs --tables (T3,T4), and only an umpire takes them / yardımcı hakeme "
+            "--tables gerekli; hakem ve başhakeme verilmez",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     token = new_token()
     block = (
         f"[[referees]]\nname = {toml_value(name)}\nrole = {toml_value(role)}\n"
-        f'token_sha256 = "{hash_token(token)}"\n'
+        + (f"tables = {toml_value(tuple(tables))}\n" if tables else "")
+        + f'token_sha256 = "{hash_token(token)}"\n'
     )
     if venue_path is not None:
         try:

@@ -29,6 +29,7 @@ class ChessnutFamily:
     query_keys: tuple[str, ...] = ()
     sports: frozenset[str] | None = frozenset({"chess"})
     roles: frozenset[Role] = frozenset({Role.DEVICE})
+    page: str | None = None  # the hub opens its devices
 
     def wrong_sport(self, sport: str) -> Text | None:
         """An e-board stands only at a chess table."""

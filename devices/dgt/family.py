@@ -25,6 +25,7 @@ class DgtFamily:
     query_keys: tuple[str, ...] = ("bt",)  # bt=1: a Bluetooth board (devices/dgt/port.py)
     sports: frozenset[str] | None = frozenset({"chess"})
     roles: frozenset[Role] = frozenset({Role.DEVICE})
+    page: str | None = None  # the hub opens its devices
 
     def wrong_sport(self, sport: str) -> Text | None:
         """An e-board stands only at a chess table."""

@@ -24,6 +24,7 @@ class DScoreFamily:
     query_keys: tuple[str, ...] = ("side",)  # side=0|1: the side its green button scores for
     sports: frozenset[str] | None = frozenset({"tabletennis"})
     roles: frozenset[Role] = frozenset({Role.WRISTBAND})
+    page: str | None = None  # the hub opens its devices
 
     def wrong_sport(self, sport: str) -> Text | None:
         """A wristband scores table tennis points."""

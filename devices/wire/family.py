@@ -31,6 +31,7 @@ class WireFamily:
     query_keys: tuple[str, ...] = ()
     sports: frozenset[str] | None = None  # a Wire device says its family and sport in its HELLO
     roles: frozenset[Role] = frozenset({Role.DEVICE, Role.CLOCK})
+    page: str | None = None  # the hub opens its devices
 
     def wrong_sport(self, sport: str) -> Text | None:
         """None: a Wire device stands at any table."""

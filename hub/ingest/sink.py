@@ -45,15 +45,30 @@ class Ingest:
         # table -> the kind of report that last showed a fresh start, and whether the last of that kind did
         self._set_up: dict[str, tuple[type, bool]] = {}
         self._joining: set[str] = set()  # health keys whose next report for a match is where the hub joins
+        self._unlisted: dict[str, DeviceHealth] = {}  # devices listed once they say something
         self.outages = DeviceOutages(hall)  # a live match's device going away: one referee item per outage
         hall.log.add_listener(self._count_duplicates)
 
-    def sink_for(self, table: TableConfig, url: str | None = None, slot: str = "") -> TableSink:
-        """The sink a table's device session reports into; `slot` names a second device (a wristband)."""
+    def sink_for(
+        self, table: TableConfig, url: str | None = None, slot: str = "", *, listed: bool = True
+    ) -> TableSink:
+        """The sink a table's device session reports into; `slot` names a second device (a wristband). A device
+        not `listed` (a browser page every table has) is in the device list only once it has said something."""
         key = f"{table.id}/{slot}" if slot else table.id
-        self.health[key] = DeviceHealth(table=table.id, url=url or table.device, slot=slot)
+        health = DeviceHealth(table=table.id, url=url or table.device, slot=slot)
+        if listed:
+            self.health[key] = health
+        else:
+            self._unlisted[key] = health
         self._joining.add(key)
         return TableSink(self, table, key)
+
+    def _health(self, key: str) -> DeviceHealth:
+        """A device's health, listing it the first time a device not yet listed says something."""
+        health = self.health.get(key)
+        if health is None:
+            health = self.health[key] = self._unlisted.pop(key)
+        return health
 
     def _count_duplicates(self, records: list[EventRecord], inserted: list[bool]) -> None:
         for record, new in zip(records, inserted, strict=True):
@@ -74,7 +89,7 @@ class Ingest:
         """`observe` each of a device's observations in order; a run of reports for the table's match is
         folded in one step (`Hall.record_reports`), with the same log rows and the same state as one by one."""
         key = key or table.id
-        health = self.health[key]
+        health = self._health(key)
         self.dirty.add(key)
         if observations:
             if not health.frames or key in self.outages.away:  # back from an outage
@@ -280,7 +295,7 @@ class Ingest:
     def link_changed(self, table: TableConfig, change: LinkChange, key: str | None = None) -> None:
         """Keep the link state and why it changed."""
         key = key or table.id
-        health = self.health[key]
+        health = self._health(key)
         if change.state is LinkState.CONNECTED and health.link != LinkState.CONNECTED.value and health.frames:
             health.reconnects += 1
         if health.link == LinkState.CONNECTED.value and change.state is not LinkState.CONNECTED:
@@ -299,7 +314,7 @@ class Ingest:
     def frame_error(self, table: TableConfig, error: Any, at: float, key: str | None = None) -> None:
         """Count a malformed frame; a device that is the wrong one, or speaks another version, is an anomaly."""
         key = key or table.id
-        health = self.health[key]
+        health = self._health(key)
         health.frame_errors += 1
         kind = str(getattr(error, "kind", "error"))
         health.errors_by_kind[kind] = health.errors_by_kind.get(kind, 0) + 1

@@ -19,8 +19,8 @@ from typing import Any
 
 import uvicorn
 
-from devices.family import Role, Session, SessionContext
-from devices.registry import family_for
+from devices.family import Hosted, Role, Session, SessionContext
+from devices.registry import browser_families, family_for
 from devices.transports.base import Opener
 from devices.transports.ble import BleConnector
 from devices.transports.tcp import UNPROVEN_TOTAL, TcpGateway, parse_tcp_url
@@ -84,6 +84,7 @@ class HubRuntime:
         self.auth = Authenticator(venue.referees)
         self.ingest: Ingest | None = None
         self.sessions: dict[str, Session] = {}
+        self.browsers: dict[str, dict[str, Hosted]] = {}  # browser devices' sessions, by page then table
         self.gateways: dict[str, TcpGateway] = {}
         self.ble = ble  # made only when a table has a ble:// device or wristband; tests pass a fake radio
         # what every family's session factory may use: this hub's BLE connector and its TCP gateways
@@ -138,6 +139,16 @@ class HubRuntime:
             self._add_session(table, table.clock, table.clock_id, Role.CLOCK)
         for url in table.wristbands:  # an umpire's buttons: their own session, the table's match
             self._add_session(table, url, None, Role.WRISTBAND)
+        for family in browser_families():  # a page the hub serves at every table (an umpire's pad)
+            assert self.ingest is not None and family.page is not None
+            url = f"{family.schemes[0]}://{table.id}"
+            slot = family.slot(url, Role.BROWSER)
+            session = family.session(
+                url, self.ingest.sink_for(table, url, slot, listed=False), None, self.context
+            )
+            assert isinstance(session, Hosted)
+            self.sessions[f"{table.id}/{slot}"] = session
+            self.browsers.setdefault(family.page, {})[table.id] = session
 
     def _add_session(self, table: TableConfig, url: str, device_id: str | None, role: Role) -> None:
         """The session of the family that reads `url` in `role`, reporting into the table's sink for its slot."""
@@ -207,6 +218,7 @@ class HubRuntime:
             self.ingest,
             self.auth,
             sessions=self.sessions,
+            browsers=self.browsers,
             gateways=list(self.gateways.values()),
             bus_health=self.bus.health_dict if self.bus is not None else None,
             limits=self.web_limits,

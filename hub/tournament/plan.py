@@ -212,7 +212,7 @@ def no_table(table_id: str, venue: Venue) -> str:
 
 
 def _expand(part: str) -> list[str]:
-    """`T1-T40` (or `T1-40`) -> T1 … T40, zero padding kept (`T01-T12`); anything else is one table's id."""
+    """`T1-T40` (or `T1-40`) -> T1 … T40, leading zeros kept (`T01-T12`); anything else is one table's id."""
     found = re.fullmatch(r"(?P<prefix>.*?)(?P<first>\d+)-(?P=prefix)?(?P<last>\d+)", part)
     if found is None:
         return [part]

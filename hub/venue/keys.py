@@ -98,7 +98,7 @@ TEAM_MATCH_KEYS = ("id", "round", "teams", "pairing", "forfeits")
 FORFEIT_KEYS = ("board", "players", "result")  # a team match's board decided by forfeit
 # the event the hall's paired rounds belong to: its report file (rounds in, results out) and its standings
 TOURNAMENT_KEYS = ("trf", "tiebreaks", "board_prize_min_games")
-REFEREE_KEYS = ("name", "role", "token_sha256")
+REFEREE_KEYS = ("name", "role", "token_sha256", "tables")
 PLAYER_KEYS = ("name", "club", "city", "phone", "email")
 
 

@@ -58,11 +58,22 @@ class TableConfig:
 
 @dataclass(frozen=True, slots=True)
 class RefereeConfig:
-    """A referee who may act in the console, identified by a token stored only as its hash."""
+    """A referee who may act in the console, or an umpire who scores their tables from a browser device, identified by a token
+    stored only as its hash."""
 
     name: str
-    role: str
+    role: str  # "referee", "chief" or "umpire"
     token_sha256: str
+    tables: tuple[str, ...] = ()  # an umpire's: the tables the token scores
+
+    @property
+    def umpire(self) -> bool:
+        """Whether this is an umpire's token: it scores its tables and opens no referee route."""
+        return self.role == "umpire"
+
+    def may_score(self, table: str) -> bool:
+        """Whether this token may score `table` from a browser device: a referee's any table, an umpire's their own."""
+        return not self.umpire or table in self.tables
 
 
 @dataclass(frozen=True, slots=True)

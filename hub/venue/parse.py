@@ -57,7 +57,7 @@ from hub.venue.model import (
 )
 from hub.venue.rules import parse_rules
 
-_ROLES = ("referee", "chief")
+_ROLES = ("referee", "chief", "umpire")  # an umpire scores their own tables, nothing more
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:
@@ -133,7 +133,7 @@ def parse_venue(text: str, path: Path) -> Venue:
     trusted_proxies = _trusted_proxies(venue_table, partial(fail, "venue", None))
     team_matches = _team_matches(data, fail)
     matches = parse_matches(data, tables, team_matches, fail)
-    referees = _referees(data, fail)
+    referees = _referees(data, tuple(t.id for t in tables), fail)
     players = _players(data, fail)
     rules = parse_rules(data, loc, path)
     tournament = _tournament(data, path, partial(fail, "tournament", None))
@@ -239,8 +239,10 @@ def _team_matches(data: dict[str, Any], fail: FileFail) -> tuple[TeamMatchConfig
     return tuple(team_matches)
 
 
-def _referees(data: dict[str, Any], fail: FileFail) -> tuple[RefereeConfig, ...]:
-    """The `[[referees]]` entries: a name, a role and the SHA-256 of the referee's token."""
+def _referees(
+    data: dict[str, Any], known_tables: tuple[str, ...], fail: FileFail
+) -> tuple[RefereeConfig, ...]:
+    """The `[[referees]]` entries: a name, a role, the SHA-256 of the token and an umpire's tables."""
     referees: list[RefereeConfig] = []
     for at, r in entries(data, "referees", REFEREE_KEYS, fail):
         rname = r.get("name")
@@ -254,8 +256,35 @@ def _referees(data: dict[str, Any], fail: FileFail) -> tuple[RefereeConfig, ...]
             raise at("token_sha256", "must be 64 lowercase hex digits (a SHA-256) / SHA-256 özeti olmalı")
         if any(x.name == rname for x in referees):  # the audit names referees: a name must say who
             raise at("name", f"referee {rname!r} is listed twice / hakem iki kez yazılmış")
-        referees.append(RefereeConfig(rname, role, digest))
+        referees.append(RefereeConfig(rname, role, digest, _umpire_tables(r, role, known_tables, at)))
     return tuple(referees)
+
+
+def _umpire_tables(entry: dict[str, Any], role: str, known: tuple[str, ...], at: Fail) -> tuple[str, ...]:
+    """An umpire's `tables`: the venue's tables the umpire's token scores (a referee needs none)."""
+    tables = entry.get("tables")
+    if role != "umpire":
+        if tables is not None:
+            raise at(
+                "tables",
+                "only an umpire is given tables; a referee may use every table / yalnız "
+                "yardımcı hakeme masa verilir; hakem her masayı kullanabilir",
+            )
+        return ()
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, str) for t in tables):
+        raise at(
+            "tables",
+            'an umpire needs the tables they score, e.g. tables = ["T3", "T4"] / yardımcı '
+            "hakemin masaları gerekli",
+        )
+    for table in tables:
+        if table not in known:
+            raise at(
+                "tables",
+                f"no table {table!r} in this venue (its tables: {', '.join(known)}) / "
+                f"salonda {table!r} masası yok",
+            )
+    return tuple(dict.fromkeys(tables))
 
 
 def _players(data: dict[str, Any], fail: FileFail) -> tuple[PlayerConfig, ...]:

@@ -35,18 +35,7 @@ async def read_object(request: Request, fields: FieldsFor, refused: Counter[str]
     The body is read from the ASGI stream no further than MAX_BODY bytes (a Content-Length over it is refused
     before any is read): 413 naming the limit, and the connection is closed rather than drained. An empty
     body is `{}`. Not JSON, not an object, nested deeper than MAX_DEPTH or an unknown field: 400 naming it."""
-    try:
-        raw = await _bounded_body(request)
-    except ClientDisconnect:  # nobody is left to read the answer; nothing is done
-        raise Invalid("the client left before its body ended / gövde yarıda kaldı") from None
-    if raw is None:
-        refused["body_bytes"] += 1
-        raise TooLarge(
-            f"request bodies are limited to {MAX_BODY} bytes / istek gövdesi en fazla {MAX_BODY} bayt olabilir",
-            headers={"Connection": "close"},
-            limit="body_bytes",
-            max=MAX_BODY,
-        )
+    raw = await read_body(request, refused)
     try:
         body = orjson.loads(raw) if raw.strip() else {}
     except orjson.JSONDecodeError as exc:
@@ -66,6 +55,24 @@ async def read_object(request: Request, fields: FieldsFor, refused: Counter[str]
             unknown=unknown,
         )
     return body
+
+
+async def read_body(request: Request, refused: Counter[str]) -> bytes:
+    """A request's body as bytes, read no further than MAX_BODY bytes (413 naming the limit, the connection
+    closed rather than drained); 400 if the client left before it ended."""
+    try:
+        raw = await _bounded_body(request)
+    except ClientDisconnect:  # nobody is left to read the answer; nothing is done
+        raise Invalid("the client left before its body ended / gövde yarıda kaldı") from None
+    if raw is None:
+        refused["body_bytes"] += 1
+        raise TooLarge(
+            f"request bodies are limited to {MAX_BODY} bytes / istek gövdesi en fazla {MAX_BODY} bayt olabilir",
+            headers={"Connection": "close"},
+            limit="body_bytes",
+            max=MAX_BODY,
+        )
+    return raw
 
 
 async def _bounded_body(request: Request) -> bytes | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from devices.command import CommandTarget
+from devices.family import Hosted
 from devices.transports.tcp import TcpGateway
 from hub.feed.fanout import Fanout
 from hub.hall.live import Hall
@@ -68,6 +69,8 @@ class WebContext:
     ingest: Ingest
     auth: Authenticator
     sessions: Mapping[str, CommandTarget] = field(default_factory=dict)
+    # browser devices' sessions (an umpire's pad): by the family's page, then by table
+    browsers: Mapping[str, Mapping[str, Hosted]] = field(default_factory=dict)
     gateways: list[TcpGateway] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)
     stuck_after_s: float = STUCK_AFTER_S

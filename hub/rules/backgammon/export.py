@@ -68,8 +68,8 @@ def _game_lines(game: GameRecord) -> list[str]:
             flush()
         else:
             flush()
-            pad = " " * _PREFIX + ("" if game.winner == 0 else " " * _CELL)
-            lines.append(pad + wins)
+            indent = " " * _PREFIX + ("" if game.winner == 0 else " " * _CELL)
+            lines.append(indent + wins)
     else:
         flush()
     return lines

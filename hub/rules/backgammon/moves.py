@@ -293,7 +293,7 @@ def legal_position_ids(position_id: str, die1: int, die2: int) -> set[str]:
         return set()
     # The reversed bit stream is the player's codes (bar first) then the opponent's, ready for int(..., 2).
     # A hit only empties an opponent blot and adds one to its bar.
-    # Each ID's 80 bits are padded to 96 (12 bytes, 16 Base64 characters, the first 14 of which are the ID's),
+    # Each ID's 80 bits are filled out to 96 (12 bytes, 16 Base64 characters, the first 14 of which are the ID's),
     # so every ID is converted by one int(), one to_bytes() and one b2a_base64() for the lot.
     opp_cache = {0: bits[55 - n_opp :]}
     chunks = []

@@ -1,0 +1,118 @@
+"""The routes of browser devices (a family with `Role.BROWSER`, such as an umpire's pad): the page the hub
+serves for each table, `/PAGE/TABLE`, and the API it sends what it tapped to, `/api/PAGE/TABLE`.
+
+The hub opens no link to such a device: the page comes to it. Its messages go to the table's session of that
+family, which turns them into observations for the table's sink like any device's; the answer adds what the
+hub made of them, the table's match as the hub holds it now. Only a referee's, a chief's or the table's
+umpire's token is let in: an umpire's token opens no other table and no referee route.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from devices.family import Hosted, Reply
+from devices.registry import browser_families
+from hub.matches import public_view
+from hub.venue import RefereeConfig
+from hub.web.bodies import read_body
+from hub.web.context import WebContext
+from hub.web.errors import Forbidden, Invalid, NotFound, ORJSONResponse, Unauthorized
+
+log = logging.getLogger(__name__)
+
+NO_TABLE = "no such table / böyle bir masa yok"
+
+
+class BrowserRoutes:
+    """The page and the API of one browser-device family, for every table."""
+
+    def __init__(self, ctx: WebContext, page: str, sessions: Mapping[str, Hosted], static_dir: Path) -> None:
+        self.ctx = ctx
+        self.page = page
+        self.sessions = sessions  # by table id
+        self.static_dir = static_dir
+
+    async def page_file(self, request: Request) -> Response:
+        """The page itself: no data in it; every call it makes needs a token."""
+        if request.path_params["table_id"] not in self.sessions:
+            raise NotFound(NO_TABLE)
+        return FileResponse(self.static_dir / f"{self.page}.html")
+
+    async def state(self, request: Request) -> Response:
+        """What the table's device would show now, taking nothing (a look before the first message)."""
+        table_id, _, user = self._let_in(request)
+        return ORJSONResponse(self._answer(table_id, user, None))
+
+    async def message(self, request: Request) -> Response:
+        """A message from the table's device: its taps taken (or refused while another holds the table)."""
+        table_id, session, user = self._let_in(request)
+        body = await read_body(request, self.ctx.refused)
+        try:
+            reply = session.receive(body, user.name)
+        except ValueError as exc:
+            raise Invalid(str(exc)) from None
+        await self.ctx.hall.log.flush()  # acknowledged means stored: a tap the answer counts is on disk
+        return ORJSONResponse(self._answer(table_id, user, reply))
+
+    def _let_in(self, request: Request) -> tuple[str, Hosted, RefereeConfig]:
+        """The table, its session and whose token it is: 404, 401 or 403 otherwise."""
+        table_id = request.path_params["table_id"]
+        session = self.sessions.get(table_id)
+        if session is None:
+            raise NotFound(NO_TABLE)
+        user = self.ctx.auth.holder_for(request.headers.get("authorization"))
+        if user is None:
+            raise Unauthorized(
+                "a referee's or this table's umpire's token is needed / hakem ya da bu masanın yardımcı "
+                "hakeminin anahtarı gerekli"
+            )
+        if not user.may_score(table_id):
+            raise Forbidden(
+                f"{user.name}'s token scores tables {', '.join(user.tables)} only, not {table_id} / "
+                f"{user.name} yalnız {', '.join(user.tables)} masalarını puanlayabilir"
+            )
+        return table_id, session, user
+
+    def _answer(self, table_id: str, user: RefereeConfig, reply: Reply | None) -> dict[str, Any]:
+        hall = self.ctx.hall
+        match_id = hall.current_match(table_id, fresh_start=False)
+        table = next(t for t in hall.venue.tables if t.id == table_id)
+        return {
+            "table": table_id,
+            "sport": table.sport,
+            "user": {"name": user.name, "role": user.role},
+            "taken": None if reply is None else reply.taken,
+            "refusal": None if reply is None or reply.refusal is None else str(reply.refusal),
+            "device": None if reply is None else reply.body,
+            "match": None if match_id is None else public_view(hall.working[match_id]),
+        }
+
+
+def _paths(page: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return ((f"/{page}/{{table_id}}", ("GET",)), (f"/api/{page}/{{table_id}}", ("GET", "POST")))
+
+
+# every browser-device family's paths and methods (an edge refuses them: the table's hub serves its devices)
+BROWSER_PATHS = tuple(path for family in browser_families() if family.page for path in _paths(family.page))
+
+
+def browser_routes(ctx: WebContext, static_dir: Path) -> list[BaseRoute]:
+    """Each browser-device family's page and API routes."""
+    routes: list[BaseRoute] = []
+    for page, sessions in ctx.browsers.items():
+        api = BrowserRoutes(ctx, page, sessions, static_dir)
+        (page_path, _), (api_path, _) = _paths(page)
+        routes += [
+            Route(page_path, api.page_file),
+            Route(api_path, api.state, methods=["GET"]),
+            Route(api_path, api.message, methods=["POST"]),
+        ]
+    return routes

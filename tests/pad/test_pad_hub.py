@@ -1,0 +1,87 @@
+"""An umpire's pad scoring a table through a real hub: its taps stored once each, the match as the rules make
+it, a second pad refused, and an umpire's token let into its own tables' pads only."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from hub.log.eventlog import EventLog
+from hub.referee.tokens import hash_token
+from hub.venue import RefereeConfig, TableConfig
+from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, venue
+
+UMPIRE_TOKEN = "umpire-token-for-t1-only"
+
+
+def _venue() -> Any:
+    v = venue(TableConfig("T1", "tabletennis"), TableConfig("T2", "tabletennis"))
+    umpire = RefereeConfig("Ayşe", "umpire", hash_token(UMPIRE_TOKEN), ("T1",))
+    return dataclasses.replace(v, referees=(*v.referees, umpire))
+
+
+def _taps(sides: list[int], first: int = 1) -> list[dict[str, Any]]:
+    return [{"seq": first + i, "kind": "point", "data": {"side": s}} for i, s in enumerate(sides)]
+
+
+async def _send(url: str, table: str, body: dict[str, Any], token: str = UMPIRE_TOKEN) -> tuple[int, Any]:
+    return await asyncio.to_thread(post_json, f"{url}api/pad/{table}", body, token)
+
+
+async def test_taps_become_points_once_each_and_a_second_pad_only_shows(tmp_path: Path) -> None:
+    async with running_hub(tmp_path, _venue()) as url:
+        pad = {"pad": "pad-one-1234", "epoch": 7}
+        status, answer = await _send(url, "T1", {**pad, "reports": _taps([0] * 11)})
+        assert status == 200, answer
+        assert answer["taken"] is True and answer["device"]["acked"] == 11
+        assert answer["match"]["state"]["points"] == [
+            11,
+            0,
+        ]  # the game closes with the next game's first point
+        # the same taps again (an answer lost on the way back) and two more: only the two count
+        status, answer = await _send(url, "T1", {**pad, "reports": _taps([0] * 11 + [1, 1])})
+        assert status == 200 and answer["device"]["acked"] == 13
+        assert answer["match"]["state"]["points"] == [0, 2]
+        assert answer["match"]["state"]["game_scores"] == [[11, 0]]
+
+        other = {"pad": "pad-two-5678", "epoch": 1}
+        status, answer = await _send(url, "T1", {**other, "reports": _taps([0])})
+        assert status == 200 and answer["taken"] is False
+        assert "Ayşe" in answer["refusal"] and "başka bir tabletten" in answer["refusal"]
+        assert answer["match"]["state"]["points"] == [0, 2]  # nothing scored from the second pad
+
+        # the umpire's token: not another table's pad, not a referee route; no token at all: 401
+        status, answer = await _send(url, "T2", {**pad, "reports": _taps([0])})
+        assert status == 403 and "T1" in answer["error"]
+        for path in ("api/referee/me", "api/referee/matches"):
+            status, _ = await asyncio.to_thread(get_json_as, url + path, UMPIRE_TOKEN)
+            assert status == 401, path
+        status, _ = await asyncio.to_thread(
+            post_json, url + "api/matches/M-T1/inputs", {"type": "point", "side": 0}, UMPIRE_TOKEN
+        )
+        assert status == 401
+        status, _ = await _send(url, "T1", {**pad, "reports": []}, token="")
+        assert status == 401
+        # a referee may use any table's pad
+        status, answer = await _send(url, "T2", {"pad": "referee-pad-1", "epoch": 1}, REFEREE_TOKEN)
+        assert status == 200 and answer["taken"] is True and answer["user"]["role"] == "chief"
+
+        # what a pad sends is read strictly: a field it does not know, a wrong type, seqs out of order
+        for bad, field in (
+            ({**pad, "extra": 1}, "extra"),
+            ({**pad, "reports": [{"seq": "1", "kind": "point"}]}, "reports.0.seq"),
+            ({**pad, "reports": _taps([0]) + _taps([0])}, "seq must grow"),
+        ):
+            status, answer = await _send(url, "T1", bad)
+            assert status == 400 and field in answer["error"], answer
+
+    log = EventLog(tmp_path / "data" / "events.sqlite3")
+    log.open()
+    try:  # each tap stored once: 13 points from the first pad, nothing from the second
+        taps = [e for e in log.events(limit=10_000) if e.device_id == "pad-one-1234"]
+        assert sorted(e.seq for e in taps if e.seq is not None) == list(range(1, 14))
+        assert not [e for e in log.events(limit=10_000) if e.device_id == "pad-two-5678"]
+    finally:
+        await log.close()
