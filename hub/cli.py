@@ -296,7 +296,10 @@ def _referee_token(name: str, role: str, venue_path: Path | None, tables_arg: st
         try:  # the file must still be a venue: else it stays as it was
             append_to_venue(venue_path, block)
         except VenueError as exc:
-            print(f"boardcast: the referee could not be added, file unchanged: {exc}", file=sys.stderr)
+            print(
+                f"boardcast: the token could not be added, file unchanged: {exc} / anahtar eklenmedi",
+                file=sys.stderr,
+            )
             return EXIT_BAD_INPUT
         print(f"Added {role} {name!r} to {venue_path} / {venue_path} dosyasına eklendi.")
         print(
@@ -305,7 +308,8 @@ def _referee_token(name: str, role: str, venue_path: Path | None, tables_arg: st
     else:
         print("Add this to the venue file / Salon dosyasına ekleyin:")
         print(block)
-    print(f"Token for {name} (shown once; give it to the referee) / {name} anahtarı (bir kez gösterilir):")
+    whom = "the umpire" if role == "umpire" else "the referee"
+    print(f"Token for {name} (shown once; give it to {whom}) / {name} anahtarı (bir kez gösterilir):")
     print(f"  {token}")
     return 0
 

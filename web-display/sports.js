@@ -5,12 +5,14 @@
 import { PAGES as backgammon } from "./backgammon.js";
 import { PAGES as chess } from "./chess.js";
 import { CONSOLE_TEXTS } from "./i18n.js";
+import { PAD as tabletennisPad } from "./tabletennis-pad.js";
 
 export const SPORTS = {
   tabletennis: {
     names: { tr: "Masa tenisi", en: "Table tennis" },
     /** The live score as the console lists it: games won. */
     consoleScore: (s) => (Array.isArray(s.games) ? `${s.games[0]}–${s.games[1]}` : ""),
+    pad: tabletennisPad,  // the umpire pad's buttons (web-display/pad.js)
   },
   backgammon,
   chess,

@@ -28,7 +28,8 @@ class Verdict(enum.Enum):
     """What became of a pad's message."""
 
     ACCEPTED = "accepted"  # the pad holds the table: its taps were taken
-    HELD_ELSEWHERE = "held_elsewhere"  # another pad holds the table: nothing taken, the pad only shows
+    WATCHING = "watching"  # the pad sent no taps and holds nothing: it is shown the score
+    HELD_ELSEWHERE = "held_elsewhere"  # another pad holds the table: its taps were not taken
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +43,8 @@ class Holder:
 
 @dataclass(frozen=True, slots=True)
 class PadAnswer:
-    """The answer to a pad: its verdict, the last of its taps the hub has (0 for none), who holds the table,
-    and how long until a quiet holder's lease runs out (0 when the asking pad holds it)."""
+    """The answer to a pad: its verdict, the last of its taps the hub has (0 for none), who holds the table
+    (None: no pad), and how long until another holder's lease runs out if it stays quiet."""
 
     verdict: Verdict
     acked: int
@@ -64,28 +65,26 @@ class PadProtocol:
         self.taps = 0  # taps taken, resent ones too
 
     def receive(self, message: PadMessage, user: str, now: float, at: float) -> PadAnswer:
-        """Take a pad's message sent with `user`'s token at monotonic `now` (wall time `at`)."""
-        holder = self.holder
-        if holder is not None and holder.pad != message.pad and not self._silence.expired(now):
-            return PadAnswer(
-                Verdict.HELD_ELSEWHERE,
-                self._acked.get((message.pad, message.epoch), 0),
-                holder,
-                self._silence.timeout,
-                max(0.0, self._silence.deadline - now),
-            )
+        """Take a pad's message sent with `user`'s token at monotonic `now` (wall time `at`).
+
+        A pad takes the table with its first tap while no other pad holds it, and keeps it by being heard;
+        a message with no taps (the page asking the state) takes nothing, so a pad opened only to look never
+        keeps another from scoring."""
+        holder = self._current(now, at)
+        if holder is not None and holder.pad != message.pad:
+            verdict = Verdict.HELD_ELSEWHERE if message.reports else Verdict.WATCHING
+            acked = self._acked.get((message.pad, message.epoch), 0)
+            return PadAnswer(verdict, acked, holder, self._silence.timeout, self._silence.deadline - now)
+        if holder is None and not message.reports:
+            return PadAnswer(Verdict.WATCHING, self._acked.get((message.pad, message.epoch), 0), None, 0.0)
         mine = Holder(message.pad, message.epoch, user)
-        if holder != mine or self._silence.expired(now):
+        if holder != mine:
             self._events.append(
                 LinkChange(
-                    self.url,
-                    LinkState.CONNECTED,
-                    at,
-                    f"pad of {user} scoring / {user} tabletten puanlıyor",
-                    message.pad,
-                    1,
+                    self.url, LinkState.CONNECTED, at, f"pad of {user} scoring / {user} tabletten puanlıyor",
+                    message.pad, 1,
                 )
-            )
+            )  # fmt: skip
         self.holder = mine
         self._silence.heard(now)
         key = (message.pad, message.epoch)
@@ -101,6 +100,12 @@ class PadProtocol:
             self._acked[key] = max(self._acked.get(key, 0), tap.seq)
             self.taps += 1
         return PadAnswer(Verdict.ACCEPTED, self._acked.get(key, 0), mine, self._silence.timeout)
+
+    def _current(self, now: float, at: float) -> Holder | None:
+        """The pad holding the table at `now`: none once its lease has run out (`tick` says so to the sink)."""
+        if self.holder is not None and self._silence.expired(now):
+            self.tick(now, at)
+        return self.holder
 
     def next_deadline(self) -> float | None:
         """When `tick` must next be called (the holder's lease running out), or None while no pad holds it."""
@@ -131,20 +136,23 @@ class PadProtocol:
 
 
 def reply(answer: PadAnswer) -> Reply:
-    """A pad's answer as the hub sends it back: the taps it has, who holds the table and, when another pad
-    does, why this one only shows the score."""
+    """A pad's answer as the hub sends it back: the taps it has, who holds the table and, when another pad does
+    and this one sent taps, why they were not taken."""
     holder = answer.holder
     body: dict[str, object] = {
         "acked": answer.acked,
         "holder": None if holder is None else {"pad": holder.pad, "user": holder.user},
+        "yours": answer.verdict is Verdict.ACCEPTED,  # this pad holds the table
+        "free_in_s": round(max(0.0, answer.free_in_s), 1),
+        "lease_s": answer.lease,
     }
-    if answer.verdict is Verdict.ACCEPTED:
+    if answer.verdict is not Verdict.HELD_ELSEWHERE:
         return Reply(True, body)
     assert holder is not None  # only a holder refuses a pad
-    wait = f"{answer.free_in_s:.0f}"
+    wait = f"{max(0.0, answer.free_in_s):.0f}"
     return Reply(
         False,
-        {**body, "free_in_s": round(answer.free_in_s, 1)},
+        body,
         Text(
             f"{holder.user} is scoring this table on another pad; this one only shows the score, and may score "
             f"once the other has been silent for {answer.lease:g} s (in {wait} s at the earliest)",

@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from devices.family import Hosted, Reply
 from devices.registry import browser_families
-from hub.matches import public_view
+from hub.matches import public_view, summary
 from hub.venue import RefereeConfig
 from hub.web.bodies import read_body
 from hub.web.context import WebContext
@@ -84,15 +84,21 @@ class BrowserRoutes:
     def _answer(self, table_id: str, user: RefereeConfig, reply: Reply | None) -> dict[str, Any]:
         hall = self.ctx.hall
         match_id = hall.current_match(table_id, fresh_start=False)
+        next_id = hall.current_match(table_id, fresh_start=True)  # the one a fresh start would begin
         table = next(t for t in hall.venue.tables if t.id == table_id)
         return {
             "table": table_id,
             "sport": table.sport,
             "user": {"name": user.name, "role": user.role},
             "taken": None if reply is None else reply.taken,
-            "refusal": None if reply is None or reply.refusal is None else str(reply.refusal),
+            "refusal": (
+                None
+                if reply is None or reply.refusal is None
+                else {"en": reply.refusal.english, "tr": reply.refusal.turkish}
+            ),
             "device": None if reply is None else reply.body,
             "match": None if match_id is None else public_view(hall.working[match_id]),
+            "next": None if next_id in (None, match_id) else summary(hall.working[next_id]),
         }
 
 

@@ -49,7 +49,7 @@ async def test_taps_become_points_once_each_and_a_second_pad_only_shows(tmp_path
         other = {"pad": "pad-two-5678", "epoch": 1}
         status, answer = await _send(url, "T1", {**other, "reports": _taps([0])})
         assert status == 200 and answer["taken"] is False
-        assert "Ayşe" in answer["refusal"] and "başka bir tabletten" in answer["refusal"]
+        assert "Ayşe" in answer["refusal"]["en"] and "başka bir tabletten" in answer["refusal"]["tr"]
         assert answer["match"]["state"]["points"] == [0, 2]  # nothing scored from the second pad
 
         # the umpire's token: not another table's pad, not a referee route; no token at all: 401

@@ -1,0 +1,274 @@
+"""The umpire pad in a real Chromium with touch emulation at 390x844, against a real `boardcast serve`.
+
+A best-of-5 singles and a best-of-5 doubles match are tapped through to the end (with a time-out, a card and
+an undo) and end as the same taps fed to `boardcast check tabletennis`; the page taken offline for 20 points
+keeps them, sends them in order when the network is back and the hub stores each once; a reload resumes; a
+second pad is only shown the score; an umpire's token is refused on another table's pad. Screenshots at
+390x844 and 1920x1080 go to BOARDCAST_SHOTS when it is set.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from hub.referee.tokens import hash_token
+from hub.rules import tabletennis as tt
+from tests.bussupport import Node
+from tests.conftest import free_port
+from tests.hubsupport import get_json_as
+from tests.web.test_board_screen import shots
+from tests.web.test_chess_screen import PHONE, TV
+from tests.web.test_wall_browser import browser  # noqa: F401  (the shared Chromium fixture)
+
+pytestmark = pytest.mark.browser
+
+UMPIRE = "umpire-token-tables-1-to-3"
+ROOT = Path(__file__).resolve().parents[2]
+SINGLES = ["Ayşe Yılmaz", "Bilge Kaya"]
+DOUBLES = ["Ece Tan", "Fatma Işık", "Gül Er", "Hale Uz"]
+
+VENUE = f"""
+[venue]
+name = "Pad Salonu"
+
+[[tables]]
+id = "T1"
+sport = "tabletennis"
+
+[[tables]]
+id = "T2"
+sport = "tabletennis"
+
+[[tables]]
+id = "T3"
+sport = "tabletennis"
+
+[[tables]]
+id = "T4"
+sport = "tabletennis"
+
+[[matches]]
+id = "S1"
+table = "T1"
+players = {json.dumps(SINGLES, ensure_ascii=False)}
+best_of = 5
+
+[[matches]]
+id = "D1"
+table = "T2"
+players = {json.dumps(DOUBLES, ensure_ascii=False)}
+best_of = 5
+doubles = true
+
+[[matches]]
+id = "O1"
+table = "T3"
+players = ["Cem Demir", "Deniz Ak"]
+best_of = 5
+
+[[matches]]
+id = "X1"
+table = "T4"
+players = ["Emre Su", "Fikret Ay"]
+best_of = 5
+
+[[referees]]
+name = "Umut"
+role = "umpire"
+tables = ["T1", "T2", "T3"]
+token_sha256 = "{hash_token(UMPIRE)}"
+"""
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
+    where = tmp_path_factory.mktemp("pad-hall")
+    (where / "hall.toml").write_text(VENUE, encoding="utf-8")
+    node = Node(
+        ["serve", "--venue", str(where / "hall.toml"), "--data", str(where / "data")],
+        free_port(),
+        where / "hub.log",
+    )
+    node.start()
+    yield node
+    node.stop()
+
+
+def sign_in(browser: Browser, hub: Node, table: str, viewport: dict = PHONE, locale: str = "tr-TR") -> Page:  # noqa: F811
+    """A phone (or, at TV size, a tablet's browser) on `table`'s pad, signed in with the umpire's token."""
+    context = browser.new_context(
+        viewport=viewport, has_touch=True, is_mobile=viewport is PHONE, locale=locale
+    )
+    page = context.new_page()
+    page.goto(f"{hub.url}pad/{table}")
+    page.fill("#token", UMPIRE)
+    page.click("#sign-in button[type=submit]")
+    return page
+
+
+def open_pad(browser: Browser, hub: Node, table: str, viewport: dict = PHONE, locale: str = "tr-TR") -> Page:  # noqa: F811
+    """`sign_in`, once the pad's buttons are drawn."""
+    page = sign_in(browser, hub, table, viewport, locale)
+    expect(page.locator(".rally")).to_have_count(2)
+    return page
+
+
+def match(hub: Node, match_id: str) -> dict[str, Any]:
+    status, view = get_json_as(f"{hub.url}api/matches/{match_id}", None)
+    assert status == 200
+    return view
+
+
+def rallies_to_the_end(doubles: bool, seed: int) -> list[int]:
+    """Rally winners that end a best-of-5 match, as the hub's own rules judge it."""
+    rng = random.Random(seed)
+    state = tt.initial(tt.TableTennisConfig.from_names(5, doubles, None, None, "ittf"))
+    sides: list[int] = []
+    while state.winner is None:
+        side = 0 if rng.random() < 0.55 else 1
+        state = tt.apply(state, tt.UmpirePoint(side), float(len(sides))).state
+        sides.append(side)
+    return sides
+
+
+def tap_point(page: Page, side: int) -> None:
+    page.locator(f".rally[data-side='{side}']").tap()
+
+
+def all_sent(page: Page) -> None:
+    expect(page.locator("#link")).to_have_class("link link-ok", timeout=10_000)
+
+
+def checked(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """The last line of `boardcast check tabletennis` over `lines`: the result the rules give offline."""
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "hub", "check", "tabletennis", "-"],
+        input=text, capture_output=True, text=True, cwd=ROOT, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def play_through(page: Page, sides: list[int]) -> list[dict[str, Any]]:
+    """Tap every rally, with a time-out for A after the third, a yellow card for B after the fifth and an undo
+    of the seventh (tapped again); the same as `boardcast check` lines."""
+    lines: list[dict[str, Any]] = []
+    at = 0.0
+    for n, side in enumerate(sides, 1):
+        tap_point(page, side)
+        lines.append({"at": (at := at + 1), "event": "point", "side": "AB"[side]})
+        if n == 3:
+            page.locator(".tools[data-side='0'] button", has_text="Mola").tap()
+            lines.append({"at": (at := at + 1), "event": "timeout", "side": "A"})
+        if n == 5:
+            page.locator(".tools[data-side='1'] button", has_text="Kart").tap()
+            page.locator(".card-choice .card.yellow").tap()
+            lines.append({"at": (at := at + 1), "event": "card", "side": "B", "card": "yellow"})
+        if n == 7:
+            page.locator(".undo").tap()
+            lines.append({"at": (at := at + 1), "event": "undo", "side": "AB"[side]})
+            tap_point(page, side)
+            lines.append({"at": (at := at + 1), "event": "point", "side": "AB"[side]})
+    return lines
+
+
+@pytest.mark.parametrize(("table", "match_id", "doubles"), [("T1", "S1", False), ("T2", "D1", True)])
+def test_a_match_tapped_through_ends_as_the_rules_say_offline(
+    browser: Browser,  # noqa: F811
+    hub: Node,
+    tmp_path: Path,
+    table: str,
+    match_id: str,
+    doubles: bool,
+) -> None:
+    page = open_pad(browser, hub, table)
+    sides = rallies_to_the_end(doubles, seed=5 if doubles else 3)
+    lines = play_through(page, sides)
+    all_sent(page)
+    expect(page.locator("#finished")).to_be_visible()
+    page.screenshot(path=str(shots(tmp_path) / f"pad-{table}-end-phone.png"), full_page=True)
+
+    served = match(hub, match_id)
+    offline = checked([{"match": {"best_of": 5, "doubles": doubles}}, *lines])
+    assert served["status"] == "finished"
+    assert served["state"]["games"] == offline["games"]
+    assert served["state"]["game_scores"] == offline["scores"]
+    assert "AB"[served["state"]["winner"]] == offline["winner"]
+    assert served["state"]["timeouts"][0] is True and served["state"]["cards"][1] == ["yellow"]
+    assert served["state"]["rallies"] == len(sides) + 1 - 1  # the undone point tapped again, counted once
+
+
+def test_an_umpire_is_refused_on_another_tables_pad_and_every_control_is_a_thumbs_width(
+    browser: Browser,  # noqa: F811
+    hub: Node,
+    tmp_path: Path,
+) -> None:
+    refused = sign_in(browser, hub, "T4", viewport=TV, locale="en-GB")
+    expect(refused.locator("#sign-in-error")).to_contain_text("T1, T2, T3")
+    expect(refused.locator("#sign-in")).to_be_visible()
+    assert match(hub, "X1")["status"] == "scheduled"
+
+    for viewport, name in ((PHONE, "phone"), (TV, "tv"), ({"width": 360, "height": 640}, "small")):
+        page = open_pad(browser, hub, "T3", viewport=viewport, locale="en-GB")  # looking takes nothing
+        page.locator(".tools[data-side='0'] button", has_text="Card").tap()  # the card choice open too
+        sizes = page.evaluate(
+            "() => [...document.querySelectorAll('button:not([hidden])')].filter(b => b.offsetParent)"
+            ".map(b => [b.textContent.trim(), b.getBoundingClientRect().height, b.getBoundingClientRect().width])"
+        )
+        small = [(text, h, w) for text, h, w in sizes if h < 48 and text not in ("Sign out",)]
+        assert not small, f"controls under 48 px at {name}: {small}"
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), name
+        page.screenshot(path=str(shots(tmp_path) / f"pad-T3-{name}.png"), full_page=True)
+        page.context.close()
+
+
+def test_offline_taps_are_kept_sent_in_order_once_and_a_reload_resumes(
+    browser: Browser,  # noqa: F811
+    hub: Node,
+    tmp_path: Path,
+) -> None:
+    page = open_pad(browser, hub, "T3")
+    for _ in range(3):
+        tap_point(page, 0)
+    all_sent(page)
+    page.context.set_offline(True)
+    sides = [n % 2 for n in range(20)]
+    for side in sides:
+        tap_point(page, side)
+    expect(page.locator("#link")).to_contain_text("20 dokunuş")
+    assert match(hub, "O1")["state"]["points"] == [3, 0]  # nothing reached the hub
+    page.screenshot(path=str(shots(tmp_path) / "pad-offline-phone.png"), full_page=True)
+
+    back = time.monotonic()
+    page.context.set_offline(False)
+    deadline = back + 2.0
+    while match(hub, "O1")["state"]["rallies"] < 23 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    view = match(hub, "O1")
+    assert view["state"]["rallies"] == 23, f"not all stored within 2 s: {view['state']['rallies']}"
+    log = view["state"]["points_log"]
+    assert [p["side"] for p in log] == [0, 0, 0, *sides]  # in the order tapped
+    all_sent(page)
+
+    page.reload()
+    expect(page.locator(".rally[data-side='0'] .points")).to_have_text(str(view["state"]["points"][0]))
+    tap_point(page, 1)
+    all_sent(page)
+    assert match(hub, "O1")["state"]["rallies"] == 24
+
+    second = open_pad(browser, hub, "T3")  # another phone: only shows the score
+    expect(second.locator("#link")).to_contain_text("başka bir tabletten")  # told before it taps
+    expect(second.locator(".rally[data-side='0']")).to_be_disabled()
+    second.screenshot(path=str(shots(tmp_path) / "pad-second-phone.png"), full_page=True)
+    page.screenshot(path=str(shots(tmp_path) / "pad-live-phone.png"), full_page=True)
+    assert match(hub, "O1")["state"]["rallies"] == 24
