@@ -195,6 +195,16 @@ function draw() {
   drawAudit();
 }
 
+/** The players' sign-off at the table, beside a match waiting for confirmation: both signed, one, or none. */
+function signedNote(match) {
+  const signed = match.signoffs;
+  if (!signed) return null;
+  const agreed = signed.sides.filter((s) => s && s.agree).length;
+  if (signed.both) return el("span", { class: "m-signed", "data-signed": "both", text: t().signedBoth });
+  if (signed.sides.some((s) => s && !s.agree)) return el("span", { class: "m-warn", "data-signed": "disputed", text: t().signedDisputed });
+  return agreed ? el("span", { class: "m-signed", "data-signed": "one", text: t().signedOne }) : null;
+}
+
 function waitingCount(match) {
   return (match.anomalies || []).filter((a) => WAITING.has(a.state)).length;
 }
@@ -205,7 +215,7 @@ function drawToConfirm() {
     .sort((a, b) => (a.finished_at || 0) - (b.finished_at || 0));
   $("confirm-empty").hidden = items.length > 0;
   sync($("to-confirm"), items, (m) => m.id,
-    (m) => JSON.stringify([lang, m.status, m.version, scoreOf(m), waitingCount(m), me && me.role, m.offers]),
+    (m) => JSON.stringify([lang, m.status, m.version, scoreOf(m), waitingCount(m), me && me.role, m.offers, m.signoffs]),
     (m) => {
       const names = sides(m);
       const waiting = waitingCount(m);
@@ -217,7 +227,8 @@ function drawToConfirm() {
         el("span", { class: "m-score", text: scoreOf(m) }),
         el("span", { class: "m-meta" },
           el("span", { class: `status ${m.status}`, text: tt().status[m.status] || m.status }),
-          waiting ? el("span", { class: "m-warn", title: t().waiting(waiting), text: `⚠ ${waiting}` }) : null),
+          waiting ? el("span", { class: "m-warn", title: t().waiting(waiting), text: `⚠ ${waiting}` }) : null,
+          signedNote(m)),
         el("span", { class: "m-buttons" },
           offers.includes("decide")
             ? el("button", { type: "button", "data-action": "decide", text: t().actions.decide,

@@ -25,6 +25,9 @@ export const TEXTS = {
     next: (names) => `Sıradaki maç: ${names}`, nextStarts: "İlk sayı bu maçı başlatır.",
     roles: { referee: "hakem", chief: "başhakem", umpire: "yardımcı hakem" },
     refused: "Gönderilemedi",
+    signoffTitle: "Oyuncuların onayı", agree: (name, score) => `${name}: ${score} skorunu onaylıyorum`, dispute: "İtiraz",
+    signed: (name) => `✓ ${name} skoru onayladı`, disputed: (name) => `⚠ ${name} skora itiraz etti; hakem çağrıldı`,
+    bothSigned: "İki oyuncu da onayladı; sonucu hakem resmîleştirir.",
     watching: (who, s, lease) => `Bu masayı ${who} başka bir tabletten puanlıyor; bu tablet yalnız skoru gösterir (öteki ${lease} sn sessiz kalırsa en erken ${s} sn sonra puanlayabilir)`,
   },
   en: {
@@ -38,6 +41,9 @@ export const TEXTS = {
     next: (names) => `Next match: ${names}`, nextStarts: "The first point starts it.",
     roles: { referee: "referee", chief: "chief referee", umpire: "umpire" },
     refused: "Not sent",
+    signoffTitle: "Players' sign-off", agree: (name, score) => `${name}: I confirm ${score}`, dispute: "Dispute",
+    signed: (name) => `✓ ${name} confirmed the score`, disputed: (name) => `⚠ ${name} disputes the score; a referee is called`,
+    bothSigned: "Signed by both players; a referee makes the result official.",
     watching: (who, s, lease) => `${who} is scoring this table on another pad; this one shows the score only (it may score in ${s} s at the earliest, if that pad stays silent ${lease} s)`,
   },
 };
@@ -188,7 +194,41 @@ function showFinished(match, next, words) {
   box.hidden = !done;
   if (!done) return;
   box.replaceChildren(el("p", "done", match.official ? words.official : words.finished));
+  if (match.status === "finished" && match.signoffs) box.append(signoffBox(match, words));
   if (next) box.append(el("p", "next", `${words.next(next.players.join(" – "))} ${words.nextStarts}`));
+}
+
+/** Each player confirms the final score with a tap on their own name, or disputes it (a referee item). */
+function signoffBox(match, words) {
+  const { score, sides, both } = match.signoffs;
+  const pad = sport(match.sport).pad;
+  const name = (side) => (pad && pad.sideName ? pad.sideName(match, side) : (match.players || [])[side] || "AB"[side]);
+  const shown = score.map((v) => (v === 0.5 ? "½" : String(v).replace(".5", "½"))).join("–");
+  const rows = [0, 1].map((side) => {
+    const said = sides[side];
+    if (said) return el("p", `signed ${said.agree ? "agreed" : "disputed"}`, said.agree ? words.signed(name(side)) : words.disputed(name(side)));
+    return el("div", { class: "signoff-row" },
+      el("button", { type: "button", class: "agree", onclick: () => signoff(side, true), text: words.agree(name(side), shown) }),
+      el("button", { type: "button", class: "dispute", onclick: () => signoff(side, false), text: words.dispute }));
+  });
+  return el("section", { class: "signoff", "aria-label": words.signoffTitle },
+    el("h2", null, `${words.signoffTitle} — ${shown}`), ...rows, both ? el("p", "both", words.bothSigned) : null);
+}
+
+async function signoff(side, agree) {
+  try {
+    const response = await fetch(`/api/pad/${encodeURIComponent(TABLE)}/signoff`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ side, agree }),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (response.ok) { answer = { ...answer, match: body.match, next: body.next }; problem = ""; }
+    else problem = `${t().refused}: ${body.error || response.status}`;
+  } catch {
+    online = false;
+  }
+  show();
 }
 
 function showAnomalies(match) {

@@ -87,4 +87,4 @@ function render(root, match, ctx) {
   ].filter(Boolean));
 }
 
-export const PAD = { render };
+export const PAD = { render, sideName: sideNames };

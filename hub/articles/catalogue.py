@@ -47,6 +47,14 @@ CATALOGUE: dict[str, Rule] = {
         "A closed result does not change with a device's later report; the report is kept.",
         "Kapanmış sonuç cihazın sonraki bildirimiyle değişmez; bildirim saklanır.",
     ),
+    "match.disputed": hub_rule(
+        "The players' sign-off",
+        "Oyuncuların onayı",
+        "At the end of a match each player confirms the final score at the table, or disputes it. A dispute is "
+        "for a referee to hear before the result is confirmed; the players' word never makes a result official.",
+        "Maç sonunda her oyuncu masada son skoru onaylar ya da itiraz eder. İtirazı hakem, sonucu onaylamadan önce "
+        "dinler; oyuncuların onayı sonucu resmîleştirmez.",
+    ),
     **dict.fromkeys(DEVICE_CODES, _DEVICES),
     "device.offline": _DEVICE_OFFLINE,
     **dict.fromkeys(LOG_CODES, _LOG),

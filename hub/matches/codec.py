@@ -102,7 +102,7 @@ def _referee_from_snapshot(data: dict[str, Any]) -> RefereeRecord:
     if (
         data.get("result") is None
         and data.get("locked_at") is None
-        and not any(data.get(k) for k in ("appeals", "penalties", "actions"))
+        and not any(data.get(k) for k in ("appeals", "penalties", "actions", "signoffs"))
     ):
         return NO_REFEREE_RECORD  # a snapshot from before the referee workflow, or of an untouched match
     return convert(data, RefereeRecord)

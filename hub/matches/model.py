@@ -55,6 +55,7 @@ class EventKind(enum.StrEnum):
     REFEREE_APPEAL = "referee.appeal"  # an appeal opened within the window: the match is protested
     REFEREE_DECISION = "referee.decision"  # the decision on the open appeal, with its reasoning
     LOCK = "match.lock"  # a match of the next round started: this result can no longer change
+    SIGNOFF = "player.signoff"  # a player confirms the final score, or disputes it, at the table
 
 
 class AnomalyState(enum.StrEnum):
@@ -211,8 +212,20 @@ class ActionRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SignoffRecord:
+    """A player's sign-off at the table: the final score they confirmed (or disputed), tapped on the browser
+    device `by`'s token opened. It stands for that score only: once the score changes it signs nothing."""
+
+    side: int
+    agree: bool
+    score: tuple[float, float]
+    at: float
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RefereeRecord:
-    """What referees (and the hub's round lock) added to a match. One value, so that the device reports that
+    """What referees (and the hub's round lock, and the players' sign-off) added to a match. One value, so that the device reports that
     make up most of a match carry it on by reference instead of copying five fields each time."""
 
     result: ResultRecord | None = None
@@ -220,6 +233,7 @@ class RefereeRecord:
     appeals: tuple[AppealRecord, ...] = ()
     penalties: tuple[PenaltyRecord, ...] = ()
     actions: tuple[ActionRecord, ...] = ()
+    signoffs: tuple[SignoffRecord, ...] = ()  # the players' own word on the final score, at the table
 
 
 NO_REFEREE_RECORD = RefereeRecord()

@@ -12,6 +12,7 @@ from typing import Any
 import hub.matches.actions as actions
 from hub.matches.effects import audited, fold_rules, keep_anomalies, keep_facts, settle
 from hub.matches.model import EventKind, MatchOutcome, MatchState
+from hub.matches.signoff import signoff
 from hub.rules.base import Anomaly, Severity
 from hub.rules.registry import SPORTS
 
@@ -133,4 +134,5 @@ HANDLERS: dict[str, Handler] = {
     EventKind.REFEREE_APPEAL.value: actions.appeal,
     EventKind.REFEREE_DECISION.value: actions.decision,
     EventKind.LOCK.value: actions.lock,
+    EventKind.SIGNOFF.value: signoff,
 }

@@ -10,6 +10,7 @@ from hub.matches.codec import action_to_dict, anomaly_to_dict, appeal_to_dict, p
 from hub.matches.model import RULES_ACTOR, AnomalyRecord, MatchState, ResultRecord
 from hub.matches.model import WAITING as _WAITING
 from hub.matches.naming import named_action, named_anomaly, with_names
+from hub.matches.signoff import signoffs_view
 
 
 def _identity(match: MatchState) -> dict[str, Any]:
@@ -88,6 +89,7 @@ def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, 
         # the decision and its reasoning are shown to the players (the tournament rules §10); the
         # grounds as the referee wrote them down stay in the referee's views
         "appeals": [_public(appeal_to_dict(a), referee_names) for a in match.appeals],
+        "signoffs": signoffs_view(match),
         "penalties": [
             with_names(
                 _public({"side": p.side, "penalty": p.penalty, "at": p.at, "by": p.by}, referee_names),
@@ -132,4 +134,5 @@ def referee_view(match: MatchState) -> dict[str, Any]:
         "appeals": [appeal_to_dict(a) for a in match.appeals],
         "penalties": [with_names(penalty_to_dict(p), match.info) for p in match.penalties],
         "actions": [named_action(action_to_dict(a), match.info) for a in match.actions],
+        "signoffs": signoffs_view(match),
     }

@@ -116,6 +116,9 @@ class SportRules(Protocol[S, C]):
     def round_scores(self, state: S) -> tuple[Sequence[float], tuple[Sequence[float], ...]]:
         """The match score and each game's (or the points each game won), for a round's CSV export."""
 
+    def final_score(self, state: S) -> tuple[float, float]:
+        """The match score as the players sign it at the end: games, points, or a game's 1-0 / ½-½."""
+
     @property
     def appeal_rule(self) -> tuple[str, str] | None:
         """The rule a refused late appeal cites for the 15 minutes (English, Turkish); None: no citation."""

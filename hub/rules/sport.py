@@ -171,6 +171,11 @@ class SportDefaults(ABC, Generic[S]):
         """The match score and each game's, as a round's CSV export lists them (sports drawn from a CSV)."""
         raise NotImplementedError(f"{self.name} matches are not exported as CSV")
 
+    def final_score(self, state: S) -> tuple[float, float]:
+        """The match score the players sign: the round export's (`round_scores`)."""
+        a, b = self.round_scores(state)[0]
+        return (a, b)
+
     def referee_result(self, result: Any, how: Any, reason: str) -> dict[str, Any]:
         """A referee's result the board cannot see as the rules' `set_result` input (plain data), or ValueError
         with the message; only for a sport whose `referee_inputs` take `set_result`."""

@@ -139,7 +139,7 @@ class HubRuntime:
             self._add_session(table, table.clock, table.clock_id, Role.CLOCK)
         for url in table.wristbands:  # an umpire's buttons: their own session, the table's match
             self._add_session(table, url, None, Role.WRISTBAND)
-        for family in browser_families():  # a page the hub serves at every table (an umpire's pad)
+        for family in browser_families():  # a page the hub serves at every table (an umpire's)
             assert self.ingest is not None and family.page is not None
             url = f"{family.schemes[0]}://{table.id}"
             slot = family.slot(url, Role.BROWSER)

@@ -1,4 +1,4 @@
-"""The routes of browser devices (a family with `Role.BROWSER`, such as an umpire's pad): the page the hub
+"""The routes of browser devices (a family with `Role.BROWSER`, such as an umpire's scoring page): the page the hub
 serves for each table, `/PAGE/TABLE`, and the API it sends what it tapped to, `/api/PAGE/TABLE`.
 
 The hub opens no link to such a device: the page comes to it. Its messages go to the table's session of that
@@ -10,21 +10,25 @@ umpire's token is let in: an umpire's token opens no other table and no referee 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from devices.family import Hosted, Reply
 from devices.registry import browser_families
-from hub.matches import public_view, summary
+from hub.matches import ActionRefused, EventKind, public_view, summary
+from hub.matches.signoff import SignoffRequest, prepare_signoff
 from hub.venue import RefereeConfig
 from hub.web.bodies import read_body
 from hub.web.context import WebContext
-from hub.web.errors import Forbidden, Invalid, NotFound, ORJSONResponse, Unauthorized
+from hub.web.errors import Conflict, Invalid, NotFound, ORJSONResponse
+from hub.web.referee import scorer_for
 
 log = logging.getLogger(__name__)
 
@@ -62,23 +66,37 @@ class BrowserRoutes:
         await self.ctx.hall.log.flush()  # acknowledged means stored: a tap the answer counts is on disk
         return ORJSONResponse(self._answer(table_id, user, reply))
 
+    async def signoff(self, request: Request) -> Response:
+        """A player's sign-off of the table's match just over (`{"side": 0, "agree": true}`), or a dispute."""
+        table_id, _, user = self._let_in(request)
+        hall = self.ctx.hall
+        match_id = hall.current_match(table_id, fresh_start=False)
+        if match_id is None:
+            raise NotFound("no match on this table / bu masada maç yok")
+        try:
+            wanted = msgspec.json.decode(await read_body(request, self.ctx.refused), type=SignoffRequest)
+            body = prepare_signoff(hall.working[match_id], wanted)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise Invalid(f"{exc} / geçersiz onay") from None
+        except ActionRefused as exc:
+            raise Conflict(str(exc)) from None
+        await hall.record(match_id, EventKind.SIGNOFF, body, time.time(), actor=user.name)
+        log.info(
+            "%s recorded side %d's sign-off (agree=%s) of %s",
+            user.name,
+            body["side"],
+            body["agree"],
+            match_id,
+        )
+        return ORJSONResponse(self._answer(table_id, user, None))
+
     def _let_in(self, request: Request) -> tuple[str, Hosted, RefereeConfig]:
         """The table, its session and whose token it is: 404, 401 or 403 otherwise."""
         table_id = request.path_params["table_id"]
         session = self.sessions.get(table_id)
         if session is None:
             raise NotFound(NO_TABLE)
-        user = self.ctx.auth.holder_for(request.headers.get("authorization"))
-        if user is None:
-            raise Unauthorized(
-                "a referee's or this table's umpire's token is needed / hakem ya da bu masanın yardımcı "
-                "hakeminin anahtarı gerekli"
-            )
-        if not user.may_score(table_id):
-            raise Forbidden(
-                f"{user.name}'s token scores tables {', '.join(user.tables)} only, not {table_id} / "
-                f"{user.name} yalnız {', '.join(user.tables)} masalarını puanlayabilir"
-            )
+        user = scorer_for(self.ctx.auth, request, table_id)
         return table_id, session, user
 
     def _answer(self, table_id: str, user: RefereeConfig, reply: Reply | None) -> dict[str, Any]:
@@ -103,7 +121,11 @@ class BrowserRoutes:
 
 
 def _paths(page: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    return ((f"/{page}/{{table_id}}", ("GET",)), (f"/api/{page}/{{table_id}}", ("GET", "POST")))
+    return (
+        (f"/{page}/{{table_id}}", ("GET",)),
+        (f"/api/{page}/{{table_id}}", ("GET", "POST")),
+        (f"/api/{page}/{{table_id}}/signoff", ("POST",)),
+    )
 
 
 # every browser-device family's paths and methods (an edge refuses them: the table's hub serves its devices)
@@ -115,10 +137,11 @@ def browser_routes(ctx: WebContext, static_dir: Path) -> list[BaseRoute]:
     routes: list[BaseRoute] = []
     for page, sessions in ctx.browsers.items():
         api = BrowserRoutes(ctx, page, sessions, static_dir)
-        (page_path, _), (api_path, _) = _paths(page)
+        (page_path, _), (api_path, _), (signoff_path, _) = _paths(page)
         routes += [
             Route(page_path, api.page_file),
             Route(api_path, api.state, methods=["GET"]),
             Route(api_path, api.message, methods=["POST"]),
+            Route(signoff_path, api.signoff, methods=["POST"]),
         ]
     return routes

@@ -69,7 +69,7 @@ class WebContext:
     ingest: Ingest
     auth: Authenticator
     sessions: Mapping[str, CommandTarget] = field(default_factory=dict)
-    # browser devices' sessions (an umpire's pad): by the family's page, then by table
+    # browser devices' sessions (an umpire's scoring page): by the family's page, then by table
     browsers: Mapping[str, Mapping[str, Hosted]] = field(default_factory=dict)
     gateways: list[TcpGateway] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)

@@ -1,7 +1,7 @@
 """The referee routes: the console's API, actions, confirmation, inputs and device commands.
 
 Every route here runs behind `referee_only`, the one place an HTTP route checks the referee token (401
-without a valid one), as does the one referee route mounted with the public ones (a round's report file,
+without a valid one; `scorer_for` is its counterpart for the routes an umpire's token opens, its tables'), as does the one referee route mounted with the public ones (a round's report file,
 `hub.web.public`); nothing here is public. `referee_of` reads the token for a route that shows a referee
 more (`/api/devices`). A request is checked against the working state and recorded as a hall
 event; what a referee may not do is a typed error, answered by its type (`hub.web.errors`).
@@ -61,6 +61,23 @@ def referee_only(auth: Authenticator, endpoint: RefereeEndpoint) -> Endpoint:
 
     checked.__name__ = checked.__qualname__ = getattr(endpoint, "__name__", "referee_route")
     return checked
+
+
+def scorer_for(auth: Authenticator, request: Request, table_id: str) -> RefereeConfig:
+    """Whoever may score `table_id` by the request's token: a referee or chief (any table) or the table's
+    umpire; Unauthorized (401) without a valid token, Forbidden (403) for an umpire of other tables."""
+    user = auth.holder_for(request.headers.get("authorization"))
+    if user is None:
+        raise Unauthorized(
+            "a referee's or this table's umpire's token is needed / hakem ya da bu masanın yardımcı hakeminin "
+            "anahtarı gerekli"
+        )
+    if not user.may_score(table_id):
+        raise Forbidden(
+            f"{user.name}'s token scores tables {', '.join(user.tables)} only, not {table_id} / "
+            f"{user.name} yalnız {', '.join(user.tables)} masalarını puanlayabilir"
+        )
+    return user
 
 
 class RefereeRoutes:

@@ -85,3 +85,55 @@ async def test_taps_become_points_once_each_and_a_second_pad_only_shows(tmp_path
         assert not [e for e in log.events(limit=10_000) if e.device_id == "pad-two-5678"]
     finally:
         await log.close()
+
+
+async def test_each_player_signs_the_final_score_and_a_dispute_calls_a_referee(tmp_path: Path) -> None:
+    async with running_hub(tmp_path, _venue()) as url:
+
+        async def sign(table: str, side: int, agree: bool, token: str = UMPIRE_TOKEN) -> tuple[int, Any]:
+            return await asyncio.to_thread(
+                post_json, f"{url}api/pad/{table}/signoff", {"side": side, "agree": agree}, token
+            )
+
+        pad = {"pad": "pad-one-1234", "epoch": 1}
+        await _send(url, "T1", {**pad, "reports": _taps([0] * 11)})
+        status, answer = await sign("T1", 0, True)
+        assert status == 409 and "over" in answer["error"]  # not while the match is played
+
+        _, answer = await _send(url, "T1", {**pad, "reports": _taps([0] * 22, first=12)})
+        assert answer["match"]["status"] == "finished" and answer["match"]["state"]["games"] == [3, 0]
+        status, answer = await sign("T1", 0, True)
+        assert status == 200
+        assert answer["match"]["signoffs"] == {
+            "score": [3, 0],
+            "sides": [{"agree": True, "at": answer["match"]["signoffs"]["sides"][0]["at"]}, None],
+            "both": False,
+        }
+        status, answer = await sign("T1", 1, False)
+        assert status == 200 and answer["match"]["signoffs"]["both"] is False
+        disputed = [a for a in answer["match"]["anomalies"] if a["code"] == "match.disputed"]
+        assert len(disputed) == 1 and disputed[0]["state"] == "open" and "3-0" in disputed[0]["message_en"]
+        assert "B" in disputed[0]["message_en"]  # named as the venue names the side
+        status, answer = await sign("T1", 1, True)  # heard again: now both agree
+        assert answer["match"]["signoffs"]["both"] is True
+
+        _, console = await asyncio.to_thread(get_json_as, url + "api/referee/matches", REFEREE_TOKEN)
+        t1 = next(m for m in console if m["id"] == "M-T1")
+        assert t1["signoffs"]["both"] is True
+
+        # a referee's corrected result is another score: the players' word was for the old one
+        status, _ = await asyncio.to_thread(
+            post_json,
+            url + "api/matches/M-T1/actions",
+            {"action": "correct", "score": [3, 1], "reason": "counted again"},
+        )
+        assert status == 200, _
+        _, console = await asyncio.to_thread(get_json_as, url + "api/referee/matches", REFEREE_TOKEN)
+        t1 = next(m for m in console if m["id"] == "M-T1")
+        assert t1["signoffs"] == {"score": [3, 1], "sides": [None, None], "both": False}
+
+        status, answer = await sign("T2", 0, True, token=UMPIRE_TOKEN)
+        assert status == 403
+        for bad in ({"side": 2, "agree": True}, {"side": 0}, {"side": 0, "agree": True, "by": "x"}):
+            status, answer = await asyncio.to_thread(post_json, f"{url}api/pad/T1/signoff", bad, UMPIRE_TOKEN)
+            assert status in (400, 409), (bad, answer)

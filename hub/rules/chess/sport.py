@@ -156,6 +156,10 @@ class ChessSport(SportDefaults[ChessState]):
         """ "1-0", "0-1", "1/2-1/2", or None while the game goes on."""
         return model.result(state)
 
+    def final_score(self, state: ChessState) -> tuple[float, float]:
+        """The game's points: 1-0, 0-1 or ½-½; 0-0 while it goes on."""
+        return _POINTS.get(model.result(state) or "", (0.0, 0.0))
+
     def is_fresh_start(self, report: Any) -> bool:
         """A board showing the starting position: set up for a new game."""
         return model.is_fresh_start(report)
@@ -167,3 +171,6 @@ class ChessSport(SportDefaults[ChessState]):
     def public_state(self, state: ChessState) -> dict[str, Any]:
         """The state without `resume`, the rules' own bookkeeping for a restart."""
         return codec.public_dict(state)
+
+
+_POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}  # a result's points, White's first
