@@ -386,11 +386,11 @@ class Hall(PublicHall):
             self.venue_version = max(self.venue_version, log_id)
             if match_id not in self._held:  # a delayed match goes out through `release`
                 self._publish_public(state)
-            if (  # the console follows status, anomalies (and their handling) and referee actions
+            if (  # the console follows status, anomalies (and their handling), referee actions, sign-offs
                 before is None
                 or before.status is not state.status
                 or before.anomalies is not state.anomalies
-                or before.actions is not state.actions
+                or before.referee is not state.referee
             ):
                 self.fanout.publish("referee", self.venue_version, self.console_view(state), key=match_id)
 

@@ -28,11 +28,18 @@ from tests.conftest import free_port
 from tests.hubsupport import get_json_as
 from tests.web.test_board_screen import shots
 from tests.web.test_chess_screen import PHONE, TV
-from tests.web.test_wall_browser import browser  # noqa: F401  (the shared Chromium fixture)
+from tests.web.test_wall_browser import (  # noqa: F401  (the shared Chromium fixture)
+    browser,
+    clicked_at,
+    mark_clicks,
+    shows_within,
+    watch_text,
+)
 
 pytestmark = pytest.mark.browser
 
 UMPIRE = "umpire-token-tables-1-to-3"
+CHIEF = "chief-token-of-the-pad-hall"
 ROOT = Path(__file__).resolve().parents[2]
 SINGLES = ["Ayşe Yılmaz", "Bilge Kaya"]
 DOUBLES = ["Ece Tan", "Fatma Işık", "Gül Er", "Hale Uz"]
@@ -87,6 +94,11 @@ name = "Umut"
 role = "umpire"
 tables = ["T1", "T2", "T3"]
 token_sha256 = "{hash_token(UMPIRE)}"
+
+[[referees]]
+name = "Başhakem"
+role = "chief"
+token_sha256 = "{hash_token(CHIEF)}"
 """
 
 
@@ -206,6 +218,28 @@ def test_a_match_tapped_through_ends_as_the_rules_say_offline(
     assert "AB"[served["state"]["winner"]] == offline["winner"]
     assert served["state"]["timeouts"][0] is True and served["state"]["cards"][1] == ["yellow"]
     assert served["state"]["rallies"] == len(sides) + 1 - 1  # the undone point tapped again, counted once
+    if not doubles:
+        both_players_sign_off(browser, hub, page, match_id, tmp_path)
+
+
+def both_players_sign_off(browser: Browser, hub: Node, pad: Page, match_id: str, tmp_path: Path) -> None:  # noqa: F811
+    """Each player taps their own name on the pad; the console shows "signed by both" within a second."""
+    console = browser.new_context(viewport={"width": 1500, "height": 1000}, locale="tr-TR").new_page()
+    console.goto(f"{hub.url}console")
+    console.fill("#token", CHIEF)
+    console.click("#sign-in-form button[type=submit]")
+    row = f"#to-confirm li[data-match='{match_id}']"
+    expect(console.locator(row)).to_be_visible()
+    watch_text(console, f"{row} .m-signed", "✍ iki oyuncu da onayladı")
+    mark_clicks(pad)
+    pad.locator(".signoff .agree", has_text=SINGLES[0]).tap()
+    expect(pad.locator(".signed.agreed")).to_have_count(1)
+    pad.locator(".signoff .agree", has_text=SINGLES[1]).tap()
+    shows_within(console, f"{row} .m-signed", "✍ iki oyuncu da onayladı", clicked_at(pad), 1.0)
+    expect(pad.locator(".signoff .both")).to_be_visible()
+    pad.screenshot(path=str(shots(tmp_path) / "pad-signed-phone.png"), full_page=True)
+    console.screenshot(path=str(shots(tmp_path) / "console-signed.png"))
+    console.context.close()
 
 
 def test_an_umpire_is_refused_on_another_tables_pad_and_every_control_is_a_thumbs_width(
