@@ -30,15 +30,16 @@ function rows(refs) {
     .sort((a, b) => byTable(a.table, b.table) || (a.slot || "").localeCompare(b.slot || ""));
 }
 
-/** The panel, drawn again whenever something changed and every few seconds for the "… ago" times. */
-export function drawDevices({ $, t, ago, refs, lang }) {
+/** The panel, drawn again whenever something changed and every few seconds for the "… ago" times. `scoreFrom`
+ * switches a table's scoring to its umpire's pad or back to its device. */
+export function drawDevices({ $, t, ago, refs, lang, scoreFrom }) {
   const items = rows(refs);
   const texts = t().devices;
   $("devices-empty").hidden = items.length > 0;
   const away = items.filter((h) => h.live && (h.status === "silent" || h.status === "disconnected")).length;
   $("devices-count").textContent = away ? String(away) : "";
   sync($("devices-body"), items, (h) => `${h.table}/${h.slot || ""}`,
-    (h) => JSON.stringify([lang, h.status, h.live, h.device_id, h.model, h.battery, h.link_detail,
+    (h) => JSON.stringify([lang, h.status, h.live, h.device_id, h.model, h.battery, h.link_detail, h.set_aside,
       h.last_seen ? ago(h.last_seen) : ""]),
     (h) => {
       const down = h.status === "silent" || h.status === "disconnected";
@@ -53,11 +54,21 @@ export function drawDevices({ $, t, ago, refs, lang }) {
         el("td", { class: "d-link" },
           el("span", { class: `d-status ${h.status}`, text: texts.status[h.status] || h.status }),
           down && h.live ? el("span", { class: "d-live", text: texts.liveMatch }) : null,
-          down && h.link_detail ? el("div", { class: "muted d-detail", text: detail(h.link_detail, lang) }) : null),
+          down && h.link_detail ? el("div", { class: "muted d-detail", text: detail(h.link_detail, lang) }) : null,
+          h.set_aside ? el("div", { class: "d-aside", text: texts.setAside }) : null,
+          switchButton(h, texts, scoreFrom)),
         el("td", { class: "d-seen", text: h.last_seen ? ago(h.last_seen) : "—" }),
         el("td", { class: "d-battery", text: battery || "—", title: battery ? null : texts.noBattery,
           "data-label": texts.cols[4] }));  // the label shows on a phone, where the table has no header
     });
+}
+
+/** A table's own device (not a pad, a clock or a wristband) can hand its table to the umpire's pad, and take it back. */
+function switchButton(h, texts, scoreFrom) {
+  if (h.slot || h.status === "none" || !scoreFrom) return null;
+  const by = h.set_aside ? "device" : "umpire";
+  return el("button", { type: "button", class: "d-switch", "data-by": by, onclick: () => scoreFrom(h.table, by),
+    text: h.set_aside ? texts.backToDevice : texts.toUmpire });
 }
 
 /** A link detail in the console's language: the sessions write "english / türkçe". */

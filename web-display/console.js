@@ -191,7 +191,7 @@ function draw() {
   drawQueue();
   drawToConfirm();
   drawMatches();
-  drawDevices({ $, t, ago, refs, lang });
+  drawDevices({ $, t, ago, refs, lang, scoreFrom });
   drawAudit();
 }
 
@@ -294,6 +294,7 @@ function describe({ match, action }) {
   if (b.score) parts.push(`${num(b.score[0])}–${num(b.score[1])}`);
   if (b.appellant) parts.push(`${t().appellant}: ${b.appellant}`);
   if (action.kind === "match.lock") parts.push(t().lockedBecause(b.because));
+  if (action.kind === "referee.scored_by") parts.push(`${tt().table} ${b.table}: ${t().scoredBy[b.by] || b.by}`);
   if (b.reason) parts.push(b.reason);
   if (b.reasoning) parts.push(b.reasoning);
   return parts.join(" · ");
@@ -315,6 +316,43 @@ function drawAudit() {
         el("td", { text: describe(item) }));
     });
 }
+
+// -- tables: who scores them, and their cards ---------------------------------------------------------------------
+
+/** Switch a table's scoring to its umpire's pad (its device broke) or back to its device, with a reason. */
+async function scoreFrom(table, by) {
+  const reason = prompt(t().devices.switchReason, "");
+  if (reason === null) return;
+  flash("");
+  const answer = await fetch(`/api/tables/${encodeURIComponent(table)}/scored-by`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ by, reason }),
+  }).catch(() => null);
+  if (!answer || !answer.ok) flash((answer && (await answer.json().catch(() => ({}))).error) || t().unreachable);
+}
+
+/** Every table's card (its pad's address as a QR code, no token in it), laid out to print, then printed. */
+async function printCards() {
+  const answer = await fetch("/api/tables/cards", { headers: { Authorization: `Bearer ${token}` } }).catch(() => null);
+  if (!answer || !answer.ok) { flash(t().unreachable); return; }
+  const cards = await answer.json();
+  const box = $("cards");
+  box.replaceChildren(...cards.map((c) => {
+    const code = el("div", { class: "card-qr" });
+    code.innerHTML = c.svg;  // the hub's own SVG, made from the table's address
+    return el("article", { class: "table-card", "data-table": c.table },
+      el("h3", null, `${tt().table} ${c.table}`), code, el("p", "card-url", c.url), el("p", "muted", t().devices.cardHint));
+  }));
+  box.hidden = false;
+  document.body.classList.add("printing-cards");
+  window.print();
+}
+
+window.addEventListener("afterprint", () => {
+  document.body.classList.remove("printing-cards");
+  $("cards").hidden = true;
+});
 
 // -- actions ------------------------------------------------------------------------------------------------------
 
@@ -554,6 +592,7 @@ $("sign-in-form").addEventListener("submit", (event) => {
   if (candidate) signIn(candidate);
 });
 $("sign-out").addEventListener("click", () => signOut());
+$("print-cards").addEventListener("click", () => printCards());
 $("lang").addEventListener("click", () => {
   lang = lang === "tr" ? "en" : "tr";
   localStorage.setItem("boardcast.lang", lang);
@@ -573,4 +612,4 @@ setInterval(() => {
   for (const node of document.querySelectorAll(".a-age[data-at]")) node.textContent = ago(Number(node.dataset.at));
 }, 5000);
 setInterval(tickAppeals, 1000);
-setInterval(() => { if (me) drawDevices({ $, t, ago, refs, lang }); }, 2000);  // the devices' "… ago" times
+setInterval(() => { if (me) drawDevices({ $, t, ago, refs, lang, scoreFrom }); }, 2000);  // the devices' "… ago" times

@@ -43,6 +43,7 @@ class DeviceHealth:
     last_error: str = ""
     blocked: str = ""  # why its reports are not applied: "id_conflict", "wrong_family", or ""
     silent: bool = False  # a link was dropped because the device sent nothing; until it reports again
+    set_aside: bool = False  # a referee switched its table to its umpire: its reports are kept, not applied
     errors_by_kind: dict[str, int] = field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:

@@ -21,8 +21,9 @@ from devices.observations import DeviceEvent, DeviceHello, Heartbeat, LinkChange
 from hub.hall.live import DeviceReportRow, Hall
 from hub.ingest.health import DeviceHealth, HealthBoard, is_silence
 from hub.ingest.outages import DeviceOutages
+from hub.ingest.scorers import Scorers
 from hub.log.eventlog import EventRecord
-from hub.matches import EventKind
+from hub.matches import EventKind, ScoredBy
 from hub.matches.naming import sport_name
 from hub.rules.base import Severity
 from hub.rules.registry import SportRules, report_to_dict
@@ -46,6 +47,7 @@ class Ingest:
         self._set_up: dict[str, tuple[type, bool]] = {}
         self._joining: set[str] = set()  # health keys whose next report for a match is where the hub joins
         self._unlisted: dict[str, DeviceHealth] = {}  # devices listed once they say something
+        self.scorers = Scorers(hall)  # the tables a referee switched to their umpire
         self.outages = DeviceOutages(hall)  # a live match's device going away: one referee item per outage
         hall.log.add_listener(self._count_duplicates)
 
@@ -60,8 +62,19 @@ class Ingest:
             self.health[key] = health
         else:
             self._unlisted[key] = health
+            self.scorers.browser_keys.add(key)
+        health.set_aside = self.scorers.set_aside(table.id, key)
         self._joining.add(key)
         return TableSink(self, table, key)
+
+    def switch_scorer(self, table: TableConfig, by: ScoredBy) -> None:
+        """Take the table's score from `by` from now on; a device taken back starts from where the match stands."""
+        self.scorers.switch(table.id, by)
+        for key, health in self.health.items():
+            if health.table == table.id and key not in self.scorers.browser_keys:
+                health.set_aside = by is ScoredBy.UMPIRE
+                self.dirty.add(key)
+                self._joining.add(key)  # switched back: its next report is the state the match stands at
 
     def _health(self, key: str) -> DeviceHealth:
         """A device's health, listing it the first time a device not yet listed says something."""
@@ -141,10 +154,10 @@ class Ingest:
                 )
 
             if isinstance(report, report_types) and not _is_link_chatter(report):
-                if not health.blocked:
+                if not health.blocked and not self.scorers.set_aside(table.id, key):
                     reports.append(obs)
                     continue
-                # kept in the log, never applied: the referee has the anomaly that says why
+                # kept in the log, never applied: the referee has the anomaly or the switch that says why
                 self._fold(table, sport, reports, key)
                 self._log_unbound("device.refused_report", obs, {"report": report_to_dict(report)})
                 continue

@@ -8,6 +8,7 @@ snapshots and plain data; `views` what screens see. Everything the hub imports i
 
 from __future__ import annotations
 
+from hub.matches.actions import scored_by_of
 from hub.matches.codec import (
     action_to_dict,
     anomaly_to_dict,
@@ -39,6 +40,7 @@ from hub.matches.model import (
     PenaltyRecord,
     RefereeRecord,
     ResultRecord,
+    ScoredBy,
     check_confirm,
     new_match,
 )
@@ -67,6 +69,7 @@ __all__ = [
     "PenaltyRecord",
     "RefereeRecord",
     "ResultRecord",
+    "ScoredBy",
     "action_to_dict",
     "anomaly_to_dict",
     "appeal_to_dict",
@@ -79,6 +82,7 @@ __all__ = [
     "public_view",
     "referee_view",
     "result_to_dict",
+    "scored_by_of",
     "summary",
     "to_snapshot",
 ]

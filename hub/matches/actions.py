@@ -16,6 +16,7 @@ from hub.matches.model import (
     MatchStatus,
     PenaltyRecord,
     ResultRecord,
+    ScoredBy,
 )
 from hub.rules.base import Anomaly, Fact, Severity
 from hub.rules.registry import SPORTS
@@ -200,6 +201,21 @@ def lock(match: MatchState, body: dict[str, Any], offset: int, at: float, actor:
     referee = audited(match.referee, EventKind.LOCK, body, offset, at, actor, locked_at=locked_at)
     facts = (Fact("locked", {"round": body.get("round"), "because": body.get("because")}),)
     return settle(match, offset, at, facts, referee=referee)
+
+
+def scored_by(
+    match: MatchState, body: dict[str, Any], offset: int, at: float, actor: str | None
+) -> MatchOutcome:
+    """A referee switched the table's scoring to its umpire, or back to its device: audited, and a fact."""
+    referee = audited(match.referee, EventKind.REFEREE_SCORED_BY, body, offset, at, actor)
+    facts = (Fact("scored_by", {"by": body["by"], "table": body["table"]}),)
+    return settle(match, offset, at, facts, referee=referee)
+
+
+def scored_by_of(match: MatchState) -> tuple[ScoredBy, float] | None:
+    """The last switch of the table's scoring recorded on this match, and when; None if there was none."""
+    switch = next((a for a in reversed(match.actions) if a.kind == EventKind.REFEREE_SCORED_BY), None)
+    return None if switch is None else (ScoredBy(switch.body["by"]), switch.at)
 
 
 def result_record(body: dict[str, Any], source: str, by: str | None, offset: int, at: float) -> ResultRecord:

@@ -56,6 +56,9 @@ class EventKind(enum.StrEnum):
     REFEREE_DECISION = "referee.decision"  # the decision on the open appeal, with its reasoning
     LOCK = "match.lock"  # a match of the next round started: this result can no longer change
     SIGNOFF = "player.signoff"  # a player confirms the final score, or disputes it, at the table
+    REFEREE_SCORED_BY = (
+        "referee.scored_by"  # the table scored from its umpire's page, or from its device again
+    )
 
 
 class AnomalyState(enum.StrEnum):
@@ -67,7 +70,14 @@ class AnomalyState(enum.StrEnum):
     DISMISSED = "dismissed"
 
 
-WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)  # an item still waiting for a referee
+WAITING = (AnomalyState.OPEN, AnomalyState.ACKNOWLEDGED)
+
+
+class ScoredBy(enum.StrEnum):
+    """What a table's score is taken from: its device (the venue's), or its umpire's browser device."""
+
+    DEVICE = "device"
+    UMPIRE = "umpire"  # an item still waiting for a referee
 
 
 RULES_ACTOR = (

@@ -135,4 +135,5 @@ HANDLERS: dict[str, Handler] = {
     EventKind.REFEREE_DECISION.value: actions.decision,
     EventKind.LOCK.value: actions.lock,
     EventKind.SIGNOFF.value: signoff,
+    EventKind.REFEREE_SCORED_BY.value: actions.scored_by,
 }

@@ -9,13 +9,16 @@ umpire's token is let in: an umpire's token opens no other table and no referee 
 
 from __future__ import annotations
 
+import io
 import logging
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import msgspec
+import segno
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -28,7 +31,7 @@ from hub.venue import RefereeConfig
 from hub.web.bodies import read_body
 from hub.web.context import WebContext
 from hub.web.errors import Conflict, Invalid, NotFound, ORJSONResponse
-from hub.web.referee import scorer_for
+from hub.web.referee import referee_only, scorer_for
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,14 @@ class BrowserRoutes:
         )
         return ORJSONResponse(self._answer(table_id, user, None))
 
+    def card(self, request: Request, table_id: str) -> dict[str, Any]:
+        """A table's card: its page's address on this hub as the request reached it, and that address as a
+        QR code (SVG) to scan at the table. No token is in it: the page asks for one."""
+        address = f"{str(request.base_url).rstrip('/')}/{self.page}/{quote(table_id, safe='')}"
+        svg = io.BytesIO()
+        segno.make(address, error="m").save(svg, kind="svg", scale=5, border=2, xmldecl=False, nl=False)
+        return {"table": table_id, "page": self.page, "url": address, "svg": svg.getvalue().decode()}
+
     def _let_in(self, request: Request) -> tuple[str, Hosted, RefereeConfig]:
         """The table, its session and whose token it is: 404, 401 or 403 otherwise."""
         table_id = request.path_params["table_id"]
@@ -128,15 +139,26 @@ def _paths(page: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     )
 
 
+CARDS_PATH = "/api/tables/cards"
 # every browser-device family's paths and methods (an edge refuses them: the table's hub serves its devices)
-BROWSER_PATHS = tuple(path for family in browser_families() if family.page for path in _paths(family.page))
+BROWSER_PATHS = (
+    (CARDS_PATH, ("GET",)),
+    *(path for family in browser_families() if family.page for path in _paths(family.page)),
+)
 
 
 def browser_routes(ctx: WebContext, static_dir: Path) -> list[BaseRoute]:
-    """Each browser-device family's page and API routes."""
-    routes: list[BaseRoute] = []
-    for page, sessions in ctx.browsers.items():
-        api = BrowserRoutes(ctx, page, sessions, static_dir)
+    """Each browser-device family's page and API routes, and the referees' table cards of them all."""
+    apis = [BrowserRoutes(ctx, page, sessions, static_dir) for page, sessions in ctx.browsers.items()]
+
+    async def cards(request: Request, referee: RefereeConfig) -> Response:
+        """Every table's cards, in the venue's order: what the console prints to put on the tables."""
+        tables = [t.id for t in ctx.hall.venue.tables]
+        return ORJSONResponse([api.card(request, table) for table in tables for api in apis])
+
+    routes: list[BaseRoute] = [Route(CARDS_PATH, referee_only(ctx.auth, cards))]
+    for api in apis:
+        page = api.page
         (page_path, _), (api_path, _), (signoff_path, _) = _paths(page)
         routes += [
             Route(page_path, api.page_file),

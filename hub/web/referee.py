@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from devices.family import Command, command_fields
-from hub.matches import EventKind, MatchState, check_confirm, public_view
+from hub.matches import EventKind, MatchState, ScoredBy, check_confirm, public_view
 from hub.referee import (
     BULK_FIELDS,
     ActionInvalid,
@@ -28,6 +28,7 @@ from hub.referee import (
     prepare_bulk,
     prepare_input,
 )
+from hub.referee.model import MAX_TEXT
 from hub.referee.tokens import Authenticator
 from hub.venue import RefereeConfig, VenueError
 from hub.venue.changes import VenueChangeRefused
@@ -212,6 +213,40 @@ class RefereeRoutes:
         )
         return ORJSONResponse(self.ctx.hall.console_view(self.ctx.hall.match(match_id)))
 
+    async def scored_by(self, request: Request, referee: RefereeConfig) -> Response:
+        """Score a table from its umpire's page (`{"by": "umpire"}`: its device broke) or from its device again
+        (`"device"`), with a reason: logged on the table's match, with who and when."""
+        table_id = request.path_params["table_id"]
+        table = next((t for t in self.ctx.hall.venue.tables if t.id == table_id), None)
+        if table is None:
+            raise NotFound("no such table / böyle bir masa yok")
+        body = await read_object(request, lambda _: ("by", "reason"), self.ctx.refused)
+        try:
+            by = ScoredBy(str(body.get("by")))
+        except ValueError:
+            raise Invalid(
+                f'"by" must be one of {", ".join(ScoredBy)} / "by" şunlardan biri olmalı: {", ".join(ScoredBy)}',
+                ["by"],
+            ) from None
+        reason = body.get("reason", "")
+        if not isinstance(reason, str) or len(reason) > MAX_TEXT:
+            raise Invalid(
+                f'"reason" must be a text of at most {MAX_TEXT} characters / gerekçe çok uzun', ["reason"]
+            )
+        match_id = self.ctx.hall.current_match(table_id, fresh_start=False)
+        if match_id is None:
+            raise Conflict("the table has no match to log the switch on / masada maç yok")
+        await self.ctx.hall.record(
+            match_id,
+            EventKind.REFEREE_SCORED_BY,
+            {"table": table_id, "by": by.value, "reason": reason},
+            time.time(),
+            actor=referee.name,
+        )
+        self.ctx.ingest.switch_scorer(table, by)
+        log.info("referee %s: table %s scored by its %s", referee.name, table_id, by.value)
+        return ORJSONResponse({"table": table_id, "by": by.value, "match": match_id})
+
     async def command(self, request: Request, referee: RefereeConfig) -> Response:
         """A command to a table's device: checked values only, within its frame, acknowledged or not."""
         table_id = request.path_params["table_id"]
@@ -239,6 +274,7 @@ REFEREE_ROUTES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("/api/referee/anomalies", "anomalies", ("POST",)),
     ("/api/referee/matches/{match_id}/events", "evidence", ("GET",)),
     ("/api/tables/{table_id}/command", "command", ("POST",)),
+    ("/api/tables/{table_id}/scored-by", "scored_by", ("POST",)),
     ("/api/rounds", "rounds", ("POST",)),
 )
 

@@ -163,3 +163,42 @@ def test_an_unplugged_board_shows_on_the_device_panel_and_in_the_queue_until_it_
     expect(page.locator('#audit-body tr[data-kind="referee.anomaly"][data-actor="boardcast"]')).to_have_count(
         1
     )
+
+
+def test_a_referee_hands_a_table_to_the_umpires_pad_and_back_and_prints_the_table_cards(
+    browser: Browser,  # noqa: F811
+    hub: HubWithBoard,
+    tmp_path: Path,
+) -> None:
+    deadline = time.monotonic() + 15
+    while not live(hub.url):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    page = open_page(browser, hub.url + "console", "en-GB", {"width": 1366, "height": 768})
+    sign_in(page, REFEREE_TOKEN)
+    row = page.locator('#devices-body tr[data-table="T1"][data-slot=""]')
+    expect(row.locator(".d-switch")).to_have_text("Score from the pad")
+    expect(page.locator('#devices-body tr[data-table="T2"] .d-switch')).to_have_count(0)  # no device to leave
+    page.once("dialog", lambda dialog: dialog.accept("the display went dark"))
+    row.locator(".d-switch").click()
+    expect(row.locator(".d-aside")).to_contain_text("Set aside")
+    expect(row.locator(".d-switch")).to_have_text("Back to the device")
+    audit = page.locator('#audit-body tr[data-kind="referee.scored_by"]')
+    expect(audit).to_have_count(1)
+    row.scroll_into_view_if_needed()
+    screenshot(page, "console-device-set-aside-en.png", tmp_path)
+    page.once("dialog", lambda dialog: dialog.accept("repaired"))
+    row.locator(".d-switch").click()
+    expect(row.locator(".d-aside")).to_have_count(0)
+    expect(audit).to_have_count(2)
+
+    page.evaluate("window.print = () => { window.printed = true; }")  # no print dialog in a headless test
+    page.click("#print-cards")
+    page.wait_for_function("window.printed === true")
+    cards = page.locator("#cards .table-card")
+    expect(cards).to_have_count(2)
+    expect(cards.first.locator(".card-url")).to_have_text(f"{hub.url}pad/T1")
+    assert cards.first.locator(".card-qr svg").count() == 1
+    page.emulate_media(media="print")
+    screenshot(page, "console-table-cards-print.png", tmp_path)
+    assert page.evaluate("getComputedStyle(document.querySelector('body > main')).display") == "none"
