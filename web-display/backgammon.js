@@ -1,6 +1,7 @@
 // Backgammon on the spectator screens: the board in SVG (checkers, bar, borne-off trays, dice, cube), the match
 // score with the Crawford marker, both clocks and the live move list; and a compact tile for the wall.
 // State is the hub's `backgammon.to_dict`: points[0] is point 1 seen from A, A positive (moving 24 -> 1).
+import { PAD } from "./backgammon-pad.js";
 import { el } from "./page.js";
 
 export const BG_TEXTS = {
@@ -398,6 +399,7 @@ const CONSOLE_TEXTS = {
 /** What the pages ask of backgammon (sports.js): its match screen, its wall tile, a decided match's points. */
 export const PAGES = {
   names: { tr: "Tavla", en: "Backgammon" },
+  pad: PAD,  // the umpire pad's entry of a game (web-display/pad.js)
   screen: {
     id: "bg",
     className: "bg-screen",

@@ -43,7 +43,8 @@ export const CHESS_CONSOLE_TEXTS = {
     orientations: { rotated: "Ters kurulmuş (a1 Siyahın solunda)", normal: "Normal (a1 Beyazın solunda)",
       auto: "Konumdan anla" },
     result: "Sonuç", how: "Nasıl bitti",
-    hows: { resignation: "Terk", agreement: "Anlaşmayla beraberlik", forfeit: "Hükmen (gelmedi, hükmen yenik)",
+    hows: { resignation: "Terk", agreement: "Anlaşmayla beraberlik", flag: "Süre (bayrak düştü)",
+      forfeit: "Hükmen (gelmedi, hükmen yenik)",
       arbiter: "Hakem kararı" },
   },
   en: {
@@ -51,7 +52,8 @@ export const CHESS_CONSOLE_TEXTS = {
     orientations: { rotated: "Turned round (a1 at Black's left)", normal: "Normal (a1 at White's left)",
       auto: "Detect from the position" },
     result: "Result", how: "How it ended",
-    hows: { resignation: "Resignation", agreement: "Draw by agreement", forfeit: "Forfeit (no-show)",
+    hows: { resignation: "Resignation", agreement: "Draw by agreement", flag: "Flag (time)",
+      forfeit: "Forfeit (no-show)",
       arbiter: "Arbiter's decision" },
   },
 };

@@ -2,6 +2,7 @@
 // counting down locally, the move list in SAN with clock times, the result; and a compact tile for the wall.
 // State is the hub's chess `to_dict`: "fen" is the game, "board_fen" what the physical board shows right now.
 import { CHESS_CONSOLE_TEXTS, CHESS_TEXTS } from "./chess-texts.js";
+import { PAD } from "./chess-pad.js";
 import { renderRefereeResult } from "./chess-referee.js";
 import { el } from "./page.js";
 
@@ -507,6 +508,7 @@ export function renderChessTile(tile, match, lang) {
 /** What the pages ask of chess (sports.js): its match screen, its wall tile, a decided game's points. */
 export const PAGES = {
   names: { tr: "Satranç", en: "Chess" },
+  pad: PAD,  // the umpire pad's result entry (web-display/pad.js)
   screen: {
     id: "chess",
     className: "chess-screen",

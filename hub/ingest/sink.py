@@ -26,7 +26,7 @@ from hub.log.eventlog import EventRecord
 from hub.matches import EventKind, ScoredBy
 from hub.matches.naming import sport_name
 from hub.rules.base import Severity
-from hub.rules.registry import SportRules, report_to_dict
+from hub.rules.registry import SportRules
 from hub.venue import TableConfig
 
 log = logging.getLogger(__name__)
@@ -159,7 +159,7 @@ class Ingest:
                     continue
                 # kept in the log, never applied: the referee has the anomaly or the switch that says why
                 self._fold(table, sport, reports, key)
-                self._log_unbound("device.refused_report", obs, {"report": report_to_dict(report)})
+                self._log_unbound("device.refused_report", obs, {"report": sport.input_to_dict(report)})
                 continue
             self._fold(table, sport, reports, key)
             self._log_unbound(_kind_of(report), obs, {"report": _plain(report)})
@@ -179,7 +179,7 @@ class Ingest:
                     "device_id": obs.device_id,
                     "boot_epoch": obs.boot_epoch,
                     "seq": obs.seq,
-                    "report": report_to_dict(obs.report),
+                    "report": sport.input_to_dict(obs.report),
                 },
                 obs.received_at,
                 (obs.device_id, obs.boot_epoch, obs.seq),

@@ -64,6 +64,25 @@ sport = "tabletennis"
 id = "T4"
 sport = "tabletennis"
 
+[[tables]]
+id = "T5"
+sport = "backgammon"
+
+[[tables]]
+id = "T6"
+sport = "chess"
+
+[[matches]]
+id = "BG1"
+table = "T5"
+players = ["Hakan Yıldız", "Levent Şen"]
+length = 5
+
+[[matches]]
+id = "C1"
+table = "T6"
+players = ["Elif Kaya", "Kerem Demir"]
+
 [[matches]]
 id = "S1"
 table = "T1"
@@ -92,7 +111,7 @@ best_of = 5
 [[referees]]
 name = "Umut"
 role = "umpire"
-tables = ["T1", "T2", "T3"]
+tables = ["T1", "T2", "T3", "T5", "T6"]
 token_sha256 = "{hash_token(UMPIRE)}"
 
 [[referees]]
@@ -248,7 +267,7 @@ def test_an_umpire_is_refused_on_another_tables_pad_and_every_control_is_a_thumb
     tmp_path: Path,
 ) -> None:
     refused = sign_in(browser, hub, "T4", viewport=TV, locale="en-GB")
-    expect(refused.locator("#sign-in-error")).to_contain_text("T1, T2, T3")
+    expect(refused.locator("#sign-in-error")).to_contain_text("T1, T2, T3, T5, T6")
     expect(refused.locator("#sign-in")).to_be_visible()
     assert match(hub, "X1")["status"] == "scheduled"
 
@@ -306,3 +325,58 @@ def test_offline_taps_are_kept_sent_in_order_once_and_a_reload_resumes(
     second.screenshot(path=str(shots(tmp_path) / "pad-second-phone.png"), full_page=True)
     page.screenshot(path=str(shots(tmp_path) / "pad-live-phone.png"), full_page=True)
     assert match(hub, "O1")["state"]["rallies"] == 24
+
+
+def enter_game(page: Page, winner: int, value: int = 1, cube: int = 1, resigned: bool = False) -> None:
+    """One backgammon game on the pad: its winner, how, the cube, resigned or not; then recorded."""
+    page.locator(f".bg-winners .rally[data-side='{winner}']").tap()
+    page.locator(f".choices .choice[data-value='{value}']").tap()
+    page.locator(f".cubes .choice[data-cube='{cube}']").tap()
+    if resigned:
+        page.locator(".choice.resign").tap()
+    page.locator(".record").tap()
+    all_sent(page)
+
+
+def test_a_backgammon_match_to_five_with_a_gammon_and_a_resignation(
+    browser: Browser,  # noqa: F811
+    hub: Node,
+    tmp_path: Path,
+) -> None:
+    page = open_pad(browser, hub, "T5")
+    enter_game(page, 0)
+    enter_game(page, 1, value=2, cube=2)  # a gammon at 2: 1-4, B one away
+    expect(page.locator(".hint.crawford")).to_be_visible()
+    expect(page.locator(".cubes .choice[data-cube='2']")).to_be_disabled()  # no cube in the Crawford game
+    page.screenshot(path=str(shots(tmp_path) / "pad-backgammon-crawford-phone.png"), full_page=True)
+    enter_game(page, 0, value=2)  # the Crawford game: 3-4
+    enter_game(page, 1, cube=2, resigned=True)  # A resigns a single game at 2: 3-6
+    expect(page.locator("#finished")).to_be_visible()
+    view = match(hub, "BG1")
+    assert view["status"] == "finished" and view["state"]["score"] == {"A": 3, "B": 6}
+    expect(page.locator(".pad-score")).to_have_text("Hakan Yıldız 3 – 6 Levent Şen")
+    games = view["state"]["games"]
+    assert [(g["points"], g["resigned"], g["crawford"]) for g in games] == [
+        (1, 0, False), (4, 0, False), (2, 0, True), (2, 1, False),
+    ]  # fmt: skip
+    expect(page.locator(".signoff h2")).to_contain_text("3–6")
+    page.screenshot(path=str(shots(tmp_path) / "pad-backgammon-end-phone.png"), full_page=True)
+
+
+def test_a_chess_result_entered_at_the_board(
+    browser: Browser,  # noqa: F811
+    hub: Node,
+    tmp_path: Path,
+) -> None:
+    page = sign_in(browser, hub, "T6", locale="en-GB")
+    expect(page.locator(".choices.results .choice")).to_have_count(3)
+    expect(page.locator(".choice[data-how='agreement']")).to_be_disabled()  # a draw only
+    page.locator(".choice[data-result='0-1']").tap()
+    page.locator(".choice[data-how='resignation']").tap()
+    page.screenshot(path=str(shots(tmp_path) / "pad-chess-phone.png"), full_page=True)
+    page.locator(".record").tap()
+    all_sent(page)
+    expect(page.locator("#finished")).to_be_visible()
+    view = match(hub, "C1")
+    assert view["status"] == "finished" and view["state"]["result"] == "0-1"
+    expect(page.locator(".signoff h2")).to_contain_text("0–1")

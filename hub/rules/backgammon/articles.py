@@ -86,6 +86,12 @@ ARTICLES: dict[str, Rule] = {
         "resign.",
         "Pes etmek oynanan oyunu bırakmaktır; iki oyun arasında ya da maçtan sonra bırakılacak oyun yoktur.",
     ),
+    "bg.game_after_match": rule(
+        BACKGAMMON_RULES,
+        _BG_CLOCK,
+        "The match ends when a player reaches the match length; no game is played after it.",
+        "Maç, bir oyuncu maç uzunluğuna ulaşınca biter; ondan sonra oyun oynanmaz.",
+    ),
     "bg.resign_no_offer": rule(
         BACKGAMMON_RULES,
         _BG_CLOCK,

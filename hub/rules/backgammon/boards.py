@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from devices.observations import RESIGN_VALUES
+from devices.observations import RESIGN_VALUES, DeviceEvent
 from hub.rules import clock as clk
 from hub.rules.backgammon.model import Position, pair
 from hub.rules.backgammon.reducer import apply
+from hub.rules.backgammon.resign import CUBE_VALUES
 from hub.rules.backgammon.state import (
     BackgammonState,
     BoardSnapshot,
@@ -16,6 +17,7 @@ from hub.rules.backgammon.state import (
     Cube,
     CubeAction,
     Event,
+    HandGame,
     InvalidDice,
     Opening,
     Phase,
@@ -83,6 +85,15 @@ def input_to_dict(item: Any) -> dict[str, Any]:
         }
     if isinstance(item, BackgammonBoardEvent):
         return {"type": item.kind, **item.data}
+    if isinstance(item, DeviceEvent):  # an umpire's pad: its taps, checked here (a board's are when decoded)
+        try:
+            return {"type": item.kind, **_checked(item.kind, dict(item.data))}
+        except (KeyError, ValueError):
+            return {
+                "type": "event",
+                "kind": item.kind,
+                "data": dict(item.data),
+            }  # kept; the rules read nothing
     raise TypeError(f"not a backgammon input: {item!r}")
 
 
@@ -106,12 +117,34 @@ def input_from_dict(data: dict[str, Any]) -> Any:
         )
     if kind in ("press", "cube", "roll", "invalid_dice", "opening"):
         return BackgammonBoardEvent(kind, {k: v for k, v in data.items() if k != "type"})
-    if kind in RESIGN_INPUTS:
-        return BackgammonBoardEvent(kind, _resign_data(kind, data))
+    if kind in RESIGN_INPUTS or kind in HAND_INPUTS:
+        return BackgammonBoardEvent(kind, _checked(kind, data))
+    if kind == "event":  # a tap the rules do not read, kept in the log
+        return BackgammonBoardEvent("event", {"kind": data.get("kind"), "data": data.get("data")})
     raise ValueError(f"unknown backgammon input type {kind!r}")
 
 
 RESIGN_INPUTS = ("resign", "accept", "reject")  # a board's or a referee's: the offer and the answer
+HAND_INPUTS = ("game",)  # a game scored by hand: its winner, how, the cube, resigned or not
+
+
+def _checked(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A resignation's, an answer's or a hand-scored game's fields, read strictly; ValueError naming the field."""
+    if kind in RESIGN_INPUTS:
+        return _resign_data(kind, data)
+    if kind != "game":
+        raise ValueError(f"unknown backgammon input type {kind!r}")
+    winner, value, cube = data["winner"], data["value"], data.get("cube", 1)
+    resigned = data.get("resigned", False)
+    if winner not in (0, 1) or isinstance(winner, bool):
+        raise ValueError(f'game "winner" must be 0 or 1, got {winner!r}')
+    if value not in RESIGN_VALUES or isinstance(value, bool):
+        raise ValueError(f'game "value" must be 1 (single), 2 (gammon) or 3 (backgammon), got {value!r}')
+    if cube not in CUBE_VALUES or isinstance(cube, bool):
+        raise ValueError(f'game "cube" must be one of {", ".join(map(str, CUBE_VALUES))}, got {cube!r}')
+    if not isinstance(resigned, bool):
+        raise ValueError(f'game "resigned" must be true or false, got {resigned!r}')
+    return {"winner": winner, "value": value, "cube": cube, "resigned": resigned}
 
 
 def _resign_data(kind: str, data: dict[str, Any]) -> dict[str, int]:
@@ -169,6 +202,8 @@ def events_of(state: BackgammonState, report: Any) -> list[Event]:
             return [Resign(d["side"], d["value"])]
         if report.kind in ("accept", "reject"):
             return [ResignReply(ResignAnswer(report.kind), d["side"])]
+        if report.kind == "game":
+            return [HandGame(d["winner"], d["value"], d["cube"], d["resigned"])]
     return events
 
 

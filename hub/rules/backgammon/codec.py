@@ -7,6 +7,7 @@ from typing import Any
 from hub.rules import clock as clk
 from hub.rules.backgammon import ids
 from hub.rules.backgammon.model import SIDE_NAMES, Position, notation, pair, side_name
+from hub.rules.backgammon.score import crawford_next
 from hub.rules.backgammon.state import Action, BackgammonState, GameRecord, Phase, PlayedTurn
 from hub.rules.snapshot import StateCodec
 
@@ -261,5 +262,6 @@ def from_dict(data: dict[str, Any]) -> BackgammonState:
 
 
 def public_dict(state: BackgammonState) -> dict[str, Any]:
-    """What spectators see of the state: the snapshot's current form without its version."""
-    return _encode(state)
+    """What spectators see of the state: the snapshot's current form without its version, and whether the next
+    game to start is the Crawford game (for a game scored by hand, where no board starts it)."""
+    return {**_encode(state), "crawford_next": state.phase is Phase.OPENING and crawford_next(state)}

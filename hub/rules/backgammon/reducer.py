@@ -8,7 +8,7 @@ from typing import Any
 from hub.rules import clock as clk
 from hub.rules.backgammon.cube import on_cube
 from hub.rules.backgammon.model import START, side_name
-from hub.rules.backgammon.resign import on_resign, on_resign_reply
+from hub.rules.backgammon.resign import on_hand_game, on_resign, on_resign_reply
 from hub.rules.backgammon.score import start_game, time_forfeit
 from hub.rules.backgammon.state import (
     BackgammonState,
@@ -16,6 +16,7 @@ from hub.rules.backgammon.state import (
     ClockPress,
     Cube,
     Event,
+    HandGame,
     InvalidDice,
     Opening,
     Phase,
@@ -31,7 +32,7 @@ from hub.rules.base import Anomaly, Fact, Outcome, Severity
 
 def apply(state: BackgammonState, event: Event, at: float) -> Outcome[BackgammonState]:
     """Fold one input into the match; never raises on a rule violation, reports it."""
-    if state.phase is Phase.MATCH_OVER and not isinstance(event, Resign | ResignReply):  # those are flagged
+    if state.phase is Phase.MATCH_OVER and not isinstance(event, Resign | ResignReply | HandGame):  # flagged
         return Outcome(state, (Fact("ignored", {"reason": "match over", "event": type(event).__name__}),))
     if state.clock is not None:
         checked = clk.check_flag(state.clock, at)
@@ -113,4 +114,5 @@ _HANDLERS: dict[type, Any] = {
     Cube: on_cube,
     Resign: on_resign,
     ResignReply: on_resign_reply,
+    HandGame: on_hand_game,
 }

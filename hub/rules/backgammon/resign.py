@@ -1,5 +1,7 @@
-"""Resignations: a side offers to give up the game as a single game, a gammon or a backgammon; the opponent
-accepts (the game ends with the value times the cube, scored like any other game) or rejects (play on)."""
+"""Games that end by what the players say: a resignation (a side offers to give up the game as a single game, a
+gammon or a backgammon; the opponent accepts, and the game ends with the value times the cube, scored like any
+other game, or rejects, and play goes on), and a game scored by hand (its winner, how and the cube, from an
+umpire's pad where no board reports the play)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,11 @@ from dataclasses import replace
 
 from devices.observations import RESIGN_VALUES
 from hub.rules.backgammon.model import side_name
-from hub.rules.backgammon.score import WIN_KIND, end_game
+from hub.rules.backgammon.score import WIN_KIND, crawford_next, end_game
 from hub.rules.backgammon.state import (
     Action,
     BackgammonState,
+    HandGame,
     Phase,
     Resign,
     ResignAnswer,
@@ -96,3 +99,62 @@ def on_resign_reply(
     if ev.answer is ResignAnswer.REJECT:
         return state
     return end_game(state, 1 - resigner, value * state.cube_value, WIN_KIND[value], at, facts, resigned=value)
+
+
+CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)  # what a cube shows
+
+
+def on_hand_game(
+    state: BackgammonState, ev: HandGame, at: float, facts: list[Fact], anomalies: list[Anomaly]
+) -> BackgammonState:
+    """A game scored by hand: its points to the winner, and the match score, Crawford and the match's end as
+    for any game; a cube the game could not have, or a game after the match was won, is flagged and not counted."""
+    cube = ev.cube
+    played = state
+    if state.phase is Phase.OPENING:  # no board started it: the game is the next one, Crawford or not
+        crawford = crawford_next(state)
+        played = replace(
+            state,
+            game=state.game + 1,
+            crawford=crawford,
+            crawford_done=state.crawford_done or crawford,
+            cube_value=1,
+            cube_owner=None,
+            actions=(),
+        )
+    if state.phase is Phase.MATCH_OVER:
+        anomalies.append(
+            anomaly(
+                "bg.game_after_match",
+                Severity.ERROR,
+                f"A game won by {side_mark(ev.winner)} was entered after the match was over; it was not counted.",
+                f"Maç bittikten sonra {side_mark(ev.winner)} oyuncusunun kazandığı bir oyun girildi; sayılmadı.",
+                side=side_name(ev.winner),
+            )
+        )
+        return state
+    if played.crawford and cube != 1:
+        anomalies.append(
+            anomaly(
+                "bg.crawford_double",
+                Severity.ERROR,
+                f"The Crawford game was entered with the cube at {cube}; the cube is not used in this game. "
+                "It was not counted.",
+                f"Crawford oyunu küp {cube} iken girildi; bu oyunda küp kullanılmaz. Sayılmadı.",
+                side=side_name(ev.winner),
+                cube=cube,
+            )
+        )
+        return state
+    state = replace(played, cube_value=cube, resign_offer=None)
+    if ev.resigned:
+        state = replace(state, actions=(*state.actions, Action(1 - ev.winner, "resign", value=ev.value)))
+    return end_game(
+        state,
+        ev.winner,
+        ev.value * cube,
+        WIN_KIND[ev.value],
+        at,
+        facts,
+        resigned=ev.value if ev.resigned else 0,
+    )

@@ -33,8 +33,13 @@ def time_forfeit(state: BackgammonState, loser: int) -> Outcome[BackgammonState]
     )
 
 
+def crawford_next(state: BackgammonState) -> bool:
+    """Whether the game about to start is the Crawford game: the first once a side is one point from the match."""
+    return not state.crawford_done and state.length - 1 in state.score and state.length > 1
+
+
 def start_game(state: BackgammonState, mover: int, dice: tuple[int, int], at: float) -> BackgammonState:
-    crawford = not state.crawford_done and state.length - 1 in state.score and state.length > 1
+    crawford = crawford_next(state)
     start = START.with_turn(mover)
     clock = clk.start_side(state.clock, mover, at) if state.clock else None
     return replace(

@@ -7,7 +7,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, TextIO
 
-from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceFamily
+from devices.observations import BackgammonBoardEvent, BackgammonBoardState, DeviceEvent, DeviceFamily
 from hub.rules.articles import Words
 from hub.rules.backgammon import boards, codec, export, join, venue
 from hub.rules.backgammon.articles import ARTICLES, UNSTATED_TIME_CONTROL
@@ -34,10 +34,11 @@ class BackgammonSport(SportDefaults[BackgammonState]):
 
     name = "backgammon"
     families = frozenset({DeviceFamily.BACKGAMMON_BOARD})
-    report_type = (BackgammonBoardState, BackgammonBoardEvent)
+    report_type = (BackgammonBoardState, BackgammonBoardEvent, DeviceEvent)  # DeviceEvent: an umpire's pad
     tick = Tick  # a clock's flag falls on time
     exports = MappingProxyType({"mat": _mat, "ids": _ids})
-    referee_inputs = boards.RESIGN_INPUTS  # a resignation a board cannot report, and its answer
+    # a resignation a board cannot report and its answer; a game scored by hand
+    referee_inputs = (*boards.RESIGN_INPUTS, *boards.HAND_INPUTS)
     title = ("backgammon", "tavla")
     match_keys = ("length", "clock", "start_score")
     draw_key = "length"
@@ -121,7 +122,10 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         return state.winner
 
     def is_fresh_start(self, report: Any) -> bool:
-        """The starting position with no dice and a centred cube: a board set up for a new match."""
+        """The starting position with no dice and a centred cube (a board set up for a new match), or a game
+        scored by hand once the table's match is over."""
+        if isinstance(report, DeviceEvent):
+            return report.kind in boards.HAND_INPUTS
         return (
             isinstance(report, BackgammonBoardState)
             and tuple(report.points) == START.points

@@ -96,11 +96,24 @@ class ResignReply:
 
 
 @dataclass(frozen=True, slots=True)
+class HandGame:
+    """A game scored by hand (an umpire's pad, a score sheet): who won it, how (`value` 1 a single game, 2 a
+    gammon, 3 a backgammon), the cube's value, and whether a resignation ended it."""
+
+    winner: int
+    value: int
+    cube: int = 1
+    resigned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Tick:
     """Time passed with no input: only the clock's flag is checked."""
 
 
-Event = Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube | Resign | ResignReply | Tick
+Event = (
+    Opening | Roll | InvalidDice | BoardSnapshot | ClockPress | Cube | Resign | ResignReply | HandGame | Tick
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -288,6 +288,11 @@ def input_to_dict(item: Any) -> dict[str, Any]:
             "period": item.period,
         }
     if isinstance(item, DeviceEvent):
+        if item.kind == "result":  # an umpire's pad: the result entered at the board, read as an arbiter's is
+            try:
+                return {"type": "set_result", **_pad_result(dict(item.data))}
+            except (KeyError, ValueError, msgspec.ValidationError):
+                pass  # kept as the pad sent it; the rules read nothing from it
         return {"type": "event", "kind": item.kind, "data": dict(item.data)}
     if isinstance(item, Tick):
         return {"type": "tick"}
@@ -311,7 +316,7 @@ _Result = Literal["1-0", "0-1", "1/2-1/2", "*"]  # a result, or "*": none yet
 _Side = Literal["left", "right"]
 if get_args(_Result) != (*RESULTS, "*") or get_args(_Side) != SIDE_NAMES:
     raise ImportError("the chess input types disagree with the model's RESULTS or SIDE_NAMES")
-_How = Literal["resignation", "agreement", "forfeit", "arbiter"]
+_How = Literal["resignation", "agreement", "flag", "forfeit", "arbiter"]
 if get_args(_How) != RESULT_HOWS:
     raise ImportError("the chess input types disagree with the model's RESULT_HOWS")
 
@@ -425,7 +430,7 @@ _MUST = {
     "data": "an object",
     "result": '"1-0", "0-1", "1/2-1/2" or "*"',
     "reason": "text",
-    "how": '"resignation", "agreement", "forfeit" or "arbiter"',
+    "how": '"resignation", "agreement", "flag", "forfeit" or "arbiter"',
     "plies": "a whole number from 1",
     "white": '"left" or "right"',
     "orientation": '"auto", "normal" or "rotated"',
@@ -454,3 +459,12 @@ def input_from_dict(data: dict[str, Any]) -> Input:
     except msgspec.ValidationError as exc:
         said = complaint(exc)
         raise ValueError(_must(kind, said.field or "type", said.value(data))) from None
+
+
+def _pad_result(data: dict[str, Any]) -> dict[str, Any]:
+    """A result tapped on a pad (`{"result": "1-0", "how": "resignation"}`) as `set_result`'s fields; a draw by
+    agreement only (ValueError otherwise, as for an arbiter's)."""
+    read = msgspec.convert({"type": "set_result", **data}, _SetResult, strict=True)
+    if read.how is None or read.result == "*" or (read.how == "agreement" and read.result != "1/2-1/2"):
+        raise ValueError(f"not a result a pad may enter: {data!r}")
+    return {"result": read.result, "reason": "", "how": read.how}

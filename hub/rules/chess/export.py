@@ -18,6 +18,7 @@ _TERMINATION = {
     # results the board cannot see (the arbiter's `result` action): as lichess and other relays write them
     "resignation": "normal",
     "agreement": "normal",
+    "flag": "time forfeit",
     "forfeit": "forfeit",
     "arbiter": "adjudication",
 }

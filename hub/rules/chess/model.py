@@ -27,7 +27,7 @@ COLOUR_NAMES = {chess.WHITE: "white", chess.BLACK: "black"}
 REFEREE_INPUTS = ("keep_illegal", "set_result", "take_back", "clock_sides", "orientation")
 # how a result the board cannot see came about (FIDE Laws 5.1.2 resignation, 9.1.2 agreement, 6.7/11 forfeit
 # and arbiter's decisions); it becomes the game's result_reason and the PGN's Termination
-RESULT_HOWS = ("resignation", "agreement", "forfeit", "arbiter")
+RESULT_HOWS = ("resignation", "agreement", "flag", "forfeit", "arbiter")  # flag: time, no clock said it
 CENTRE = chess.BB_D4 | chess.BB_E4 | chess.BB_D5 | chess.BB_E5
 MAGIC_RESULTS = {"white_wins": "1-0", "black_wins": "0-1", "draw": "1/2-1/2"}
 BOARD_ENDINGS = (

@@ -128,15 +128,16 @@ def result_input(result: Any, how: Any, reason: str) -> dict[str, Any]:
         )
     if how is None:
         raise ValueError(
-            '"how" is required: resignation, agreement, forfeit or arbiter / "how" gerekli: terk, anlaşma, '
-            "hükmen ya da hakem kararı"
+            '"how" is required: resignation, agreement, flag, forfeit or arbiter / "how" gerekli: terk, '
+            "anlaşma, süre, hükmen ya da hakem kararı"
         )
     try:
         item = codec.input_from_dict({"type": "set_result", "result": result, "how": how, "reason": reason})
     except ValueError:  # the result was checked above and the reason is text: only `how` is left
         raise ValueError(
-            f'"how" must be resignation, agreement, forfeit or arbiter, got {how!r} / bitiş şekli terk '
-            f"(resignation), anlaşma (agreement), hükmen (forfeit) ya da hakem kararı (arbiter) olmalı"
+            f'"how" must be resignation, agreement, flag, forfeit or arbiter, got {how!r} / bitiş şekli terk '
+            f"(resignation), anlaşma (agreement), süre (flag), hükmen (forfeit) ya da hakem kararı (arbiter) "
+            f"olmalı"
         ) from None
     if how == "agreement" and result != "1/2-1/2":
         raise ValueError(
