@@ -69,7 +69,7 @@ function render(root, match, ctx) {
 function gamesList(match, words) {
   const games = (match.state && match.state.games) || [];
   if (!games.length) return null;
-  return el("ul", { class: "bg-games" }, ...games.map((g) => el("li", null,
+  return el("ul", { class: "pad-games" }, ...games.map((g) => el("li", null,
     [words.game(g.number), name(match, g.winner === "A" || g.winner === 0 ? 0 : 1), words.points(g.points),
       g.resigned ? words.resignedShort : "", g.crawford ? words.crawfordShort : ""].filter(Boolean).join(" · "))));
 }

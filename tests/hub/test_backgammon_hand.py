@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from devices.observations import DeviceEvent
 from hub.matches import EventKind, MatchInfo, apply_event, new_match
 from hub.referee import ActionInvalid, check_input
 from hub.rules.backgammon.export import match_to_mat
 from hub.rules.backgammon.score import crawford_next
 from hub.rules.registry import BACKGAMMON
-
-import pytest
 
 
 def _game(winner: int, value: int = 1, cube: int = 1, resigned: bool = False) -> dict[str, Any]:
