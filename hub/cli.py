@@ -403,13 +403,15 @@ def _run_edge(args: argparse.Namespace) -> int:
 
 def _run_demo(args: argparse.Namespace) -> int:
     from boardcast_sim.demo import command as demo_command  # the simulators: only when the demo runs
+    from hub.server.limits import WILDCARD_HOSTS
 
     data = Path(args.data)
     demo = demo_command.prepare(args, data)
     runtime = _hub_runtime()(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
-    jobs = demo_command.jobs(demo, runtime.hall, args)
     url = _url(args.host, runtime.port)
+    local = f"http://127.0.0.1:{runtime.port}/" if args.host in WILDCARD_HOSTS else url  # the pads' way in
+    jobs = demo_command.jobs(demo, runtime.hall, args, local)
     where = data.resolve()
 
     banner = [

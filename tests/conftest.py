@@ -98,9 +98,10 @@ def start_demo(
     bg_tables: int = 0,
     chess_boards: int = 0,
     module: str = "hub",
+    pads: bool = False,
 ) -> DemoProcess:
     """Start the demo (`python -m module demo …`: a module of the tests runs it with other names) and wait
-    until /api/health answers (20 s at most)."""
+    until /api/health answers (20 s at most); its two tables scored by simulated pads only with `pads`."""
     port = port or free_port()
     proc = subprocess.Popen(
         [
@@ -120,6 +121,7 @@ def start_demo(
             str(bg_tables),
             "--chess-boards",
             str(chess_boards),
+            "--pads" if pads else "--no-pads",
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,

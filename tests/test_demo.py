@@ -257,7 +257,7 @@ async def test_a_simulated_board_that_fails_stops_alone_and_says_why(capsys) -> 
 
 @pytest.mark.parametrize("tables", [4, 3])
 def test_no_one_plays_at_two_tables_of_a_round(tables: int) -> None:
-    demo = build_demo_venue(tables, 2, 0, token="t")
+    demo = build_demo_venue(tables, 2, 0, pads=True, token="t")
     try:
         for rnd in {m.round for m in demo.venue.matches}:
             names = [p for m in demo.venue.matches if m.round == rnd for p in m.players]
@@ -265,3 +265,30 @@ def test_no_one_plays_at_two_tables_of_a_round(tables: int) -> None:
     finally:
         for pty in demo.ptys:
             pty.close()
+
+
+def test_two_tables_without_a_device_are_scored_by_simulated_pads(tmp_path) -> None:
+    """A newcomer's demo shows both kinds of table: a table-tennis and a backgammon table scored by pads (the
+    script drives the pad's own endpoint), listed as pads on the device panel once they have said something."""
+    demo = start_demo(tmp_path / "data", speed=60, tables=1, bg_tables=1, pads=True)
+    try:
+        assert "two tables scored by umpire pads" in demo.output[0]
+        venue = build_demo_venue(1, 1, 0, pads=True, token="t")
+        for pty in venue.ptys:
+            pty.close()
+        tt, bg = (t.id for t in venue.pad_tables)
+        assert [t.device for t in venue.pad_tables] == [None, None] and tt == "T3" and bg == "T4"
+
+        def moved() -> bool:
+            matches = {m["table"]: m for m in get_json(demo.url + "api/matches") if m["round"] == 1}
+            return matches[tt]["state"]["rallies"] >= 5 and len(matches[bg]["state"]["games"]) >= 1
+
+        wait_for(moved, timeout=40)
+        request = urllib.request.Request(demo.url + "api/devices")
+        request.add_header("Authorization", f"Bearer {demo.token}")
+        with urllib.request.urlopen(request, timeout=5) as response:
+            devices = json.loads(response.read())["tables"]
+        pads = {d["table"]: d for d in devices if d["slot"] == "pad"}
+        assert set(pads) == {tt, bg} and all(d["status"] == "connected" for d in pads.values())
+    finally:
+        demo.stop()

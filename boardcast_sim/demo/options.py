@@ -21,6 +21,13 @@ def add_options(demo: argparse.ArgumentParser) -> None:
         default=8,
         help="DGT boards of a simulated chess team match, 0-8 / simüle satranç takım maçı masa sayısı",
     )
+    demo.add_argument(
+        "--pads",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a table-tennis and a backgammon table with no device, scored by simulated umpire pads "
+        "/ cihazsız, simüle hakem tabletiyle puanlanan bir masa tenisi ve bir tavla masası",
+    )
     demo.add_argument("--speed", type=float, default=1.0, help="simulation speed factor / simülasyon hızı")
     demo.add_argument("--seed", type=int, default=None, help="random seed / rastgele tohum")
 
@@ -42,6 +49,7 @@ def title(args: argparse.Namespace, version: str) -> str:
         f"Boardcast {version} demo: {args.tables} simulated table-tennis tables"
         + (f", {args.bg_tables} backgammon tables" if args.bg_tables else "")
         + (f", a chess team match on {args.chess_boards} DGT boards" if args.chess_boards else "")
+        + (", two tables scored by umpire pads" if args.pads else "")
     )
 
 

@@ -54,6 +54,12 @@ BG_PLAYERS = [
     ("Berk Uçar", "Sibel Tan"),
 ]
 BG_LENGTH = 5
+PAD_PLAYERS = [  # the players of the tables scored by pads: round 1 and 2 of table tennis, then of backgammon
+    ("Nazlı Çınar", "Barış Keskin"),
+    ("Pelin Ateş", "Serkan Uysal"),
+    ("Orhan Gencer", "Yasemin Bilgin"),
+    ("Tuncay Er", "Aslı Karadeniz"),
+]
 BG_CLOCK = ("simple", 600.0, 12.0)  # 10 minutes of reserve, a 12 s delay each move
 BG_FAULTS = frozenset(bgsim.Fault)
 
@@ -65,15 +71,27 @@ CHESS_GAMES = Path(dgt_sim.__file__).parent / "games" / "demo.pgn"  # real games
 CHESS_EVENT = CHESS_GAMES.with_name("demo.trf")
 CHESS_ROUND = 2
 CHESS_BOARDS = 8
+PAD_SPORTS = ("tabletennis", "backgammon")  # the demo's tables scored by a simulated pad, one of each
 
 
 @dataclass(slots=True)
 class DemoVenue:
-    """The demo's venue, its referee token and the simulated boards behind its tables."""
+    """The demo's venue, its referee token and the simulated boards behind its tables; the tables scored by
+    simulated pads (no device) come last."""
 
     venue: Venue
     token: str
     ptys: list[PtyPair]
+
+    @property
+    def device_tables(self) -> tuple[TableConfig, ...]:
+        """The tables with a simulated device, in the order of their pseudo-terminals."""
+        return tuple(t for t in self.venue.tables if t.device)
+
+    @property
+    def pad_tables(self) -> tuple[TableConfig, ...]:
+        """The tables scored by a simulated umpire's pad."""
+        return tuple(t for t in self.venue.tables if not t.device and t.sport in PAD_SPORTS)
 
 
 def _plan(table_index: int) -> tuple[bool, Collection[Fault]]:
@@ -183,11 +201,17 @@ def demo_token(data: Path) -> str:
 
 
 def build_demo_venue(
-    tables: int = 4, bg_tables: int = 0, chess_boards: int = 0, *, token: str | None = None
+    tables: int = 4,
+    bg_tables: int = 0,
+    chess_boards: int = 0,
+    *,
+    pads: bool = False,
+    token: str | None = None,
 ) -> DemoVenue:
     """A venue of `tables` table-tennis tables, then `bg_tables` backgammon tables (two rounds each), then a
-    chess team match on `chess_boards` DGT boards, each device on a fresh pseudo-terminal; its chief referee's
-    token is `token` (`demo_token`: the data directory's), a fresh one when None."""
+    chess team match on `chess_boards` DGT boards, each device on a fresh pseudo-terminal, and with `pads` a
+    table-tennis and a backgammon table with no device, scored by simulated pads; its chief referee's token is
+    `token` (`demo_token`: the data directory's), a fresh one when None."""
     ptys = [open_pty_pair() for _ in range(tables + bg_tables + chess_boards)]
     table_configs = tuple(
         TableConfig(id=f"T{i + 1}", sport="tabletennis", device=pty.slave_path, device_id=f"tt-sim-{i + 1}")
@@ -231,17 +255,35 @@ def build_demo_venue(
     chess_tables, chess_games, team_matches, event = _chess_part(
         tables + bg_tables + 1, chess_boards, ptys[tables + bg_tables :]
     )
+    pad_configs, pad_matches = (
+        _pad_part(tables + bg_tables + (CHESS_BOARDS if chess_boards else 0) + 1, clock) if pads else ((), ())
+    )
     token = token or new_token()
     referee = RefereeConfig(name="Demo Hakem / Demo Referee", role="chief", token_sha256=hash_token(token))
     venue = Venue(
         "Boardcast Demo Salonu / Demo Hall",
-        table_configs + chess_tables,
-        matches + chess_games,
+        table_configs + chess_tables + pad_configs,
+        matches + chess_games + pad_matches,
         (referee,),
         team_matches=team_matches,
         tournament=event,
     )
     return DemoVenue(venue, token, ptys)
+
+
+def _pad_part(first: int, bg_clock: str) -> tuple[tuple[TableConfig, ...], tuple[MatchInfo, ...]]:
+    """A table-tennis and a backgammon table from number `first` on, with no device: scored by pads (two rounds
+    each, their players not at another table of the round)."""
+    tt, bg = f"T{first}", f"T{first + 1}"
+    tables = (TableConfig(id=tt, sport="tabletennis"), TableConfig(id=bg, sport="backgammon"))
+    matches = tuple(
+        MatchInfo(f"TT-R{rnd}-{tt}", "tabletennis", tt, rnd, PAD_PLAYERS[rnd - 1], best_of=5)
+        for rnd in range(1, ROUNDS + 1)
+    ) + tuple(
+        MatchInfo(f"BG-R{rnd}-{bg}", "backgammon", bg, rnd, PAD_PLAYERS[ROUNDS + rnd - 1], length=BG_LENGTH)
+        for rnd in range(1, ROUNDS + 1)
+    )
+    return tables, matches
 
 
 SimulatedBoard = TableTennisScoreboard | bgsim.BackgammonBoard | DgtBoard
@@ -259,7 +301,7 @@ def scoreboards_for(
     clock goes on from its last reading as one that stayed on until `now` (wall-clock seconds) would."""
     rng = random.Random(seed)
     boards: list[tuple[SimulatedBoard, PtyPair]] = []
-    for index, (table, pty) in enumerate(zip(demo.venue.tables, demo.ptys, strict=True)):
+    for index, (table, pty) in enumerate(zip(demo.device_tables, demo.ptys, strict=True)):
         if table.sport != "tabletennis":
             continue
         doubles, faults = _plan(index)
@@ -308,12 +350,12 @@ def scoreboards_for(
         )
         boards.append((board, pty))
     bg_index = 0
-    for table, pty in zip(demo.venue.tables, demo.ptys, strict=True):
+    for table, pty in zip(demo.device_tables, demo.ptys, strict=True):
         if table.sport != "backgammon":
             continue
         boards.append((_backgammon_board(table.id, table.device_id, bg_index, working, rng, speed), pty))
         bg_index += 1
-    chess_tables = [(t, p) for t, p in zip(demo.venue.tables, demo.ptys, strict=True) if t.sport == "chess"]
+    chess_tables = [(t, p) for t, p in zip(demo.device_tables, demo.ptys, strict=True) if t.sport == "chess"]
     if chess_tables:
         games = games_from_pgn(CHESS_GAMES.read_text(encoding="utf-8"))
         for index, (table, pty) in enumerate(chess_tables):
