@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 from hub.log.eventlog import EventLog
 from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig
+from hub.web.referee import REFEREE_ROUTES
 from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, venue
 
 UMPIRE_TOKEN = "umpire-token-for-t1-only"
@@ -137,3 +140,25 @@ async def test_each_player_signs_the_final_score_and_a_dispute_calls_a_referee(t
         for bad in ({"side": 2, "agree": True}, {"side": 0}, {"side": 0, "agree": True, "by": "x"}):
             status, answer = await asyncio.to_thread(post_json, f"{url}api/pad/T1/signoff", bad, UMPIRE_TOKEN)
             assert status in (400, 409), (bad, answer)
+
+
+async def test_an_umpires_token_opens_no_referee_route(tmp_path: Path) -> None:
+    async with running_hub(tmp_path, _venue()) as url:
+        for path, _, methods in REFEREE_ROUTES:
+            concrete = path.replace("{match_id}", "M-T1").replace("{table_id}", "T1")
+            for method in methods:
+                request = urllib.request.Request(
+                    url + concrete.lstrip("/"), method=method, data=b"{}" if method == "POST" else None
+                )
+                request.add_header("Authorization", f"Bearer {UMPIRE_TOKEN}")
+                try:
+                    await asyncio.to_thread(urllib.request.urlopen, request, timeout=5)
+                    status = 200
+                except urllib.error.HTTPError as error:
+                    status = error.code
+                assert status == 401, (method, concrete, status)
+        status, _ = await asyncio.to_thread(get_json_as, url + "api/tables/cards", UMPIRE_TOKEN)
+        assert status == 401
+        status, cards = await asyncio.to_thread(get_json_as, url + "api/tables/cards", REFEREE_TOKEN)
+        assert status == 200 and [c["table"] for c in cards] == ["T1", "T2"]
+        assert cards[0]["url"] == f"{url}pad/T1" and cards[0]["svg"].startswith("<svg")
