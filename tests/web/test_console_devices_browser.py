@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from boardcast_sim.pty import open_pty_pair
 from boardcast_sim.tabletennis import TableTennisScoreboard
@@ -113,17 +113,23 @@ def live(url: str) -> bool:
     return bool(match["status"] == "live" and match["state"]["rallies"] >= 3)
 
 
+def console_once_live(browser: Browser, hub: HubWithBoard, locale: str) -> Page:  # noqa: F811
+    """The console, signed in, once T1's match is live (15 s at most)."""
+    deadline = time.monotonic() + 15
+    while not live(hub.url):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    page = open_page(browser, hub.url + "console", locale, {"width": 1366, "height": 768})
+    sign_in(page, REFEREE_TOKEN)
+    return page
+
+
 def test_an_unplugged_board_shows_on_the_device_panel_and_in_the_queue_until_it_is_back(
     browser: Browser,  # noqa: F811
     hub: HubWithBoard,
     tmp_path: Path,
 ) -> None:
-    deadline = time.monotonic() + 15
-    while not live(hub.url):
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
-    page = open_page(browser, hub.url + "console", "tr-TR", {"width": 1366, "height": 768})
-    sign_in(page, REFEREE_TOKEN)
+    page = console_once_live(browser, hub, "tr-TR")
     row = page.locator('#devices-body tr[data-table="T1"]')
     expect(row).to_have_attribute("data-status", "connected", timeout=10_000)
     expect(row.locator(".d-status")).to_have_text("bağlı")
@@ -170,12 +176,7 @@ def test_a_referee_hands_a_table_to_the_umpires_pad_and_back_and_prints_the_tabl
     hub: HubWithBoard,
     tmp_path: Path,
 ) -> None:
-    deadline = time.monotonic() + 15
-    while not live(hub.url):
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
-    page = open_page(browser, hub.url + "console", "en-GB", {"width": 1366, "height": 768})
-    sign_in(page, REFEREE_TOKEN)
+    page = console_once_live(browser, hub, "en-GB")
     row = page.locator('#devices-body tr[data-table="T1"][data-slot=""]')
     expect(row.locator(".d-switch")).to_have_text("Score from the pad")
     expect(page.locator('#devices-body tr[data-table="T2"] .d-switch')).to_have_count(0)  # no device to leave
