@@ -53,6 +53,8 @@ function sideTools(match, side, ctx, words) {
   const s = match.state || {};
   const used = (s.timeouts || [])[side];
   const cards = ((s.cards || [])[side] || []).map((c) => ctx.texts.cards[c] || c);
+  const penalty = (s.penalty_points || [])[side];
+  if (penalty) cards.push(ctx.texts.penalty(penalty));  // as the match page shows it beside the side
   return el("div", { class: "tools", "data-side": String(side) },
     el("span", "who", sideNames(match, side)),
     el("button", { type: "button", disabled: !ctx.enabled || used ? true : null, onclick: () => ctx.tap("timeout", { side }), text: used ? ctx.texts.timeoutUsed : words.timeout }),
