@@ -60,6 +60,14 @@ class Result:
         return {**asdict(self), "ratio": self.ratio}
 
 
+def device_frames(runtime: HubRuntime) -> int:
+    """Frames the hub's device sessions took as observations: the sessions that read frames (a table's
+    browser-device session, an umpire's pad, reads none and is not counted)."""
+    return sum(
+        stats.frames_ok for s in list(runtime.sessions.values()) if (stats := getattr(s, "stats", None))
+    )
+
+
 def sizes(full: dict[str, Any], smoke_sizes: dict[str, Any], smoke: bool) -> dict[str, Any]:
     """The sizes to run; `BENCH_SIZES='{"clients": 1000}'` overrides some, for exploring (say so if used)."""
     chosen = dict(smoke_sizes if smoke else full)

@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.common import ROOT, RunningHub, client_cpu, server_cpu, tt_venue
+from benchmarks.common import ROOT, RunningHub, client_cpu, device_frames, server_cpu, tt_venue
 
 SLABS = ("TCP", "sock_inode_cache", "filp", "dentry", "eventpoll_epi")  # what one accepted socket holds
 SOCKET = re.compile(  # one `ss -tmnH` entry: Recv-Q, Send-Q, local port and the skmem buffers
@@ -73,7 +73,7 @@ async def _hub_main() -> None:
     pauses = [(took, gen) for at, took, gen in collections if window[0] <= at < window[1]]
     stats = {
         "closed_stuck": hub.ctx.closed_stuck,
-        "frames_ok": sum(s.stats.frames_ok for s in list(hub.runtime.sessions.values())),
+        "frames_ok": device_frames(hub.runtime),
         "loop_lag_p99_ms": _p99_ms(lags),
         "loop_lag_max_ms": round(lags[-1] * 1000, 1) if lags else None,
         "loop_own_lag_p99_ms": _p99_ms(own_lags),

@@ -24,6 +24,7 @@ from benchmarks.common import (
     ClientFleet,
     Result,
     ThreadedHub,
+    device_frames,
     merge_hist,
     percentile_ms,
     pin_server,
@@ -86,7 +87,7 @@ async def run(smoke: bool) -> Result:
                 writes = await devices.writes(within=seconds + 30)
                 assert hub.ctx is not None
                 closed_stuck = hub.ctx.closed_stuck
-                frames_ok = sum(s.stats.frames_ok for s in list(hub.runtime.sessions.values()))
+                frames_ok = device_frames(hub.runtime)
                 if not await hub.stop():  # the log commits what it holds as the hub stops
                     notes.append("the hub did not stop within 20 s; versions read from what it had committed")
                 mapping, log_unmatched = version_map(data / "events.sqlite3", writes)
