@@ -286,6 +286,15 @@ def _referee_token(name: str, role: str, venue_path: Path | None, tables_arg: st
         except VenueError as exc:
             print(f"boardcast: venue file error / salon dosyası hatası:\n  {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        unknown = [t for t in tables if t not in {table.id for table in venue.tables}]
+        if unknown:
+            known = ", ".join(t.id for t in venue.tables)
+            print(
+                f"boardcast: {venue_path} has no table {', '.join(unknown)} (its tables: {known}); nothing was "
+                f"added / salon dosyasında bu masa yok, bir şey eklenmedi",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
         if any(r.name == name for r in venue.referees):
             print(
                 f"boardcast: {venue_path} already has a referee named {name!r}; choose another name "

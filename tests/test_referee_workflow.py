@@ -40,7 +40,7 @@ from hub.referee import (
 )
 from hub.referee.tokens import hash_token
 from hub.rules import backgammon as bg
-from hub.venue import PlayerConfig, RefereeConfig, TableConfig, Venue, load_venue
+from hub.venue import PlayerConfig, RefereeConfig, TableConfig, Venue, VenueError, load_venue
 from tests.hubsupport import get_json_as, post_json, running_hub
 
 REFEREE_TOKEN = "token-of-a-referee"
@@ -600,6 +600,30 @@ def test_token_add_writes_only_the_hash_into_the_venue_file_and_prints_the_token
     out = capsys.readouterr().out
     assert '[[referees]]\nname = "Hakem Ali"\nrole = "referee"\ntoken_sha256 = "' in out
     assert len(load_venue(path).referees) == 1
+
+
+def test_token_add_gives_an_umpire_the_tables_they_score_and_refuses_what_cannot_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "hall.toml"
+    path.write_text(VENUE_TOML, encoding="utf-8")
+    assert cli(["token", "add", "Umut Er", "--role", "umpire", "--tables", "T1", "--venue", str(path)]) == 0
+    token = capsys.readouterr().out.strip().splitlines()[-1].strip()
+    assert load_venue(path).referees == (RefereeConfig("Umut Er", "umpire", hash_token(token), ("T1",)),)
+    before = path.read_text(encoding="utf-8")
+    for args, said in (
+        (["--role", "umpire", "--tables", "T1,T9"], "has no table T9 (its tables: T1)"),
+        (["--role", "umpire"], "an umpire needs --tables"),
+        (["--tables", "T1"], "only an umpire takes them"),
+    ):
+        assert cli(["token", "add", "Veli", *args, "--venue", str(path)]) == 2
+        assert said in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == before  # nothing added by what was refused
+    path.write_text(
+        VENUE_TOML + '\n[[referees]]\nname = "X"\nrole = "umpyre"\ntoken_sha256 = "' + "0" * 64 + '"\n'
+    )
+    with pytest.raises(VenueError, match="did you mean 'umpire'"):
+        load_venue(path)
 
 
 def test_the_venue_file_gives_players_private_contacts_and_names_each_referee_once(tmp_path: Path) -> None:

@@ -46,7 +46,8 @@ function render(root, match, ctx) {
   };
   const off = ctx.enabled ? null : true;
   root.replaceChildren(...[
-    el("p", "pad-score", `${name(match, 0)} ${score[0]} – ${score[1]} ${name(match, 1)}`),
+    el("p", { class: "pad-score" }, el("span", null, `${name(match, 0)} ${score[0]}`), el("span", null, "–"),
+      el("span", null, `${score[1]} ${name(match, 1)}`)),
     el("p", "game", [s.length ? words.matchTo(s.length) : "", ctx.texts && s.winner == null ? words.game((s.games || []).length + 1) : ""].filter(Boolean).join(" · ")),
     crawford ? el("p", "hint crawford", words.crawford) : null,
     el("h2", "pad-label", words.won),

@@ -332,8 +332,10 @@ export function chancesBar(chances, names, lang) {
 }
 
 function kindOf(game) {
-  const cube = (game.actions || []).filter((a) => a.kind === "take").length;
-  const per = game.points / 2 ** cube;
+  const actions = game.actions || [];
+  const entered = actions.find((a) => a.kind === "cube");  // a game scored by hand: the cube it reached
+  const cube = entered ? entered.value : 2 ** actions.filter((a) => a.kind === "take").length;
+  const per = game.points / cube;
   return per === 3 ? "backgammon" : per === 2 ? "gammon" : "single";
 }
 

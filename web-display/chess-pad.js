@@ -34,7 +34,8 @@ function render(root, match, ctx) {
   const off = ctx.enabled ? null : true;
   const ready = entry.result && entry.how;
   root.replaceChildren(...[
-    el("p", "pad-score", `${words.white}: ${name(match, 0)} · ${words.black}: ${name(match, 1)}`),
+    el("p", { class: "pad-score" }, el("span", null, `${words.white}: ${name(match, 0)}`),
+      el("span", null, `${words.black}: ${name(match, 1)}`)),
     s.result && s.result !== "*" ? el("p", "game", words.ended(s.result.replace("1/2", "½"))) : null,
     el("h2", "pad-label", words.result),
     el("div", { class: "choices results", role: "group" }, ...RESULTS.map((r) => el("button", {

@@ -52,7 +52,7 @@ export function drawDevices({ $, t, ago, refs, lang, scoreFrom }) {
           el("div", { text: h.status === "none" ? texts.none : name }),
           h.slot ? el("div", { class: "muted d-slot", text: texts.slots[h.slot.split("-")[0]] || h.slot }) : null),
         el("td", { class: "d-link" },
-          el("span", { class: `d-status ${h.status}`, text: texts.status[h.status] || h.status }),
+          el("span", { class: `d-status ${h.status}`, text: statusText(h, texts) }),
           down && h.live ? el("span", { class: "d-live", text: texts.liveMatch }) : null,
           down && h.link_detail ? el("div", { class: "muted d-detail", text: detail(h.link_detail, lang) }) : null,
           h.set_aside ? el("div", { class: "d-aside", text: texts.setAside }) : null,
@@ -61,6 +61,12 @@ export function drawDevices({ $, t, ago, refs, lang, scoreFrom }) {
         el("td", { class: "d-battery", text: battery || "—", title: battery ? null : texts.noBattery,
           "data-label": texts.cols[4] }));  // the label shows on a phone, where the table has no header
     });
+}
+
+/** The link as a referee reads it; a pad that went quiet is closed or out of reach, nothing reconnects it. */
+function statusText(h, texts) {
+  if (h.slot === "pad" && h.status === "silent") return texts.padSilent;
+  return texts.status[h.status] || h.status;
 }
 
 /** A table's own device (not a pad, a clock or a wristband) can hand its table to the umpire's pad, and take it back. */

@@ -338,6 +338,7 @@ async function printCards() {
   if (!answer || !answer.ok) { flash(t().unreachable); return; }
   const cards = await answer.json();
   const box = $("cards");
+  if (cards.length && !cards[0].reachable) flash(t().devices.cardsUnreachable);
   box.replaceChildren(...cards.map((c) => {
     const code = el("div", { class: "card-qr" });
     code.innerHTML = c.svg;  // the hub's own SVG, made from the table's address

@@ -107,8 +107,9 @@ async function send() {
       }
       online = true;
       failures = 0;
-      if (reply.status === 401 || reply.status === 403) { signOut(reply.body.error || t().badToken); return; }
-      if (reply.status !== 200) { problem = `${t().refused}: ${reply.body.error || reply.status}`; break; }
+      if (reply.status === 401) { signOut(t().badToken); return; }
+      if (reply.status === 403) { signOut(said(reply.body.error) || t().badToken); return; }
+      if (reply.status !== 200) { problem = `${t().refused}: ${said(reply.body.error) || reply.status}`; break; }
       answer = reply.body;
       problem = answer.taken ? "" : answer.refusal || "";  // {en, tr}: shown in the page's language
       if (!answer.taken) break;
@@ -123,6 +124,12 @@ async function send() {
     const wait = online ? POLL_MS : RETRY_MS[Math.min(failures - 1, RETRY_MS.length - 1)];
     timer = setTimeout(send, store.queue.length && online ? 200 : wait);
   }
+}
+
+/** A hub message ("english / türkçe") in the page's language. */
+function said(message) {
+  const [english, turkish] = String(message || "").split(" / ");
+  return lang === "tr" ? turkish || english : english;
 }
 
 function signOut(message) {
@@ -175,7 +182,7 @@ function show() {
   // a match over with none after it: its final score, nothing to tap
   const enabled = !elsewhere() && !(done && scored === match);
   document.body.classList.toggle("read-only", !enabled);
-  if (pad) pad.render($("scoring"), scored, { lang, texts: words, tap, enabled });
+  if (pad) pad.render($("scoring"), scored, { lang, texts: words, tap, enabled, pending: store.queue });
   else $("scoring").replaceChildren();
   // a sport with buttons of its own names the sides on them; one without is shown by its players only
   $("players").textContent = match && !pad ? (match.players || []).join(" – ") : "";
@@ -224,7 +231,7 @@ async function signoff(side, agree) {
     });
     const body = await response.json().catch(() => ({}));
     if (response.ok) { answer = { ...answer, match: body.match, next: body.next }; problem = ""; }
-    else problem = `${t().refused}: ${body.error || response.status}`;
+    else problem = `${t().refused}: ${said(body.error) || response.status}`;
   } catch {
     online = false;
   }

@@ -226,6 +226,7 @@ class HubRuntime:
             heap=self.heap,
             connections=self.unfinished,
             access=access,
+            address=hub_url(self.host, self.port),
         )
         # X-Forwarded-For is the Guard's to read, from the venue's trusted proxies only (hub/server/limits.py)
         config = server_config(create_app(ctx), self.unfinished)

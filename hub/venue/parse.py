@@ -37,6 +37,7 @@ from hub.venue.keys import (
     Locator,
     entries,
     ident,
+    nearest_key,
     refuse_unknown,
     unknown_key,
 )
@@ -250,7 +251,9 @@ def _referees(
             raise at("name", "must be a non-empty string / boş olmayan bir metin olmalı")
         role = r.get("role", "referee")
         if role not in _ROLES:
-            raise at("role", f"must be one of {', '.join(_ROLES)} / geçersiz rol")
+            near = nearest_key(str(role), _ROLES)
+            hint = f"; did you mean {near!r}?" if near else ""
+            raise at("role", f"must be one of {', '.join(_ROLES)}, got {role!r}{hint} / geçersiz rol")
         digest = r.get("token_sha256")
         if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
             raise at("token_sha256", "must be 64 lowercase hex digits (a SHA-256) / SHA-256 özeti olmalı")

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import msgspec
 import segno
@@ -27,6 +27,7 @@ from devices.family import Hosted, Reply
 from devices.registry import browser_families
 from hub.matches import ActionRefused, EventKind, public_view, summary
 from hub.matches.signoff import SignoffRequest, prepare_signoff
+from hub.server.limits import LOOPBACK_NAMES
 from hub.venue import RefereeConfig
 from hub.web.bodies import read_body
 from hub.web.context import WebContext
@@ -93,10 +94,10 @@ class BrowserRoutes:
         )
         return ORJSONResponse(self._answer(table_id, user, None))
 
-    def card(self, request: Request, table_id: str) -> dict[str, Any]:
-        """A table's card: its page's address on this hub as the request reached it, and that address as a
-        QR code (SVG) to scan at the table. No token is in it: the page asks for one."""
-        address = f"{str(request.base_url).rstrip('/')}/{self.page}/{quote(table_id, safe='')}"
+    def card(self, base: str, table_id: str) -> dict[str, Any]:
+        """A table's card: its page's address on the hub at `base`, and that address as a QR code (SVG) to scan
+        at the table. No token is in it: the page asks for one."""
+        address = f"{base.rstrip('/')}/{self.page}/{quote(table_id, safe='')}"
         svg = io.BytesIO()
         segno.make(address, error="m").save(svg, kind="svg", scale=5, border=2, xmldecl=False, nl=False)
         return {"table": table_id, "page": self.page, "url": address, "svg": svg.getvalue().decode()}
@@ -131,6 +132,21 @@ class BrowserRoutes:
         }
 
 
+def card_base(reached_by: str, address: str) -> tuple[str, bool]:
+    """The hub address a table card names, and whether a phone in the hall can reach it: the address the
+    console used, unless it is a loopback one, which only this machine reaches; then the hub's own address."""
+    if not _loopback(reached_by):
+        return reached_by, True
+    if address and not _loopback(address):
+        return address, True
+    return reached_by, False
+
+
+def _loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host in LOOPBACK_NAMES or host.startswith("127.")
+
+
 def _paths(page: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return (
         (f"/{page}/{{table_id}}", ("GET",)),
@@ -152,9 +168,13 @@ def browser_routes(ctx: WebContext, static_dir: Path) -> list[BaseRoute]:
     apis = [BrowserRoutes(ctx, page, sessions, static_dir) for page, sessions in ctx.browsers.items()]
 
     async def cards(request: Request, referee: RefereeConfig) -> Response:
-        """Every table's cards, in the venue's order: what the console prints to put on the tables."""
+        """Every table's cards, in the venue's order: what the console prints to put on the tables. The address
+        is the one the console reached the hub by, unless that is this machine's own (`localhost`): then the
+        hub's address on the network, and `reachable` false when it has none (it listens on loopback only)."""
+        base, reachable = card_base(str(request.base_url), ctx.address)
         tables = [t.id for t in ctx.hall.venue.tables]
-        return ORJSONResponse([api.card(request, table) for table in tables for api in apis])
+        cards = [api.card(base, table) for table in tables for api in apis]
+        return ORJSONResponse([{**card, "reachable": reachable} for card in cards])
 
     routes: list[BaseRoute] = [Route(CARDS_PATH, referee_only(ctx.auth, cards))]
     for api in apis:

@@ -80,6 +80,7 @@ class WebContext:
     heap: HeapStats | None = None  # the hub's clocked garbage collector (hub/server/heap.py)
     connections: Unfinished | None = None  # connections waiting for their request (hub/server/connections.py)
     access: Access = field(default_factory=Access)  # the names it answers to, the proxies it trusts
+    address: str = ""  # the hub's address for people on the hall's network (`hub_url`), "" when not known
 
     @property
     def closed_stuck(self) -> int:

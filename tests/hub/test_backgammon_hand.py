@@ -59,6 +59,8 @@ def test_a_match_to_five_scored_game_by_game_with_a_gammon_a_resignation_and_cra
     assert [(g.winner, g.points, g.resigned) for g in games] == [(0, 1, 0), (1, 4, 0), (0, 2, 0), (1, 2, 1)]
     m(_game(0))
     assert m.anomalies[-1] == "bg.game_after_match" and m.state.sport_state.score == (3, 6)
+    assert [(a.kind, a.value) for a in games[1].actions] == [("cube", 2)]  # a gammon at 2, not a single at 4
+    assert [(a.kind, a.side, a.value) for a in games[3].actions] == [("cube", 1, 2), ("resign", 0, 1)]
     mat = match_to_mat(m.state.sport_state, ("Hakan", "Levent"))
     assert "Wins 2 points" in mat and "5 point match" in mat
 

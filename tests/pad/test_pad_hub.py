@@ -13,6 +13,7 @@ from typing import Any
 from hub.log.eventlog import EventLog
 from hub.referee.tokens import hash_token
 from hub.venue import RefereeConfig, TableConfig
+from hub.web.browser import card_base
 from hub.web.referee import REFEREE_ROUTES
 from tests.hubsupport import REFEREE_TOKEN, get_json_as, post_json, running_hub, venue
 
@@ -162,3 +163,9 @@ async def test_an_umpires_token_opens_no_referee_route(tmp_path: Path) -> None:
         status, cards = await asyncio.to_thread(get_json_as, url + "api/tables/cards", REFEREE_TOKEN)
         assert status == 200 and [c["table"] for c in cards] == ["T1", "T2"]
         assert cards[0]["url"] == f"{url}pad/T1" and cards[0]["svg"].startswith("<svg")
+
+
+def test_a_table_card_names_an_address_a_phone_can_reach() -> None:
+    assert card_base("http://hall.local:8000/", "http://hub-pc:8000/") == ("http://hall.local:8000/", True)
+    assert card_base("http://127.0.0.1:8000/", "http://hub-pc:8000/") == ("http://hub-pc:8000/", True)
+    assert card_base("http://localhost:8000/", "http://127.0.0.1:8000/") == ("http://localhost:8000/", False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -172,6 +173,16 @@ def rallies_to_the_end(doubles: bool, seed: int) -> list[int]:
     return sides
 
 
+def first_game_points(sides: list[int]) -> int:
+    """How many of these rallies the first game takes (ITTF 2.11: 11, or 2 clear after 10-10)."""
+    points = [0, 0]
+    for n, side in enumerate(sides, 1):
+        points[side] += 1
+        if tt.game_over((points[0], points[1])):
+            return n
+    return -1
+
+
 def tap_point(page: Page, side: int) -> None:
     page.locator(f".rally[data-side='{side}']").tap()
 
@@ -190,14 +201,28 @@ def checked(lines: list[dict[str, Any]]) -> dict[str, Any]:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def play_through(page: Page, sides: list[int]) -> list[dict[str, Any]]:
+def game_won_shows_the_next_game(page: Page, view: dict[str, Any]) -> None:
+    """At a game's end the pad says so and its buttons stand as the next game opens (ends, server)."""
+    upcoming = view["state"]["next_game"]
+    expect(page.locator(".game-over")).to_contain_text(f"Sıradaki sayı {upcoming['game']}. seti başlatır")
+    first = page.locator(".rallies .rally").first
+    expect(first).to_have_attribute("data-side", "1" if upcoming["ends"] == "swapped" else "0")
+    expect(page.locator(f".rally[data-side='{upcoming['server']}']")).to_have_class(
+        re.compile(r"\bserving\b")
+    )
+
+
+def play_through(page: Page, sides: list[int], on_first_game_won: Any) -> list[dict[str, Any]]:
     """Tap every rally, with a time-out for A after the third, a yellow card for B after the fifth and an undo
-    of the seventh (tapped again); the same as `boardcast check` lines."""
+    of the seventh (tapped again); the same as `boardcast check` lines. `on_first_game_won()` is called once,
+    when the first game's last point has been tapped."""
     lines: list[dict[str, Any]] = []
     at = 0.0
     for n, side in enumerate(sides, 1):
         tap_point(page, side)
         lines.append({"at": (at := at + 1), "event": "point", "side": "AB"[side]})
+        if n == first_game_points(sides):
+            on_first_game_won()
         if n == 3:
             page.locator(".tools[data-side='0'] button", has_text="Mola").tap()
             lines.append({"at": (at := at + 1), "event": "timeout", "side": "A"})
@@ -224,7 +249,13 @@ def test_a_match_tapped_through_ends_as_the_rules_say_offline(
 ) -> None:
     page = open_pad(browser, hub, table)
     sides = rallies_to_the_end(doubles, seed=5 if doubles else 3)
-    lines = play_through(page, sides)
+
+    def first_game_won() -> None:
+        all_sent(page)
+        game_won_shows_the_next_game(page, match(hub, match_id))
+        page.screenshot(path=str(shots(tmp_path) / f"pad-{table}-game-won-phone.png"), full_page=True)
+
+    lines = play_through(page, sides, first_game_won)
     all_sent(page)
     expect(page.locator("#finished")).to_be_visible()
     page.screenshot(path=str(shots(tmp_path) / f"pad-{table}-end-phone.png"), full_page=True)
@@ -271,7 +302,13 @@ def test_an_umpire_is_refused_on_another_tables_pad_and_every_control_is_a_thumb
     expect(refused.locator("#sign-in")).to_be_visible()
     assert match(hub, "X1")["status"] == "scheduled"
 
-    for viewport, name in ((PHONE, "phone"), (TV, "tv"), ({"width": 360, "height": 640}, "small")):
+    landscape = {"width": 844, "height": 390}
+    for viewport, name in (
+        (PHONE, "phone"),
+        (TV, "tv"),
+        ({"width": 360, "height": 640}, "small"),
+        (landscape, "landscape"),
+    ):
         page = open_pad(browser, hub, "T3", viewport=viewport, locale="en-GB")  # looking takes nothing
         page.locator(".tools[data-side='0'] button", has_text="Card").tap()  # the card choice open too
         sizes = page.evaluate(
@@ -281,6 +318,10 @@ def test_an_umpire_is_refused_on_another_tables_pad_and_every_control_is_a_thumb
         small = [(text, h, w) for text, h, w in sizes if h < 48 and text not in ("Sign out",)]
         assert not small, f"controls under 48 px at {name}: {small}"
         assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), name
+        if viewport is landscape:  # sideways, the rally buttons leave undo and the time-outs on screen
+            assert page.evaluate(
+                "document.querySelector('.undo').getBoundingClientRect().bottom <= innerHeight"
+            )
         page.screenshot(path=str(shots(tmp_path) / f"pad-T3-{name}.png"), full_page=True)
         page.context.close()
 
@@ -354,7 +395,7 @@ def test_a_backgammon_match_to_five_with_a_gammon_and_a_resignation(
     expect(page.locator("#finished")).to_be_visible()
     view = match(hub, "BG1")
     assert view["status"] == "finished" and view["state"]["score"] == {"A": 3, "B": 6}
-    expect(page.locator(".pad-score")).to_have_text("Hakan Yıldız 3 – 6 Levent Şen")
+    expect(page.locator(".pad-score")).to_have_text("Hakan Yıldız 3–6 Levent Şen")
     games = view["state"]["games"]
     assert [(g["points"], g["resigned"], g["crawford"]) for g in games] == [
         (1, 0, False), (4, 0, False), (2, 0, True), (2, 1, False),

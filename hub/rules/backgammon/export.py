@@ -14,7 +14,7 @@ from hub.rules.backgammon.state import Action, BackgammonState, GameRecord
 
 _CELL = 28
 _PREFIX = 5  # " 12) "
-_UNWRITTEN = ("resign", "accept", "reject")
+_UNWRITTEN = ("resign", "accept", "reject", "cube")  # a hand-scored game's cube: its points say it
 
 
 def _cell(action: Action) -> str:

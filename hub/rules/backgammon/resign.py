@@ -147,6 +147,8 @@ def on_hand_game(
         )
         return state
     state = replace(played, cube_value=cube, resign_offer=None)
+    if cube > 1:  # what the cube reached, for the game's record (the doubles themselves were not entered)
+        state = replace(state, actions=(*state.actions, Action(ev.winner, "cube", value=cube)))
     if ev.resigned:
         state = replace(state, actions=(*state.actions, Action(1 - ev.winner, "resign", value=ev.value)))
     return end_game(

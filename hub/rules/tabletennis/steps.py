@@ -202,7 +202,7 @@ class _Steps:
         games = list(s.games)
         games[closing_side] += 1
         carry = s.carry
-        self.s = _next_game(s, (games[0], games[1]))
+        self.s = following_game(s, (games[0], games[1]))
         if self.s.winner is None and max(self.s.games) >= self.s.games_to_win:
             self.s = replace(self.s, winner=closing_side, final_scores=self.s.game_scores)
             self.fact("match", side=closing_side, games=list(self.s.games))
@@ -529,7 +529,7 @@ def _impossible(s: TableTennisState, c: Correction) -> tuple[str, str] | None:
     return None
 
 
-def _next_game(s: TableTennisState, games: tuple[int, int], **more: Any) -> TableTennisState:
+def following_game(s: TableTennisState, games: tuple[int, int], **more: Any) -> TableTennisState:
     """The state once the game is closed at its score and the next one begins, `games` won (`new_game`)."""
     previous = s.game_order
     return replace(

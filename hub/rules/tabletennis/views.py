@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.rules.tabletennis.model import PointRecord, TableTennisState, _side
+from hub.rules.tabletennis.model import PointRecord, TableTennisState, _side, game_over
 from hub.rules.tabletennis.service import service
+from hub.rules.tabletennis.steps import following_game
 
 
 def view(state: TableTennisState) -> dict[str, Any]:
@@ -27,6 +28,33 @@ def view(state: TableTennisState) -> dict[str, Any]:
         ),
         "rallies": state.rallies,
         "points_log": _points_log_view(state.points_log),
+        "next_game": _next_game(state),
+    }
+
+
+def _next_game(state: TableTennisState) -> dict[str, Any] | None:
+    """Once a game is won and the match goes on, the game to come as the rules will open it with its first
+    point (an umpire's point closes the game it follows): its number, the games won, the ends, the server and
+    receiver. None while a game is being played or once the match is over."""
+    points, ruleset = state.points, state.config.ruleset
+    if state.winner is not None or not game_over(points, ruleset):
+        return None
+    games = list(state.games)
+    games[0 if points[0] > points[1] else 1] += 1
+    if max(games) >= state.games_to_win:
+        return None  # the match's last game: nothing follows
+    upcoming = following_game(state, (games[0], games[1]))
+    pair = service(upcoming)
+    doubles = state.config.doubles
+    return {
+        "game": upcoming.game_number,
+        "games": games,
+        "won": list(points),
+        "ends": upcoming.ends,
+        "server": _side(pair[0]) if pair else None,
+        "receiver": _side(pair[1]) if pair else None,
+        "server_player": pair[0] if pair and doubles else None,
+        "receiver_player": pair[1] if pair and doubles else None,
     }
 
 
