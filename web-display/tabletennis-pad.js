@@ -9,6 +9,7 @@ const PLAYERS = ["A1", "A2", "B1", "B2"];
 
 export const PAD_TEXTS = {
   tr: {
+    toss: "Kura", tossServer: "Kura: ilk servisi kim atıyor?", tossReceiver: "İlk servisi kim karşılıyor?",
     undo: "Son sayıyı geri al", timeout: "Mola", timeoutUsed: "Mola ✓", final: "Maç bitti",
     waiting: (n) => `+${n} gönderilecek`,
     gameWon: (n, name, score) => `${n}. seti ${name} kazandı (${score}). Sıradaki sayı ${n + 1}. seti başlatır; taraflar yer değiştirdi.`, expedite: "Hızlandırma başlat", expediteOn: "Hızlandırma uygulanıyor",
@@ -16,6 +17,7 @@ export const PAD_TEXTS = {
 cardFor: (name) => `${name} için kart`, close: "Kapat",
   },
   en: {
+    toss: "Toss", tossServer: "Toss: who serves first?", tossReceiver: "Who receives first?",
     undo: "Undo last point", timeout: "Time-out", timeoutUsed: "Time-out ✓", final: "Final",
     waiting: (n) => `+${n} to send`,
     gameWon: (n, name, score) => `Game ${n} to ${name} (${score}). The next point starts game ${n + 1}; the players have changed ends.`, expedite: "Start expedite", expediteOn: "Expedite in force",
@@ -25,6 +27,7 @@ cardFor: (name) => `Card for ${name}`, close: "Close",
 };
 
 let cardSide = null;  // the side whose card choice is open
+let tossServer = null;  // doubles: the first server chosen, waiting for the first receiver
 
 /** The names of side `side` (a pair in doubles). */
 function sideNames(match, side) {
@@ -106,6 +109,30 @@ function gameLine(match, s, ctx, words) {
   return el("p", "game", [ctx.texts.gameNo(s.game || 1), done].filter(Boolean).join(" · "));
 }
 
+/** Before the first rally: the toss's outcome, who serves first (and in doubles who receives first). The
+ * hub's serving order follows it; after the first rally it is a referee's correction. */
+function tossBox(match, s, ctx, words) {
+  if ((s.rallies || 0) > 0 || (s.games || [0, 0]).some(Boolean) || !["scheduled", "live"].includes(match.status)) return null;
+  const off = ctx.enabled ? null : true;
+  const pick = (label, selected, onclick, mark, role = "toss") => el("button", { type: "button",
+    class: `choice${selected ? " selected" : ""}`, "aria-pressed": selected ? "true" : "false", [`data-${role}`]: mark,
+    disabled: off, onclick, text: label });
+  if (!s.doubles) {
+    return el("section", { class: "toss", "aria-label": words.toss },
+      el("h2", "pad-label", words.tossServer),
+      el("div", { class: "choices" }, ...[0, 1].map((side) => pick(sideNames(match, side), s.server === side,
+        () => ctx.tap("toss", { server: "AB"[side] }), "AB"[side]))));
+  }
+  const receivers = tossServer ? PLAYERS.filter((p) => p[0] !== tossServer[0]) : [];
+  return el("section", { class: "toss", "aria-label": words.toss },
+    el("h2", "pad-label", words.tossServer),
+    el("div", { class: "choices" }, ...PLAYERS.map((p) => pick(playerName(match, p), (tossServer || s.server_player) === p,
+      () => { tossServer = p; ctx.rerender(); }, p))),
+    tossServer ? el("h2", "pad-label", words.tossReceiver) : null,
+    tossServer ? el("div", { class: "choices" }, ...receivers.map((p) => pick(playerName(match, p), false,
+      () => { const server = tossServer; tossServer = null; ctx.tap("toss", { server, receiver: p }); }, p, "receive"))) : null);
+}
+
 /** Draw the scoring buttons into `root` for the hub's view of the match. */
 function render(root, match, ctx) {
   const words = PAD_TEXTS[ctx.lang];
@@ -115,6 +142,7 @@ function render(root, match, ctx) {
   ctx = { ...ctx, pending: ctx.pending || [], rerender: () => render(root, match, ctx) };
   root.replaceChildren(...[
     gameLine(match, s, ctx, words),
+    tossBox(match, s, ctx, words),
     el("div", { class: "rallies" }, ...order.map((side) => sideButton(match, now, side, ctx, words))),
     el("button", { type: "button", class: "undo", disabled: !ctx.enabled ? true : null, onclick: () => ctx.tap("undo", {}), text: words.undo }),
     el("div", { class: "side-tools" }, ...order.map((side) => sideTools(match, s, side, ctx, words))),

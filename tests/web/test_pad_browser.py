@@ -255,13 +255,22 @@ def test_a_match_tapped_through_ends_as_the_rules_say_offline(
         game_won_shows_the_next_game(page, match(hub, match_id))
         page.screenshot(path=str(shots(tmp_path) / f"pad-{table}-game-won-phone.png"), full_page=True)
 
+    # the toss: B serves first (in doubles B2, to A1); the hub's order follows it, as the check's match line says
+    toss = {"first_server": "B2", "first_receiver": "A1"} if doubles else {"first_server": "B"}
+    page.locator(f".toss .choice[data-toss='{toss['first_server']}']").tap()
+    if doubles:
+        page.locator(".toss .choice[data-receive='A1']").tap()
+    all_sent(page)
+    expect(page.locator(".rally.serving")).to_have_attribute("data-side", "1")
     lines = play_through(page, sides, first_game_won)
+    expect(page.locator(".toss")).to_have_count(0)  # once play began, the toss is the referee's to correct
     all_sent(page)
     expect(page.locator("#finished")).to_be_visible()
     page.screenshot(path=str(shots(tmp_path) / f"pad-{table}-end-phone.png"), full_page=True)
 
     served = match(hub, match_id)
-    offline = checked([{"match": {"best_of": 5, "doubles": doubles}}, *lines])
+    offline = checked([{"match": {"best_of": 5, "doubles": doubles, **toss}}, *lines])
+    assert served["state"]["points_log"][0]["server"] == 1
     assert served["status"] == "finished"
     assert served["state"]["games"] == offline["games"]
     assert served["state"]["game_scores"] == offline["scores"]

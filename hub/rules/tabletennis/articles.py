@@ -33,6 +33,14 @@ _TT_TIMEOUT = ("3.4.4", Words("Intervals: the time-out", "Aralar: mola"))
 _TT_MISBEHAVIOUR = ("3.5.2", Words("Misbehaviour", "Kötü davranış"))
 
 ARTICLES: dict[str, Rule] = {
+    "tt.toss_after_play": rule(
+        ITTF_LAWS,
+        ("2.13.1", Words("The toss", "Kura")),
+        "The choice of serving, receiving and ends is decided by lot before the match; once play has begun, an "
+        "order found wrong is corrected as 2.14 says, not by a new toss.",
+        "Servis, karşılama ve saha seçimi maçtan önce kurayla belirlenir; oyun başladıktan sonra yanlış bulunan "
+        "sıra yeni bir kurayla değil, 2.14'e göre düzeltilir.",
+    ),
     "tt.score_jump": rule(
         ITTF_LAWS,
         _TT_GAME,

@@ -24,6 +24,7 @@ from hub.rules.tabletennis.model import (
     TableTennisState,
     Tick,
     TimeOut,
+    Toss,
     UmpirePoint,
     UmpireUndo,
 )
@@ -57,7 +58,9 @@ def to_input(report: ScoreboardState | DeviceEvent | Input) -> Input:
                 return UmpirePoint(_side_of(data))
             if report.kind == "undo":
                 return UmpireUndo(None if data.get("side") is None else _side_of(data))
-        except ValueError:
+            if report.kind == "toss":
+                return msgspec.convert({"type": "toss", **data}, _Toss, strict=True).input()
+        except (ValueError, msgspec.ValidationError):
             pass
         return OtherEvent(report.kind, data)
     return report
@@ -112,6 +115,8 @@ def input_to_dict(item: Any) -> dict[str, Any]:
             "server": item.server,
             "ends": item.ends,
         }
+    if isinstance(item, Toss):
+        return {"type": "toss", "server": item.server, "receiver": item.receiver}
     if isinstance(item, Tick):
         return {"type": "tick"}
     if isinstance(item, OtherEvent):
@@ -199,6 +204,14 @@ class _Correction(_Input, tag="correction", frozen=True):
         return Correction(self.points, self.games, self.reason, self.server, self.ends)
 
 
+class _Toss(_Input, tag="toss", frozen=True):
+    server: Literal["A", "B"] | _Player
+    receiver: _Player | None = None  # doubles: the first receiver
+
+    def input(self) -> Input:
+        return Toss(self.server, self.receiver)
+
+
 class _Tick(_Input, tag="tick", frozen=True):
     def input(self) -> Input:
         return Tick()
@@ -206,7 +219,7 @@ class _Tick(_Input, tag="tick", frozen=True):
 
 # each input's Struct by its "type"
 _BY_TYPE: dict[str, type[_Input]] = by_tag(
-    _Display, _TimeOut, _Card, _ExpediteStart, _Point, _Undo, _Correction, _Tick
+    _Display, _TimeOut, _Card, _ExpediteStart, _Point, _Undo, _Correction, _Toss, _Tick
 )
 
 # what each field must be, as the errors say it
@@ -226,6 +239,10 @@ _MUST = {
     "reason": "text",
 }
 _SERVER_OR_PLAYER = f"one of 0, 1, {', '.join(DOUBLES_PLAYERS)} or null"
+_TOSS_MUST = {  # a toss names sides and players by letter: A or B, or in doubles A1..B2
+    "server": f"one of A, B, {', '.join(DOUBLES_PLAYERS)}",
+    "receiver": f"one of {', '.join(DOUBLES_PLAYERS)} or null",
+}
 
 
 def input_from_dict(data: dict[str, Any]) -> Input:
@@ -255,7 +272,11 @@ def _error(kind: str, data: dict[str, Any], said: Complaint) -> ValueError:
         key, value = "game", said.value(data, 2)
     else:
         value = said.value(data)
-    what = _SERVER_OR_PLAYER if (kind, key) == ("correction", "server") else _MUST.get(key, "something else")
+    what = _TOSS_MUST.get(key) if kind == "toss" else None
+    if what is None:
+        what = (
+            _SERVER_OR_PLAYER if (kind, key) == ("correction", "server") else _MUST.get(key, "something else")
+        )
     return ValueError(f"{key} must be {what}, got {value!r}")
 
 

@@ -36,6 +36,7 @@ _SEVERITY = {
     "tt.second_timeout": Severity.ERROR,
     "tt.penalty_without_warning": Severity.WARNING,
     "tt.card_player": Severity.ERROR,
+    "tt.toss_after_play": Severity.ERROR,  # not taken: a referee's is refused
 }
 
 

@@ -153,6 +153,15 @@ class Correction:
 
 
 @dataclass(frozen=True, slots=True)
+class Toss:
+    """The toss's outcome (2.13.1, 2.13.2): who serves first ("A" or "B"; in doubles a player, "A1".."B2") and,
+    in doubles, who receives first (a player of the other pair)."""
+
+    server: str
+    receiver: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Tick:
     """Time passing with no report; lets `tt.expedite_due` fire on time."""
 
@@ -165,7 +174,18 @@ class OtherEvent:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-Input = Display | TimeOut | Card | ExpediteStart | UmpirePoint | UmpireUndo | Correction | Tick | OtherEvent
+Input = (
+    Display
+    | TimeOut
+    | Card
+    | ExpediteStart
+    | UmpirePoint
+    | UmpireUndo
+    | Correction
+    | Toss
+    | Tick
+    | OtherEvent
+)
 
 
 # -- state -------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from hub.rules.tabletennis.model import (
     TableTennisState,
     Tick,
     TimeOut,
+    Toss,
     UmpirePoint,
     UmpireUndo,
     _partner,
@@ -351,6 +352,8 @@ def apply(
         fold.display(item, joined=joined)
     elif isinstance(item, OtherEvent | Tick):
         pass
+    elif isinstance(item, Toss):  # before any toss is assumed: it is the toss
+        fold.toss(item)
     else:
         fold.ensure_toss()
         if isinstance(item, TimeOut):

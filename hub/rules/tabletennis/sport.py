@@ -31,7 +31,7 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     families = frozenset({DeviceFamily.TT_SCOREBOARD, DeviceFamily.TT_WRISTBAND})
     report_type = (ScoreboardState, DeviceEvent)
     tick = model.Tick  # the expedite system comes due on time
-    referee_inputs = ("timeout", "card", "expedite", "correction", "point", "undo")
+    referee_inputs = ("timeout", "card", "expedite", "correction", "point", "undo", "toss")
     exports = MappingProxyType({"card": _card, "compact": _compact})
     title = ("table tennis", "masa tenisi")
     match_keys = ("best_of", "ruleset", "first_server", "first_receiver")

@@ -10,11 +10,13 @@ from msgspec.structs import replace
 from hub.rules.base import Anomaly, Fact
 from hub.rules.tabletennis.messages import _anomaly, _who, fmt
 from hub.rules.tabletennis.model import (
+    DOUBLES_PLAYERS,
     Card,
     Correction,
     Display,
     PointRecord,
     TableTennisState,
+    Toss,
     _partner,
     _side,
     ends_changes,
@@ -78,6 +80,41 @@ class _Steps:
                 return
         self.s = replace(s, toss=default, game_order=order_for_game(replace(s, toss=default), s.game_number))
         self.fact("toss", first_server=0, **self._players(default), source="assumed")
+
+    def toss(self, t: Toss) -> None:
+        """The toss entered (2.13.1): it sets the serving order while no rally has been played; after, the order
+        stands and a referee corrects it (2.14)."""
+        s = self.s
+        pair = toss_pair(t, s.config.doubles)
+        if pair is None:
+            self.flag(
+                _anomaly(
+                    "tt.toss_after_play",
+                    f"The toss entered ({named_toss(t, 'en')}) is not one for this match; the serving order "
+                    f"stands.",
+                    f"Girilen kura ({named_toss(t, 'tr')}) bu maça uymuyor; servis sırası değişmedi.",
+                    server=t.server,
+                    receiver=t.receiver,
+                )
+            )
+            return
+        if s.toss == pair:
+            return
+        if s.points_log or s.games != (0, 0) or s.points != (0, 0):
+            self.flag(
+                _anomaly(
+                    "tt.toss_after_play",
+                    f"The toss was entered ({pair[0]} to serve) after play began; the serving order stands. A "
+                    f"referee corrects an order that was wrong (2.14).",
+                    f"Kura oyun başladıktan sonra girildi ({pair[0]} servis); servis sırası değişmedi. Yanlış "
+                    f"sırayı hakem düzeltir (2.14).",
+                    server=pair[0],
+                    receiver=pair[1],
+                )
+            )
+            return
+        self.s = replace(s, toss=pair, game_order=order_for_game(replace(s, toss=pair), s.game_number))
+        self.fact("toss", first_server=_side(pair[0]), **self._players(pair), source="umpire")
 
     def _players(self, pair: tuple[str, str]) -> dict[str, Any]:
         if not self.s.config.doubles:
@@ -548,3 +585,23 @@ def following_game(s: TableTennisState, games: tuple[int, int], **more: Any) -> 
         timeout_at=None,
         **more,
     )
+
+
+def toss_pair(t: Toss, doubles: bool) -> tuple[str, str] | None:
+    """The first server and receiver a toss gives, or None when it names no such pair for the match."""
+    if not doubles:
+        return (
+            (t.server, "B" if t.server == "A" else "A")
+            if t.server in ("A", "B") and t.receiver is None
+            else None
+        )
+    if t.server not in DOUBLES_PLAYERS or t.receiver not in DOUBLES_PLAYERS or t.server[0] == t.receiver[0]:
+        return None
+    return (t.server, t.receiver)
+
+
+def named_toss(t: Toss, lang: str) -> str:
+    """A toss as a message says it: who serves, and who receives when it names one."""
+    if lang == "tr":
+        return f"{t.server} servis" + (f", {t.receiver} karşılar" if t.receiver else "")
+    return f"{t.server} to serve" + (f", {t.receiver} to receive" if t.receiver else "")
