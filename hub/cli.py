@@ -419,7 +419,9 @@ def _run_demo(args: argparse.Namespace) -> int:
     runtime = _hub_runtime()(demo.venue, data, host=args.host, port=args.port)
     runtime.open()
     url = _url(args.host, runtime.port)
-    local = f"http://127.0.0.1:{runtime.port}/" if args.host in WILDCARD_HOSTS else url  # the pads' way in
+    local = (
+        f"http://127.0.0.1:{runtime.port}/" if args.host in WILDCARD_HOSTS else url
+    )  # the simulators' way in
     jobs = demo_command.jobs(demo, runtime.hall, args, local)
     where = data.resolve()
 

@@ -148,20 +148,30 @@ async def test_the_readme_demo_command_serves_live_tables(tmp_path: Path) -> Non
         url = f"http://127.0.0.1:{port}/"
         started = time.monotonic()
         await wait_json(url + "api/health", lambda h: h["status"] == "ok", within=60)
+        pads = (
+            "T15",
+            "T16",
+        )  # a table-tennis and a backgammon table with no device, scored by simulated pads
+
+        def live_on(ms: list[dict], tables: bool) -> list[str]:
+            return [m["sport"] for m in ms if m["status"] == "live" and (m["table"] in pads) == tables]
+
         matches = await wait_json(
             url + "api/matches",
             lambda ms: (
-                sum(m["status"] == "live" and m["sport"] != "chess" for m in ms) == 6
+                sum(sport != "chess" for sport in live_on(ms, False)) == 6
                 and all(m["status"] != "scheduled" for m in ms if m["sport"] == "chess")
+                and sorted(live_on(ms, True)) == ["backgammon", "tabletennis"]
             ),
         )
         assert time.monotonic() - started < 60
-        # four table-tennis and two backgammon tables, two rounds each; a chess team match on eight boards
-        assert len(matches) == 20
-        live = [m["sport"] for m in matches if m["status"] == "live"]
+        # four table-tennis and two backgammon tables, two rounds each; a chess team match on eight boards; a
+        # table-tennis and a backgammon table scored by pads, two rounds each
+        assert len(matches) == 24
+        live = live_on(matches, False)
         assert live.count("tabletennis") == 4 and live.count("backgammon") == 2
         assert sum(m["sport"] == "chess" for m in matches) == 8
-        devices = await wait_json(url + "api/devices", lambda d: len(d["tables"]) == 14)
+        devices = await wait_json(url + "api/devices", lambda d: len(d["tables"]) == 16)  # and the two pads
         # every simulated device speaks its protocol cleanly: the demo's faults are rule faults, not garbage
         assert {t["table"]: t["frame_errors"] for t in devices["tables"] if t["frame_errors"]} == {}
     finally:

@@ -157,6 +157,11 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "/api/rounds/{round:int}/export.csv": ("GET",),
     "/pgn/{match_id}.pgn": ("GET",),
     "/api/tables/{table_id}/command": ("POST",),
+    "/api/tables/{table_id}/scored-by": ("POST",),
+    "/api/tables/cards": ("GET",),
+    "/pad/{table_id}": ("GET",),
+    "/api/pad/{table_id}": ("GET", "POST"),
+    "/api/pad/{table_id}/signoff": ("POST",),
     "/static": ("GET",),
 }
 
@@ -174,7 +179,9 @@ def hub(tmp_path_factory: pytest.TempPathFactory):
 def test_the_schema_covers_every_route(hub) -> None:
     runtime = hub.runtime
     assert runtime.ingest is not None
-    app = create_app(WebContext(runtime.hall, runtime.fanout, runtime.ingest, runtime.auth))
+    app = create_app(
+        WebContext(runtime.hall, runtime.fanout, runtime.ingest, runtime.auth, browsers=runtime.browsers)
+    )
     served = {
         r.path for r in app.routes if isinstance(r, Route | Mount) and not isinstance(r, WebSocketRoute)
     }

@@ -85,7 +85,9 @@ def input_to_dict(item: Any) -> dict[str, Any]:
         }
     if isinstance(item, BackgammonBoardEvent):
         return {"type": item.kind, **item.data}
-    if isinstance(item, DeviceEvent):  # an umpire's pad: its taps, checked here (a board's are when decoded)
+    if isinstance(
+        item, DeviceEvent
+    ):  # an umpire's browser device: its taps, checked here (a board's when decoded)
         try:
             return {"type": item.kind, **_checked(item.kind, dict(item.data))}
         except (KeyError, ValueError):

@@ -1,7 +1,7 @@
 """Games that end by what the players say: a resignation (a side offers to give up the game as a single game, a
 gammon or a backgammon; the opponent accepts, and the game ends with the value times the cube, scored like any
 other game, or rejects, and play goes on), and a game scored by hand (its winner, how and the cube, from an
-umpire's pad where no board reports the play)."""
+umpire's scoring page where no board reports the play)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ class BackgammonSport(SportDefaults[BackgammonState]):
 
     name = "backgammon"
     families = frozenset({DeviceFamily.BACKGAMMON_BOARD})
-    report_type = (BackgammonBoardState, BackgammonBoardEvent, DeviceEvent)  # DeviceEvent: an umpire's pad
+    report_type = (BackgammonBoardState, BackgammonBoardEvent, DeviceEvent)  # DeviceEvent: an umpire's taps
     tick = Tick  # a clock's flag falls on time
     exports = MappingProxyType({"mat": _mat, "ids": _ids})
     # a resignation a board cannot report and its answer; a game scored by hand

@@ -97,7 +97,7 @@ class ResignReply:
 
 @dataclass(frozen=True, slots=True)
 class HandGame:
-    """A game scored by hand (an umpire's pad, a score sheet): who won it, how (`value` 1 a single game, 2 a
+    """A game scored by hand (an umpire's scoring page, a score sheet): who won it, how (`value` 1 a single game, 2 a
     gammon, 3 a backgammon), the cube's value, and whether a resignation ended it."""
 
     winner: int

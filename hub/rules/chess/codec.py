@@ -288,11 +288,13 @@ def input_to_dict(item: Any) -> dict[str, Any]:
             "period": item.period,
         }
     if isinstance(item, DeviceEvent):
-        if item.kind == "result":  # an umpire's pad: the result entered at the board, read as an arbiter's is
+        if (
+            item.kind == "result"
+        ):  # an umpire's taps: the result entered at the board, read as an arbiter's is
             try:
-                return {"type": "set_result", **_pad_result(dict(item.data))}
+                return {"type": "set_result", **_tapped_result(dict(item.data))}
             except (KeyError, ValueError, msgspec.ValidationError):
-                pass  # kept as the pad sent it; the rules read nothing from it
+                pass  # kept as it was sent; the rules read nothing from it
         return {"type": "event", "kind": item.kind, "data": dict(item.data)}
     if isinstance(item, Tick):
         return {"type": "tick"}
@@ -461,10 +463,10 @@ def input_from_dict(data: dict[str, Any]) -> Input:
         raise ValueError(_must(kind, said.field or "type", said.value(data))) from None
 
 
-def _pad_result(data: dict[str, Any]) -> dict[str, Any]:
-    """A result tapped on a pad (`{"result": "1-0", "how": "resignation"}`) as `set_result`'s fields; a draw by
+def _tapped_result(data: dict[str, Any]) -> dict[str, Any]:
+    """A result an umpire tapped (`{"result": "1-0", "how": "resignation"}`) as `set_result`'s fields; a draw by
     agreement only (ValueError otherwise, as for an arbiter's)."""
     read = msgspec.convert({"type": "set_result", **data}, _SetResult, strict=True)
     if read.how is None or read.result == "*" or (read.how == "agreement" and read.result != "1/2-1/2"):
-        raise ValueError(f"not a result a pad may enter: {data!r}")
+        raise ValueError(f"not a result an umpire may enter: {data!r}")
     return {"result": read.result, "reason": "", "how": read.how}

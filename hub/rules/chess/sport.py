@@ -43,7 +43,7 @@ class ChessSport(SportDefaults[ChessState]):
     families = frozenset({DeviceFamily.CHESS_BOARD, DeviceFamily.CHESS_CLOCK})
     # a DeviceEvent is a clock's press or a board's button; table tennis reads its own DeviceEvents, so
     # the log encoding of a DeviceEvent stays table tennis's (the same "type": "event" shape either way)
-    report_type = (ChessBoardState, ChessClockState, DeviceEvent)  # DeviceEvent: an umpire's pad
+    report_type = (ChessBoardState, ChessClockState, DeviceEvent)  # DeviceEvent: an umpire's taps
     tick = model.Tick
     tick_every_s = 0.25  # a settled board becomes a move within a quarter second even when nothing else comes
     referee_inputs = model.REFEREE_INPUTS
@@ -161,8 +161,8 @@ class ChessSport(SportDefaults[ChessState]):
         return _POINTS.get(model.result(state) or "", (0.0, 0.0))
 
     def is_fresh_start(self, report: Any) -> bool:
-        """A board showing the starting position (set up for a new game), or a result entered on a pad once
-        the table's game is over (the next game's, whose board the pad stands in for)."""
+        """A board showing the starting position (set up for a new game), or a result an umpire entered once
+        the table's game is over (the next game's, whose board the umpire's page stands in for)."""
         return model.is_fresh_start(report) or (isinstance(report, DeviceEvent) and report.kind == "result")
 
     def config(self, info: MatchTerms) -> ChessConfig:

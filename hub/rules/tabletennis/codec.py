@@ -290,8 +290,11 @@ def _anchor(value: Any) -> tuple[int, int, str, str] | None:
 
 
 def _encode(state: TableTennisState) -> dict[str, Any]:
-    """The state as plain JSON data: the keys the hub and screens read (`view`), then what resuming needs."""
-    return {**view(state), **_bookkeeping(state)}
+    """The state as plain JSON data: the keys the hub and screens read (`view`, less the game to come, which
+    screens are told and the state does not hold), then what resuming needs."""
+    shown = view(state)
+    del shown["next_game"]
+    return {**shown, **_bookkeeping(state)}
 
 
 def _bookkeeping(state: TableTennisState) -> dict[str, Any]:
