@@ -61,6 +61,15 @@ ensure_chromium() {
   fi
 }
 
+ensure_stockfish() {
+  # Stockfish, the chess evaluation bar's engine (Debian package 'stockfish', /usr/games/stockfish): the engine
+  # tests fail, never skip, without it; a hub without it runs and says so.
+  if ! command -v stockfish >/dev/null && [ ! -x /usr/games/stockfish ]; then
+    echo "== installing Stockfish for the chess evaluation tests (Debian package 'stockfish')"
+    apt_install stockfish
+  fi
+}
+
 ensure_gnubg() {
   # GNU Backgammon, the oracle of the backgammon agreement tests: the Debian CLI (`gnubg -t -p script.py`,
   # run for XGID/Match ID, .mat import and hint lists) and PyPI gnubg-nn (its move generator from Python,

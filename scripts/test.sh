@@ -11,6 +11,7 @@ ensure_venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 ensure_chromium
 ensure_gnubg
+ensure_stockfish
 ensure_redis
 ensure_nginx
 ensure_ss

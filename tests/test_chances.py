@@ -203,9 +203,9 @@ def test_a_venue_turns_the_chances_off_and_a_misspelt_value_is_refused() -> None
     from hub.venue import VenueError, parse_venue
 
     on = PublicHall(parse_venue(VENUE.format(value="true"), Path("hall.toml")), Fanout())
-    assert attach(on) is not None and on.chances is not None
+    assert attach(on) is not None and on.extras["backgammon"][0] == "chances"
     off = PublicHall(parse_venue(VENUE.format(value="false"), Path("hall.toml")), Fanout())
-    assert attach(off) is None and off.chances is None
+    assert attach(off) is None and "backgammon" not in off.extras
     with pytest.raises(VenueError) as error:
         parse_venue(VENUE.format(value='"yes"'), Path("hall.toml"))
     assert error.value.field == "venue.winning_chances" and error.value.line == 3

@@ -344,6 +344,29 @@ function playerCard(card, colour, side, match, s, ct, delayS) {
 }
 
 /** Draw the whole chess match screen into `root` (a container the page owns). */
+/** White's share of the evaluation bar, 0 to 1, from the engine's verdict: lichess's curve of the centipawns
+ * (a mate fills it). A display, not a rule: the number beside it is the engine's own. */
+export function whiteShare(evaluation) {
+  if (evaluation.mate != null) return evaluation.mate > 0 ? 1 : 0;
+  return 1 / (1 + Math.exp(-0.00368208 * (evaluation.cp || 0)));
+}
+
+/** The engine's evaluation (Stockfish, behind the broadcast delay), as a bar beside the board and a line of
+ * its score, depth and best moves; nothing where the hub sends none (no engine, a hall screen). */
+function showEvaluation(root, evaluation, flipped, ct) {
+  const bar = root.querySelector(".chess-eval");
+  const line = root.querySelector(".chess-eval-line");
+  bar.hidden = line.hidden = !evaluation;
+  if (!evaluation) return;
+  const share = whiteShare(evaluation);
+  bar.classList.toggle("flipped", flipped);  // White's part at the bottom, on White's side of the board
+  bar.querySelector(".chess-eval-white").style.height = `${(share * 100).toFixed(1)}%`;
+  bar.querySelector(".chess-eval-text").textContent = evaluation.text;
+  bar.title = ct.evalBy;
+  line.textContent = `${evaluation.text} · ${ct.depth(evaluation.depth)}${evaluation.pv.length ? ` · ${evaluation.pv.join(" ")}` : ""}`;
+  line.title = ct.evalBy;
+}
+
 export function renderChess(root, match, lang, { flipped = root.dataset.flipped === "true" } = {}) {
   const ct = CHESS_TEXTS[lang] || CHESS_TEXTS.en;
   const s = match.state || {};
@@ -352,10 +375,14 @@ export function renderChess(root, match, lang, { flipped = root.dataset.flipped 
     root.innerHTML = `
       <div class="chess-layout">
         <div class="chess-player" data-slot="top"></div>
-        <div class="chess-board-wrap"><div class="chess-board"></div></div>
+        <div class="chess-board-wrap">
+          <div class="chess-eval" hidden><div class="chess-eval-white"></div><span class="chess-eval-text"></span></div>
+          <div class="chess-board"></div>
+        </div>
         <div class="chess-player" data-slot="bottom"></div>
         <div class="chess-info">
           <div class="chess-status" role="status"></div>
+          <div class="chess-eval-line" hidden></div>
           <div class="chess-marks">
             <span class="chess-moving" hidden></span>
             <span class="chess-illegal" hidden></span>
@@ -387,6 +414,7 @@ export function renderChess(root, match, lang, { flipped = root.dataset.flipped 
   root.dataset.result = s.result || "";
   root.dataset.moving = String(moving);
   root.querySelector(".chess-board").innerHTML = boardSvg(s, { flipped });
+  showEvaluation(root, match.evaluation, flipped, ct);
   root.querySelector(".chess-svg").setAttribute("aria-label", ct.boardLabel);
 
   const who = sides(match, s);

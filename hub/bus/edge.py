@@ -192,8 +192,8 @@ class EdgeRuntime:
         """Serve until the web server is told to stop."""
         assert self._socket is not None, "open() first"
         quiet_repeats(asyncio.get_running_loop())
-        if self.hall.chances is not None:
-            self.hall.chances.start()  # the net loads while the hub starts
+        for _, shown in self.hall.extras.values():
+            shown.start()  # the net (the engine) loads while the hub starts
         self.ctx.connections = Unfinished(self.ctx.limits, self.ctx.refused)
         self.ctx.connections.fit_to_open_files(self.open_files)
         self.ctx.connections.trusted = self.ctx.access.trusts
@@ -214,8 +214,8 @@ class EdgeRuntime:
             await serving
             for worker in workers:
                 worker.cancel()
-        if self.hall.chances is not None:
-            self.hall.chances.close()
+        for _, shown in self.hall.extras.values():
+            shown.close()
 
     async def _announce_ready(self) -> None:
         assert self.server is not None

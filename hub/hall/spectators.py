@@ -54,8 +54,9 @@ class PublicHall:
         self._sent_at: dict[str, float] = {}  # match id -> loop time its screens were last sent to
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
-        self.chances: SpectatorExtra | None = None  # a sport's spectator extra (winning chances), if shown
-        self._chances_sport: str | None = None  # the sport whose matches it is for
+        # each sport's spectator extra, if shown (winning chances, an engine's evaluation), and the key its
+        # matches' views carry it under
+        self.extras: dict[str, tuple[str, SpectatorExtra]] = {}
         # the event's standings, where the venue names its report file: worked out again when a result changes
         self.standings = LiveStandings(venue.tournament) if venue.tournament is not None else None
         self._results: dict[str, tuple[str | None, MatchStatus]] = {}  # event game id -> result, status shown
@@ -114,21 +115,25 @@ class PublicHall:
         delay = self.delay_s(state.info)
         if delay:
             view["broadcast_delay_s"] = delay
-        if self.chances is not None and state.info.sport == self._chances_sport:
-            view["chances"] = self.chances.shown(state.info.id, time.time())
+        extra = self.extras.get(state.info.sport)
+        if extra is not None:
+            view[extra[0]] = extra[1].shown(state.info.id, time.time())
         return view
 
     def show_extra(
-        self, sport: str, make: Callable[[Callable[[str], None], float], SpectatorExtra]
+        self,
+        sport: str,
+        make: Callable[[Callable[[str], None], float], SpectatorExtra],
+        key: str = "chances",
     ) -> SpectatorExtra:
-        """Show a sport's spectator extra (`SportRules.attach_spectators`) on its matches' screens, behind the
-        venue's broadcast delay: `make(resend, delay_s)` builds it."""
-        self.chances = make(self._resend_chances, self.venue.broadcast_delay_s)
-        self._chances_sport = sport
-        return self.chances
+        """Show a sport's spectator extra (`SportRules.attach_spectators`) on its matches' screens under `key`,
+        behind the venue's broadcast delay: `make(resend, delay_s)` builds it."""
+        extra = make(self._resend_extra, self.venue.broadcast_delay_s)
+        self.extras[sport] = (key, extra)
+        return extra
 
-    def _resend_chances(self, match_id: str) -> None:
-        """A match's chances changed what its screens may show: send them its current state again."""
+    def _resend_extra(self, match_id: str) -> None:
+        """What a match's extra may show changed: send its screens its current state again."""
         state = self._shown.get(match_id)
         if state is not None:
             self._to_screens(state)
@@ -164,8 +169,9 @@ class PublicHall:
         team topics, at most every `SCREENS_EVERY_S` per match."""
         info = state.info
         self.public[info.id] = state
-        if self.chances is not None and info.sport == self._chances_sport and running_loop() is not None:
-            self.chances.note(info.id, state.sport_state, state.updated_at or time.time())
+        extra = self.extras.get(info.sport)
+        if extra is not None and running_loop() is not None:
+            extra[1].note(info.id, state.sport_state, state.updated_at or time.time())
         for listener in self.public_listeners:
             listener(state, self.venue_version)
         match_id = info.id

@@ -58,6 +58,9 @@ class SpectatorExtra(Protocol):
     def shown(self, match_id: str, now: float) -> Any:
         """What spectators may see of it for a match now (behind the broadcast delay)."""
 
+    def health(self) -> dict[str, Any]:
+        """What /api/health says of it: running or why not, and how much it did."""
+
 
 class MatchTerms(Protocol):
     """A match's terms from the venue file, as the sports read them (the hub's `MatchInfo` has them all)."""

@@ -205,8 +205,8 @@ class HubRuntime:
         assert self.ingest is not None, "open() first"
         quiet_repeats(asyncio.get_running_loop())
         self.log.start()
-        if self.hall.chances is not None:
-            self.hall.chances.start()  # the net loads while the hub starts
+        for _, shown in self.hall.extras.values():
+            shown.start()  # the net (the engine) loads while the hub starts
         self.unfinished = Unfinished(self.web_limits, self.refused)
         self.unfinished.fit_to_open_files(self.open_files)
         self.unfinished.elsewhere = lambda: sum(g.open_connections() for g in self.gateways.values())
@@ -259,8 +259,8 @@ class HubRuntime:
                 for worker in workers:
                     worker.cancel()
         finally:
-            if self.hall.chances is not None:
-                self.hall.chances.close()
+            for _, shown in self.hall.extras.values():
+                shown.close()
             await self.log.close()
 
     async def _publish_health(self) -> None:

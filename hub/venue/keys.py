@@ -84,6 +84,7 @@ VENUE_KEYS = (
     "broadcast_delay_s",
     "show_referee_names",
     "winning_chances",
+    "engine",
     "allowed_hosts",
     "trusted_proxies",
     "awaiting_result_s",  # the default of the match key of that name, for the sports that take it

@@ -126,6 +126,17 @@ class TournamentConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class EngineSettings:
+    """An analysis engine's share of the machine, for spectators' evaluations: on or off, the time it may
+    search a position, and its threads and hash for the whole hub (`[venue] engine`)."""
+
+    enabled: bool = True
+    movetime_ms: int = 300
+    threads: int = 1
+    hash_mb: int = 64
+
+
+@dataclass(frozen=True, slots=True)
 class Venue:
     """A whole venue, as read from its file."""
 
@@ -139,6 +150,7 @@ class Venue:
     players: tuple[PlayerConfig, ...] = ()  # optional: clubs, cities and the private contacts of players
     show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
     winning_chances: bool = True  # screens show a sport's winning chances (`SportRules.attach_spectators`)
+    engine: EngineSettings = EngineSettings()  # an engine's evaluation on screens, where a sport has one
     allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
     rules: dict[str, RuleOverride] = field(default_factory=dict, hash=False)  # the venue's wording, by code

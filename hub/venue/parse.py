@@ -8,6 +8,7 @@ devices (`hub.venue.devices`), matches (`hub.venue.matches`) and the venue's wor
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import tomllib
 from functools import partial
@@ -46,6 +47,7 @@ from hub.venue.model import (
     CHESS_BOARD_CATEGORIES,
     FORFEIT_RESULTS,
     BoardForfeit,
+    EngineSettings,
     Fail,
     FileFail,
     PlayerConfig,
@@ -130,6 +132,7 @@ def parse_venue(text: str, path: Path) -> Venue:
     chances = venue_table.get("winning_chances", True)
     if not isinstance(chances, bool):
         raise fail("venue", None, "winning_chances", "must be true or false / true ya da false olmalı")
+    engine = _engine(venue_table, partial(fail, "venue", None))
     allowed_hosts = _allowed_hosts(venue_table, partial(fail, "venue", None))
     trusted_proxies = _trusted_proxies(venue_table, partial(fail, "venue", None))
     team_matches = _team_matches(data, fail)
@@ -149,11 +152,45 @@ def parse_venue(text: str, path: Path) -> Venue:
         players=players,
         show_referee_names=show_names,
         winning_chances=chances,
+        engine=engine,
         allowed_hosts=allowed_hosts,
         trusted_proxies=trusted_proxies,
         rules=rules,
         tournament=tournament,
     )
+
+
+# `[venue] engine`: each key's type and range (a thread per core at most)
+_ENGINE_RANGES: dict[str, tuple[int, int]] = {
+    "movetime_ms": (10, 60_000),
+    "threads": (1, os.cpu_count() or 1),
+    "hash_mb": (1, 4096),
+}
+
+
+def _engine(venue_table: dict[str, Any], fail: Fail) -> EngineSettings:
+    """`engine = { enabled = true, movetime_ms = 300, threads = 1, hash_mb = 64 }`: the analysis engine's share
+    of the machine; each key optional, no other."""
+    table = venue_table.get("engine", {})
+    if not isinstance(table, dict):
+        raise fail("engine", "must be a table, e.g. { enabled = true, movetime_ms = 300 } / bir tablo olmalı")
+    for key in table:
+        if key != "enabled" and key not in _ENGINE_RANGES:
+            raise fail(f"engine.{key}", unknown_key(key, ("enabled", *_ENGINE_RANGES)))
+    enabled = table.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise fail("engine.enabled", "must be true or false / true ya da false olmalı")
+    numbers: dict[str, int] = {}
+    for key, (low, high) in _ENGINE_RANGES.items():
+        value = table.get(key, getattr(EngineSettings(), key))
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise fail(
+                f"engine.{key}",
+                f"must be a whole number from {low} to {high}, got {value!r} / {low} ile {high} arasında bir tam "
+                f"sayı olmalı",
+            )
+        numbers[key] = value
+    return EngineSettings(enabled, **numbers)
 
 
 def _strings(venue_table: dict[str, Any], key: str, fail: Fail, shape: str) -> list[str]:

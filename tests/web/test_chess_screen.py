@@ -537,3 +537,36 @@ def test_a_live_chess_board_team_match_and_wall(
     wall.screenshot(path=str(shots(tmp_path) / "chess-wall-live.png"), full_page=True)
     for p in (page, team_page, wall):
         assert p.errors == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("viewport", "name"), [(TV, "tv"), (PHONE, "phone")])
+def test_the_engines_evaluation_is_a_bar_beside_the_board_and_a_line_and_absent_without_one(
+    browser: Browser,  # noqa: F811
+    page_demo: DemoProcess,
+    tmp_path: Path,
+    viewport: dict,
+    name: str,
+) -> None:
+    page = open_page(browser, page_demo.url + "static/match.html", viewport=viewport)
+    match = chess_view(RUY_LOPEZ, clock=running_clock(5_321_000, 5_395_000, "white", ago_s=3))
+    draw(page, match)
+    expect(page.locator("#chess .chess-eval")).to_be_hidden()  # no engine: nothing shown, no empty bar
+    evaluation = {"cp": 35, "mate": None, "depth": 18, "pv": ["Ba4", "Nf6", "O-O"], "text": "+0.35", "at": 0}
+    draw(page, {**match, "evaluation": evaluation})
+    bar = page.locator("#chess .chess-eval")
+    expect(bar).to_be_visible()
+    expect(bar.locator(".chess-eval-text")).to_have_text("+0.35")
+    expect(page.locator("#chess .chess-eval-line")).to_have_text("+0.35 · depth 18 · Ba4 Nf6 O-O")
+    share = page.evaluate("() => parseFloat(document.querySelector('#chess .chess-eval-white').style.height)")
+    assert 52 < share < 54  # lichess's curve: +0.35 is a little over half for White
+    board = page.locator("#chess .chess-board").bounding_box()
+    box = bar.bounding_box()
+    assert (
+        board and box and abs(box["height"] - board["height"]) < 2 and box["x"] + box["width"] <= board["x"]
+    )
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    page.screenshot(path=str(shots(tmp_path) / f"chess-eval-{name}.png"))
+    draw(page, {**match, "evaluation": {**evaluation, "cp": None, "mate": -2, "text": "#-2"}})
+    expect(bar.locator(".chess-eval-text")).to_have_text("#-2")
+    assert page.evaluate("() => document.querySelector('#chess .chess-eval-white').style.height") == "0%"
+    assert not page.errors  # type: ignore[attr-defined]

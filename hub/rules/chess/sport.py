@@ -160,6 +160,20 @@ class ChessSport(SportDefaults[ChessState]):
         """The game's points: 1-0, 0-1 or ½-½; 0-0 while it goes on."""
         return _POINTS.get(model.result(state) or "", (0.0, 0.0))
 
+    def attach_spectators(self, hall: Any) -> Any:
+        """The engine's evaluation on the hall's chess screens, if its venue has chess and wants it."""
+        from hub.rules.chess.evaluation import EvaluationService, find_stockfish
+
+        venue = hall.venue
+        if not venue.engine.enabled or all(m.sport != self.name for m in venue.matches):
+            return None
+        path = find_stockfish()
+        return hall.show_extra(
+            self.name,
+            lambda resend, delay: EvaluationService(resend, delay, venue.engine, path),
+            key="evaluation",
+        )
+
     def is_fresh_start(self, report: Any) -> bool:
         """A board showing the starting position (set up for a new game), or a result an umpire entered once
         the table's game is over (the next game's, whose board the umpire's page stands in for)."""

@@ -142,6 +142,10 @@ class ChanceService:
             self._known.popitem(last=False)
         self._send(loop)
 
+    def health(self) -> dict[str, Any]:
+        """For /api/health: positions evaluated, and whether a batch is with the worker now."""
+        return {"running": True, "evaluated": self.evaluated, "busy": self._busy}
+
     def close(self) -> None:
         """Stop the worker; a position still being evaluated is dropped."""
         self._pool.shutdown(wait=False, cancel_futures=True)
