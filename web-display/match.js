@@ -4,9 +4,10 @@
 import { Feed, showConnection } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { SPORTS, sport } from "./sports.js";
-import { $, pathId, showLanguage } from "./page.js";
+import { $, hallScreen, pathId, showLanguage, withoutAnalysis } from "./page.js";
 
 const STALE_AFTER_S = 120;
+const HALL = hallScreen();  // a screen in the playing hall: no analysis on it
 const PLAYER_INDEX = { A1: 0, A2: 1, B1: 2, B2: 3 };
 const CARD_KINDS = ["yellow", "yellow_red", "red"];
 
@@ -51,7 +52,8 @@ function screenEl(screen) {
   return root;
 }
 
-export function render(match) {
+export function render(shown) {
+  const match = HALL ? withoutAnalysis(shown) : shown;
   current = match;
   notFound = false;
   $("not-found").hidden = true;

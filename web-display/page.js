@@ -30,6 +30,19 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+/** Whether this page is a hall screen (`?hall=1`: a screen players can see): it shows no analysis, neither an
+ * engine's evaluation nor winning chances (players may not use analysis during play). */
+export function hallScreen(search = location.search) {
+  return new URLSearchParams(search).get("hall") === "1";
+}
+
+/** A match view without the analysis a hall screen must not show. */
+export function withoutAnalysis(match) {
+  if (!match || (match.evaluation === undefined && match.chances === undefined)) return match;
+  const { evaluation, chances, ...rest } = match;
+  return rest;
+}
+
 /** The id in a path such as `/match/{id}` for `kind` "match", or null when the path is not one. */
 export function pathId(kind, pathname = location.pathname) {
   const parts = pathname.split("/").filter(Boolean);

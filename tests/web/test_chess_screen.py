@@ -570,3 +570,16 @@ def test_the_engines_evaluation_is_a_bar_beside_the_board_and_a_line_and_absent_
     expect(bar.locator(".chess-eval-text")).to_have_text("#-2")
     assert page.evaluate("() => document.querySelector('#chess .chess-eval-white').style.height") == "0%"
     assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_a_hall_screen_shows_no_analysis(browser: Browser, page_demo: DemoProcess) -> None:  # noqa: F811
+    """`?hall=1` marks a screen players can see: neither the engine's evaluation nor winning chances on it."""
+    page = open_page(browser, page_demo.url + "static/match.html?hall=1")
+    evaluation = {"cp": 35, "mate": None, "depth": 18, "pv": ["Ba4"], "text": "+0.35", "at": 0}
+    draw(page, {**chess_view(RUY_LOPEZ), "evaluation": evaluation})
+    expect(page.locator("#chess .chess-status")).to_have_text("White to move")
+    assert (
+        page.locator("#chess .chess-eval").is_hidden() and page.locator("#chess .chess-eval-line").is_hidden()
+    )
+    assert "+0.35" not in page.content() and "Ba4" not in page.content()
+    assert not page.errors  # type: ignore[attr-defined]
