@@ -132,6 +132,11 @@ class PublicHall:
         self.extras[sport] = (key, extra)
         return extra
 
+    def annotator(self, sport: str) -> Callable[[str], str | None] | None:
+        """What comments a sport's game records carry on positions (its extra's, as an engine's `[%eval]`)."""
+        extra = self.extras.get(sport)
+        return None if extra is None else extra[1].annotate
+
     def _resend_extra(self, match_id: str) -> None:
         """What a match's extra may show changed: send its screens its current state again."""
         state = self._shown.get(match_id)

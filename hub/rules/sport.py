@@ -34,13 +34,18 @@ class CheckOption:
     default: str | None = None
 
 
+Annotate = Callable[[str], "str | None"]  # a position (its FEN) -> its comment in a game record, or None
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecords:
     """A sport's game records for relays that poll (`/pgn/…`): one game's and a round's, as text."""
 
     media_type: str  # as HTTP names it
-    game: Callable[[Any, Any, Any], str]  # (MatchState, Venue, the event's report file or None) -> text
-    round: Callable[[list[Any], Any, int, Any], str]  # (every MatchState, Venue, round, event) -> the round's
+    # (MatchState, Venue, the event's report file or None, a position's comment or None) -> text
+    game: Callable[[Any, Any, Any, Annotate | None], str]
+    # (every MatchState, Venue, round, event, a position's comment or None) -> the round's
+    round: Callable[[list[Any], Any, int, Any, Annotate | None], str]
 
 
 class SpectatorExtra(Protocol):
@@ -60,6 +65,9 @@ class SpectatorExtra(Protocol):
 
     def health(self) -> dict[str, Any]:
         """What /api/health says of it: running or why not, and how much it did."""
+
+    def annotate(self, position: str) -> str | None:
+        """A game record's comment on a position spectators may see (an engine's `[%eval]`), or None."""
 
 
 class MatchTerms(Protocol):

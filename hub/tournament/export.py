@@ -95,7 +95,7 @@ def round_pgn(
     records = SPORTS[PAIRED_SPORT].records
     assert records is not None, "the sport with paired rounds keeps its games' records"
     chosen = [m for m in matches if live or m.official]
-    return records.round(chosen, venue, round_number, event)
+    return records.round(chosen, venue, round_number, event, None)  # an export carries no engine comments
 
 
 # -- the sports drawn from a CSV ------------------------------------------------------------------------------

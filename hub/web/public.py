@@ -132,19 +132,21 @@ class PublicRoutes:
         if records is None:
             en, tr = _recorded_sports()
             raise NotFound(f"PGN is for {en} games only / PGN yalnızca {tr} oyunları için")
-        return record_response(records, records.game(match, self.ctx.hall.venue, self._event()))
+        annotate = self.ctx.hall.annotator(match.info.sport)
+        return record_response(records, records.game(match, self.ctx.hall.venue, self._event(), annotate))
 
     async def round_pgn(self, request: Request) -> Response:
         """Every game of a round with records (PGN), as one file."""
         hall, number = self.ctx.hall, request.path_params["round"]
-        records = next(
-            (m.rules.records for m in hall.infos.values() if m.rules.records and m.round == number), None
-        )
+        info = next((m for m in hall.infos.values() if m.rules.records and m.round == number), None)
+        records = None if info is None else info.rules.records
         if records is None:
             en, tr = _recorded_sports()
             raise NotFound(f"no {en} games in round {number} / bu turda {tr} oyunu yok")
+        assert info is not None
+        annotate = hall.annotator(info.sport)
         return record_response(
-            records, records.round(hall.public_matches(), hall.venue, number, self._event())
+            records, records.round(hall.public_matches(), hall.venue, number, self._event(), annotate)
         )
 
     def _event(self) -> Tournament | None:

@@ -152,6 +152,7 @@ async def test_a_halls_chess_screens_get_the_evaluation_behind_the_delay() -> No
     from hub.feed.fanout import Fanout
     from hub.hall.spectators import PublicHall
     from hub.matches import new_match
+    from hub.rules.chess.pgn_feed import game_pgn
     from hub.rules.registry import attach_spectator_extras
     from tests.hub.chess_support import Table
 
@@ -178,5 +179,11 @@ async def test_a_halls_chess_screens_get_the_evaluation_behind_the_delay() -> No
                 await asyncio.sleep(0.05)
         assert shown["mate"] == -1 and shown["pv"][0] == "Qh4#"
         assert shown["at"] <= time.time() - 1.0
+        # the live PGN carries it as lichess writes it, on the move that reached the position
+        text = game_pgn(match, venue, None, hall.annotator("chess"))
+        assert "2. g4 {[%eval #-1]}" in text.replace("\n", " ")
+        game = chess.pgn.read_game(io.StringIO(text))
+        assert game is not None and game.end().eval() is not None and game.end().eval().white().mate() == -1
+        assert "%eval" not in game_pgn(match, venue)  # without an engine, no comment
     finally:
         service.close()

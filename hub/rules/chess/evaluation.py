@@ -143,6 +143,12 @@ class EvaluationService:
                 return {**found.to_dict(), "at": at}
         return None
 
+    def annotate(self, position: str) -> str | None:
+        """A game record's `[%eval]` for a position (its FEN) the engine has evaluated, or None. The records go
+        out behind the broadcast delay, so their positions are old enough to show."""
+        found = self._known.get(position)
+        return None if found is None else found.pgn_comment()
+
     def health(self) -> dict[str, Any]:
         """For /api/health: whether the engine runs, what it was given, how many positions it evaluated."""
         running = self._task is not None and not self._task.done() and not self.error

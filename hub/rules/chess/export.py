@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import chess
+
 from hub.rules.chess.model import ChessState
 from hub.rules.chess.timecontrol import time_control_text
 
@@ -38,7 +42,9 @@ def _tag(name: str, value: str) -> str:
     return f'[{name} "{escaped}"]'
 
 
-def pgn(state: ChessState, headers: dict[str, str]) -> str:
+def pgn(
+    state: ChessState, headers: dict[str, str], annotate: Callable[[str], str | None] | None = None
+) -> str:
     """The game as PGN. `headers` fill the roster (missing ones are "?"); Result, TimeControl and Termination
     come from the game unless given (a given Result also ends the movetext). Each move carries
     `{[%clk H:MM:SS]}` when the press that completed it was read. An illegal move the arbiter let stand is
@@ -56,6 +62,7 @@ def pgn(state: ChessState, headers: dict[str, str]) -> str:
 
     tokens: list[str] = []
     after_comment = False
+    board = chess.Board() if annotate is not None else None  # the positions, for their comments
     for ply, move in enumerate(state.moves):
         number = ply // 2 + 1
         if ply % 2 == 0:
@@ -68,6 +75,11 @@ def pgn(state: ChessState, headers: dict[str, str]) -> str:
             comments.append(f"[%clk {clk(move.clock_ms)}]")
         if move.illegal and move.san != "--":
             comments.append("illegal move, kept by the arbiter")
+        if board is not None and annotate is not None:
+            board = _after(board, move.uci)
+            said = None if board is None else annotate(board.fen())
+            if said:
+                comments.append(said)
         after_comment = bool(comments)
         if comments:
             tokens.append("{" + " ".join(comments) + "}")
@@ -84,3 +96,13 @@ def pgn(state: ChessState, headers: dict[str, str]) -> str:
     if line:
         movetext.append(line)
     return "\n".join(lines) + "\n\n" + "\n".join(movetext) + "\n"
+
+
+def _after(board: chess.Board, uci: str) -> chess.Board | None:
+    """The position after `uci`, or None once a move cannot be played on it (a null or kept illegal move):
+    no position after it is annotated."""
+    try:
+        board.push_uci(uci)
+    except ValueError:
+        return None
+    return board

@@ -13,6 +13,7 @@ from typing import Any
 
 from hub.matches import MatchInfo, MatchState, MatchStatus
 from hub.rules.chess import pgn
+from hub.rules.sport import Annotate
 from hub.tournament.model import Tournament
 from hub.tournament.teams import game_result, home_is_white
 from hub.venue import Venue
@@ -94,18 +95,25 @@ def _board_in_round(info: MatchInfo, venue: Venue) -> int:
     return sum(boards.values()) + (info.board or 0)
 
 
-def game_pgn(match: MatchState, venue: Venue, event: Tournament | None = None) -> str:
-    """One game's PGN with `[%clk]` comments; `event` is the venue's report file, as read."""
-    return pgn(match.sport_state, game_headers(match, venue, event))
+def game_pgn(
+    match: MatchState, venue: Venue, event: Tournament | None = None, annotate: Annotate | None = None
+) -> str:
+    """One game's PGN with `[%clk]` comments (and `annotate`'s, an engine's `[%eval]`, on each position it
+    knows); `event` is the venue's report file, as read."""
+    return pgn(match.sport_state, game_headers(match, venue, event), annotate)
 
 
 def round_pgn(
-    matches: list[MatchState], venue: Venue, round_number: int, event: Tournament | None = None
+    matches: list[MatchState],
+    venue: Venue,
+    round_number: int,
+    event: Tournament | None = None,
+    annotate: Annotate | None = None,
 ) -> str:
     """Every chess game of a round, by team match and board, then table, as one PGN file."""
     games = [m for m in matches if m.info.sport == "chess" and m.info.round == round_number]
     games.sort(key=_order)
-    return "\n\n".join(game_pgn(m, venue, event).strip() for m in games) + ("\n" if games else "")
+    return "\n\n".join(game_pgn(m, venue, event, annotate).strip() for m in games) + ("\n" if games else "")
 
 
 def _order(match: MatchState) -> tuple[Any, ...]:

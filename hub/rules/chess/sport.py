@@ -16,7 +16,7 @@ from hub.rules.chess.articles import ARTICLES, UNSTATED_TIME_CONTROL
 from hub.rules.chess.model import ChessConfig, ChessState
 from hub.rules.chess.timecontrol import parse_time_control
 from hub.rules.clockwords import time_control_words
-from hub.rules.sport import CheckOption, GameRecords, MatchTerms, SportDefaults
+from hub.rules.sport import Annotate, CheckOption, GameRecords, MatchTerms, SportDefaults
 
 
 def _pgn(state: ChessState, players: tuple[str, ...]) -> str:
@@ -24,16 +24,18 @@ def _pgn(state: ChessState, players: tuple[str, ...]) -> str:
     return export.pgn(state, {"White": players[0], "Black": players[1]})
 
 
-def _game_record(match: Any, venue: Any, event: Any) -> str:
+def _game_record(match: Any, venue: Any, event: Any, annotate: Annotate | None) -> str:
     from hub.rules.chess import pgn_feed  # it reads the hub's match and venue models, which import the rules
 
-    return pgn_feed.game_pgn(match, venue, event)
+    return pgn_feed.game_pgn(match, venue, event, annotate)
 
 
-def _round_record(matches: list[Any], venue: Any, round_number: int, event: Any) -> str:
+def _round_record(
+    matches: list[Any], venue: Any, round_number: int, event: Any, annotate: Annotate | None
+) -> str:
     from hub.rules.chess import pgn_feed
 
-    return pgn_feed.round_pgn(matches, venue, round_number, event)
+    return pgn_feed.round_pgn(matches, venue, round_number, event, annotate)
 
 
 class ChessSport(SportDefaults[ChessState]):

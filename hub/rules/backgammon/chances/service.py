@@ -142,6 +142,10 @@ class ChanceService:
             self._known.popitem(last=False)
         self._send(loop)
 
+    def annotate(self, position: str) -> str | None:
+        """None: the chances comment on no game record."""
+        return None
+
     def health(self) -> dict[str, Any]:
         """For /api/health: positions evaluated, and whether a batch is with the worker now."""
         return {"running": True, "evaluated": self.evaluated, "busy": self._busy}
