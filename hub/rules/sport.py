@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TextIO, TypeAlias, TypeVar
@@ -68,6 +68,29 @@ class SpectatorExtra(Protocol):
 
     def annotate(self, position: str) -> str | None:
         """A game record's comment on a position spectators may see (an engine's `[%eval]`), or None."""
+
+
+class Shown(Protocol):
+    """What a spectator extra knows of a position: what screens get of it."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """As screens get it."""
+        ...
+
+
+def shown_behind(
+    seen: Sequence[tuple[float, Hashable]], known: Mapping[Any, Shown], now: float, delay_s: float
+) -> dict[str, Any] | None:
+    """What a spectator extra shows at `now`: what it knows of the newest position seen (`(since when, key)`,
+    oldest first) that is at least `delay_s` old, with that position's time (`at`); None before there is one.
+    Players may not use analysis: the current position's never shows before the broadcast delay."""
+    for at, key in reversed(seen):
+        if at > now - delay_s:
+            continue
+        found = known.get(key)
+        if found is not None:
+            return {**found.to_dict(), "at": at}
+    return None
 
 
 class MatchTerms(Protocol):

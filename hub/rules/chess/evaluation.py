@@ -23,6 +23,7 @@ from typing import Any
 import chess
 import chess.engine
 
+from hub.rules.sport import shown_behind
 from hub.venue.model import EngineSettings
 
 log = logging.getLogger(__name__)
@@ -135,13 +136,7 @@ class EvaluationService:
     def shown(self, match_id: str, now: float) -> dict[str, Any] | None:
         """The evaluation of the game's newest position that is at least the delay old and evaluated, with that
         position's time; None before there is one."""
-        for at, fen in reversed(self._seen.get(match_id, ())):
-            if at > now - self.delay_s:
-                continue
-            found = self._known.get(fen)
-            if found is not None:
-                return {**found.to_dict(), "at": at}
-        return None
+        return shown_behind(self._seen.get(match_id, ()), self._known, now, self.delay_s)
 
     def annotate(self, position: str) -> str | None:
         """A game record's `[%eval]` for a position (its FEN) the engine has evaluated, or None. The records go

@@ -23,6 +23,7 @@ from typing import Any
 
 from hub.rules.backgammon.chances.engine import Chances, Job, evaluable, evaluate_job, job_of, ready, warm
 from hub.rules.backgammon.state import BackgammonState
+from hub.rules.sport import shown_behind
 
 log = logging.getLogger(__name__)
 
@@ -89,13 +90,7 @@ class ChanceService:
     def shown(self, match_id: str, now: float) -> dict[str, Any] | None:
         """What the match's screens show at `now`: the chances of its newest position at least the delay old
         that has been evaluated, with that position's time (`at`); None before there is one."""
-        for at, key in reversed(self._seen.get(match_id, ())):
-            if at > now - self.delay_s:
-                continue
-            found = self._known.get(key)
-            if found is not None:
-                return {**found.to_dict(), "at": at}
-        return None
+        return shown_behind(self._seen.get(match_id, ()), self._known, now, self.delay_s)
 
     def _send(self, loop: asyncio.AbstractEventLoop) -> None:
         """Hand the queued positions to the worker, unless it is still busy with a batch."""
