@@ -522,6 +522,7 @@ export function renderChessTile(tile, match, lang) {
     bits.push(`${Math.ceil(ply / 2)}.${ply % 2 === 0 ? ".." : ""} ${last.san || last.uci}`);
   }
   if (s.result) bits.push(fmtResult(s.result));
+  else if (match.evaluation) bits.push(`${ct.evalShort} ${match.evaluation.text}`);  // the engine's, behind the delay
   if (boardMoving(s)) bits.push(ct.boardMoving);
   if (awaitingResult(match, s)) bits.push(ct.awaitingResult);
   tile.classList.toggle("chess-awaiting", awaitingResult(match, s));

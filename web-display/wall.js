@@ -5,7 +5,9 @@ import { SPORT_ORDER, sport, sportName } from "./sports.js";
 import { renderTeamTile } from "./team.js";
 import { fitAll, fitNames, renderCompact, renderOutcome, renderScoreTile } from "./wall-tiles.js";
 import { Pager, rotateSeconds } from "./wall-pager.js";
-import { showLanguage } from "./page.js";
+import { hallScreen, showLanguage, withoutAnalysis } from "./page.js";
+
+const HALL = hallScreen();  // a screen in the playing hall (`?hall=1`): no analysis on it
 
 const STALE_AFTER_S = 120;
 const matches = new Map();
@@ -176,7 +178,7 @@ function render(match) {
   tile.dataset.status = match.status;
   tile.dataset.version = match.version;
   const drawTile = sport(match.sport).tile;  // a board game's own tile; else the score tile
-  if (drawTile) drawTile(tile, match, lang);
+  if (drawTile) drawTile(tile, HALL ? withoutAnalysis(match) : match, lang);
   else renderScoreTile(tile, match, t());
   renderOutcome(tile, match, t());
   const wasCompact = tile.classList.contains("compact");

@@ -583,3 +583,17 @@ def test_a_hall_screen_shows_no_analysis(browser: Browser, page_demo: DemoProces
     )
     assert "+0.35" not in page.content() and "Ba4" not in page.content()
     assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_the_wall_tile_shows_the_evaluation_and_a_hall_wall_does_not(
+    browser: Browser,  # noqa: F811
+    page_demo: DemoProcess,
+) -> None:
+    evaluation = {"cp": -120, "mate": None, "depth": 20, "pv": ["Ba4"], "text": "-1.20", "at": 0}
+    match = {**chess_view(RUY_LOPEZ), "evaluation": evaluation}
+    for search, shown in (("", "Board 3 · 3... a6 · Eval -1.20"), ("?hall=1", "Board 3 · 3... a6")):
+        page = open_page(browser, page_demo.url + search)
+        expect(page.locator("#match-TT-R1-T1")).to_be_visible(timeout=10_000)
+        page.evaluate("async (m) => { (await import('/static/wall.js')).show(m); }", match)
+        expect(page.locator("#match-CRAFTED-CHESS .history")).to_have_text(shown)
+        page.context.close()
