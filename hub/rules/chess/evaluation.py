@@ -33,7 +33,7 @@ HISTORY = 64  # positions kept per game, newest last: more than a broadcast dela
 KEEP = 4096  # evaluations remembered: a hall's current positions many times over
 PV_MOVES = 4  # the best line's first moves shown
 DEFAULT_SETTINGS = EngineSettings()
-NICE = 10  # the engine's priority below the hub's: the hub's own latency comes first
+NICE = 19  # the lowest priority: the engine takes only what the hub and its clients leave
 
 
 @dataclass(frozen=True, slots=True)
