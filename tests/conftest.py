@@ -99,9 +99,11 @@ def start_demo(
     chess_boards: int = 0,
     module: str = "hub",
     pads: bool = False,
+    engine: bool = False,
 ) -> DemoProcess:
     """Start the demo (`python -m module demo …`: a module of the tests runs it with other names) and wait
-    until /api/health answers (20 s at most); its two tables scored by simulated pads only with `pads`."""
+    until /api/health answers (20 s at most); its two tables scored by simulated pads only with `pads`, the
+    chess engine beside its boards only with `engine` (the machine's cores are the tests')."""
     port = port or free_port()
     proc = subprocess.Popen(
         [
@@ -122,6 +124,7 @@ def start_demo(
             "--chess-boards",
             str(chess_boards),
             "--pads" if pads else "--no-pads",
+            "--engine" if engine else "--no-engine",
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -13,6 +13,7 @@ import logging
 import random
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +22,19 @@ from boardcast_sim.demo.run import CHESS_GAMES, DemoVenue, build_demo_venue, dem
 from boardcast_sim.dgt_board import games_from_pgn
 from boardcast_sim.pad import SimulatedPad
 from hub.hall.live import Hall
+from hub.venue.model import EngineSettings
 
 Job = Callable[[], Coroutine[Any, Any, None]]
 
 
 def prepare(args: argparse.Namespace, data: Path) -> DemoVenue:
     """The demo's venue and referee token (kept in the data directory), its boards' pseudo-terminals open."""
-    return build_demo_venue(
+    demo = build_demo_venue(
         args.tables, args.bg_tables, args.chess_boards, pads=args.pads, token=demo_token(data)
     )
+    if not args.engine:  # no engine beside the boards (a test's demo: the machine's cores for the test)
+        demo.venue = replace(demo.venue, engine=EngineSettings(enabled=False))
+    return demo
 
 
 def jobs(demo: DemoVenue, hall: Hall, args: argparse.Namespace, url: str) -> list[Job]:

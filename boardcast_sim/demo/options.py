@@ -28,6 +28,13 @@ def add_options(demo: argparse.ArgumentParser) -> None:
         help="a table-tennis and a backgammon table with no device, scored by simulated umpire pads "
         "/ cihazsız, simüle hakem tabletiyle puanlanan bir masa tenisi ve bir tavla masası",
     )
+    demo.add_argument(
+        "--engine",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Stockfish's evaluation on the chess screens, when installed / satranç ekranlarında Stockfish "
+        "değerlendirmesi (kuruluysa)",
+    )
     demo.add_argument("--speed", type=float, default=1.0, help="simulation speed factor / simülasyon hızı")
     demo.add_argument("--seed", type=int, default=None, help="random seed / rastgele tohum")
 
