@@ -71,9 +71,11 @@ def signoff(
     return settle(match, offset, at, (fact,), raised, referee=referee)
 
 
-def signoffs_view(match: MatchState) -> dict[str, Any]:
+def signoffs_view(match: MatchState) -> dict[str, Any] | None:
     """Each side's latest sign-off of the score as it stands (none once the score changed), and whether both
-    players signed it."""
+    players signed it; None while the match is played (nothing to sign: no score worked out on every change)."""
+    if match.status is MatchStatus.SCHEDULED or match.status is MatchStatus.LIVE:
+        return None
     score = final_score(match)
     sides: list[dict[str, Any] | None] = [None, None]
     for record in match.referee.signoffs:
