@@ -115,7 +115,7 @@ class BrowserRoutes:
         hall = self.ctx.hall
         match_id = hall.current_match(table_id, fresh_start=False)
         next_id = hall.current_match(table_id, fresh_start=True)  # the one a fresh start would begin
-        table = next(t for t in hall.venue.tables if t.id == table_id)
+        table = hall.venue.table(table_id)
         return {
             "table": table_id,
             "sport": table.sport,
