@@ -79,7 +79,7 @@ function sortTiles() {
     const ma = matches.get(a.dataset.match), mb = matches.get(b.dataset.match);
     return ma.table.localeCompare(mb.table, undefined, { numeric: true }) || ma.round - mb.round;
   });
-  wall.append(...tiles);
+  placeInOrder(wall, tiles);
   let previous = null;
   for (const tile of tiles) {  // the first compact row after a group's tiles starts a row of its own
     if (tile.classList.contains("compact") && previous?.classList.contains("tile") && !previous.classList.contains("compact")) {
@@ -92,6 +92,16 @@ function sortTiles() {
     previous = tile;
   }
   renderFilters();
+}
+
+// Only the nodes out of place move: moving a node cancels a click in progress on it (a spectator tapping a tile
+// while another match ends would otherwise lose the tap).
+function placeInOrder(parent, nodes) {
+  let next = parent.firstElementChild;
+  for (const node of nodes) {
+    if (node === next) next = node.nextElementSibling;
+    else parent.insertBefore(node, next);
+  }
 }
 
 function renderFilters() {
