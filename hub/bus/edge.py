@@ -192,7 +192,7 @@ class EdgeRuntime:
         """Serve until the web server is told to stop."""
         assert self._socket is not None, "open() first"
         quiet_repeats(asyncio.get_running_loop())
-        for _, shown in self.hall.extras.values():
+        for _, shown in self.hall.all_extras():
             shown.start()  # the net (the engine) loads while the hub starts
         self.ctx.connections = Unfinished(self.ctx.limits, self.ctx.refused)
         self.ctx.connections.fit_to_open_files(self.open_files)
@@ -214,7 +214,7 @@ class EdgeRuntime:
             await serving
             for worker in workers:
                 worker.cancel()
-        for _, shown in self.hall.extras.values():
+        for _, shown in self.hall.all_extras():
             shown.close()
 
     async def _announce_ready(self) -> None:

@@ -54,9 +54,9 @@ class PublicHall:
         self._sent_at: dict[str, float] = {}  # match id -> loop time its screens were last sent to
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
-        # each sport's spectator extra, if shown (winning chances, an engine's evaluation), and the key its
-        # matches' views carry it under
-        self.extras: dict[str, tuple[str, SpectatorExtra]] = {}
+        # each sport's spectator extras, if shown (winning chances, an engine's evaluation, performance
+        # ratings), by the key its matches' views carry each under
+        self.extras: dict[str, dict[str, SpectatorExtra]] = {}
         # the event's standings, where the venue names its report file: worked out again when a result changes
         self.standings = LiveStandings(venue.tournament) if venue.tournament is not None else None
         self._results: dict[str, tuple[str | None, MatchStatus]] = {}  # event game id -> result, status shown
@@ -115,9 +115,8 @@ class PublicHall:
         delay = self.delay_s(state.info)
         if delay:
             view["broadcast_delay_s"] = delay
-        extra = self.extras.get(state.info.sport)
-        if extra is not None:
-            view[extra[0]] = extra[1].shown(state.info.id, time.time())
+        for key, extra in self.extras.get(state.info.sport, {}).items():
+            view[key] = extra.shown(state.info.id, time.time())
         return view
 
     def show_extra(
@@ -129,13 +128,19 @@ class PublicHall:
         """Show a sport's spectator extra (`SportRules.attach_spectators`) on its matches' screens under `key`,
         behind the venue's broadcast delay: `make(resend, delay_s)` builds it."""
         extra = make(self._resend_extra, self.venue.broadcast_delay_s)
-        self.extras[sport] = (key, extra)
+        self.extras.setdefault(sport, {})[key] = extra
         return extra
+
+    def all_extras(self) -> list[tuple[str, SpectatorExtra]]:
+        """Every spectator extra shown, with its key: to start, stop and report on them."""
+        return [item for extras in self.extras.values() for item in extras.items()]
 
     def annotator(self, sport: str) -> Callable[[str], str | None] | None:
         """What comments a sport's game records carry on positions (its extra's, as an engine's `[%eval]`)."""
-        extra = self.extras.get(sport)
-        return None if extra is None else extra[1].annotate
+        extras = list(self.extras.get(sport, {}).values())
+        if not extras:
+            return None
+        return lambda position: next((c for e in extras if (c := e.annotate(position)) is not None), None)
 
     def _resend_extra(self, match_id: str) -> None:
         """What a match's extra may show changed: send its screens its current state again."""
@@ -174,9 +179,9 @@ class PublicHall:
         team topics, at most every `SCREENS_EVERY_S` per match."""
         info = state.info
         self.public[info.id] = state
-        extra = self.extras.get(info.sport)
-        if extra is not None and running_loop() is not None:
-            extra[1].note(info.id, state.sport_state, state.updated_at or time.time())
+        if running_loop() is not None:
+            for extra in self.extras.get(info.sport, {}).values():
+                extra.note(info.id, state.sport_state, state.updated_at or time.time())
         for listener in self.public_listeners:
             listener(state, self.venue_version)
         match_id = info.id

@@ -7,6 +7,8 @@ reach them as `MatchTerms`, which the hub's `MatchInfo` fits.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -91,6 +93,13 @@ def shown_behind(
         if found is not None:
             return {**found.to_dict(), "at": at}
     return None
+
+
+def lower_priority() -> None:
+    """Run in an analysis engine's process before it starts: the lowest priority, so it takes only what the
+    hub, its devices and its clients leave."""
+    with contextlib.suppress(OSError):
+        os.nice(19)
 
 
 class MatchTerms(Protocol):

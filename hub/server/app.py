@@ -205,7 +205,7 @@ class HubRuntime:
         assert self.ingest is not None, "open() first"
         quiet_repeats(asyncio.get_running_loop())
         self.log.start()
-        for _, shown in self.hall.extras.values():
+        for _, shown in self.hall.all_extras():
             shown.start()  # the net (the engine) loads while the hub starts
         self.unfinished = Unfinished(self.web_limits, self.refused)
         self.unfinished.fit_to_open_files(self.open_files)
@@ -259,7 +259,7 @@ class HubRuntime:
                 for worker in workers:
                     worker.cancel()
         finally:
-            for _, shown in self.hall.extras.values():
+            for _, shown in self.hall.all_extras():
                 shown.close()
             await self.log.close()
 

@@ -78,13 +78,24 @@ def _key_pattern(name: str) -> str:
 
 
 # Every key the file may hold, by where it is. Any other is refused, naming the nearest of these.
-TOP_KEYS = ("venue", "tournament", "tables", "matches", "referees", "team_matches", "players", "rules")
+TOP_KEYS = (
+    "venue",
+    "tournament",
+    "tables",
+    "matches",
+    "referees",
+    "team_matches",
+    "players",
+    "rules",
+    "screens",
+)
 VENUE_KEYS = (
     "name",
     "broadcast_delay_s",
     "show_referee_names",
     "winning_chances",
     "engine",
+    "performance",
     "allowed_hosts",
     "trusted_proxies",
     "awaiting_result_s",  # the default of the match key of that name, for the sports that take it
@@ -95,6 +106,7 @@ TABLE_KEYS = (
 )
 MATCH_KEYS = ("id", "table", "round", "players", "doubles")  # and those of the table's sport:
 SPORT_MATCH_KEYS = {name: sport.match_keys for name, sport in SPORTS.items()}
+SCREEN_KEYS = ("name",)  # a screen in the playing area: it shows no analysis
 TEAM_MATCH_KEYS = ("id", "round", "teams", "pairing", "forfeits")
 FORFEIT_KEYS = ("board", "players", "result")  # a team match's board decided by forfeit
 # the event the hall's paired rounds belong to: its report file (rounds in, results out) and its standings

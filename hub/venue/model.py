@@ -137,6 +137,15 @@ class EngineSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class PerformanceSettings:
+    """Backgammon players' performance ratings for spectators (`[venue] performance`): on or off, and the
+    ply of GNU Backgammon's analysis (0 is its quick net; each ply more looks a roll further, ~20× the time)."""
+
+    enabled: bool = True
+    ply: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Venue:
     """A whole venue, as read from its file."""
 
@@ -151,6 +160,10 @@ class Venue:
     show_referee_names: bool = False  # spectators see who confirmed, corrected, decided (notes: never)
     winning_chances: bool = True  # screens show a sport's winning chances (`SportRules.attach_spectators`)
     engine: EngineSettings = EngineSettings()  # an engine's evaluation on screens, where a sport has one
+    performance: PerformanceSettings = (
+        PerformanceSettings()
+    )  # players' performance ratings, where a sport has them
+    hall_screens: tuple[str, ...] = ()  # screens in the playing area (`[[screens]]`): never any analysis
     allowed_hosts: tuple[str, ...] = ()  # names the web edge answers to, besides its listen address
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
     rules: dict[str, RuleOverride] = field(default_factory=dict, hash=False)  # the venue's wording, by code

@@ -13,7 +13,7 @@ import re
 import tomllib
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hub.rules.registry import SPORTS
 from hub.rules.terms import number_pair
@@ -30,6 +30,7 @@ from hub.venue.keys import (
     FORFEIT_KEYS,
     PLAYER_KEYS,
     REFEREE_KEYS,
+    SCREEN_KEYS,
     TABLE_KEYS,
     TEAM_MATCH_KEYS,
     TOP_KEYS,
@@ -50,6 +51,7 @@ from hub.venue.model import (
     EngineSettings,
     Fail,
     FileFail,
+    PerformanceSettings,
     PlayerConfig,
     RefereeConfig,
     TableConfig,
@@ -132,7 +134,10 @@ def parse_venue(text: str, path: Path) -> Venue:
     chances = venue_table.get("winning_chances", True)
     if not isinstance(chances, bool):
         raise fail("venue", None, "winning_chances", "must be true or false / true ya da false olmalı")
-    engine = _engine(venue_table, partial(fail, "venue", None))
+    engine = _settings(venue_table, "engine", EngineSettings, _ENGINE_RANGES, partial(fail, "venue", None))
+    performance = _settings(
+        venue_table, "performance", PerformanceSettings, _PERFORMANCE_RANGES, partial(fail, "venue", None)
+    )
     allowed_hosts = _allowed_hosts(venue_table, partial(fail, "venue", None))
     trusted_proxies = _trusted_proxies(venue_table, partial(fail, "venue", None))
     team_matches = _team_matches(data, fail)
@@ -153,6 +158,8 @@ def parse_venue(text: str, path: Path) -> Venue:
         show_referee_names=show_names,
         winning_chances=chances,
         engine=engine,
+        performance=performance,
+        hall_screens=_screens(data, fail),
         allowed_hosts=allowed_hosts,
         trusted_proxies=trusted_proxies,
         rules=rules,
@@ -168,29 +175,41 @@ _ENGINE_RANGES: dict[str, tuple[int, int]] = {
 }
 
 
-def _engine(venue_table: dict[str, Any], fail: Fail) -> EngineSettings:
-    """`engine = { enabled = true, movetime_ms = 300, threads = 1, hash_mb = 64 }`: the analysis engine's share
-    of the machine; each key optional, no other."""
-    table = venue_table.get("engine", {})
+# `[venue] performance`: GNU Backgammon's ply (2 plies is ~400× the time of 0: a hall's boards would wait)
+_PERFORMANCE_RANGES: dict[str, tuple[int, int]] = {"ply": (0, 2)}
+
+Settings = TypeVar("Settings", EngineSettings, PerformanceSettings)
+
+
+def _settings(
+    venue_table: dict[str, Any],
+    name: str,
+    make: type[Settings],
+    ranges: dict[str, tuple[int, int]],
+    fail: Fail,
+) -> Settings:
+    """A `[venue]` table of an analysis's settings, e.g. `engine = { enabled = true, movetime_ms = 300 }`:
+    `enabled` and whole numbers in their ranges, each optional, no other key."""
+    table = venue_table.get(name, {})
     if not isinstance(table, dict):
-        raise fail("engine", "must be a table, e.g. { enabled = true, movetime_ms = 300 } / bir tablo olmalı")
+        raise fail(name, "must be a table, e.g. { enabled = true } / bir tablo olmalı")
     for key in table:
-        if key != "enabled" and key not in _ENGINE_RANGES:
-            raise fail(f"engine.{key}", unknown_key(key, ("enabled", *_ENGINE_RANGES)))
+        if key != "enabled" and key not in ranges:
+            raise fail(f"{name}.{key}", unknown_key(key, ("enabled", *ranges)))
     enabled = table.get("enabled", True)
     if not isinstance(enabled, bool):
-        raise fail("engine.enabled", "must be true or false / true ya da false olmalı")
+        raise fail(f"{name}.enabled", "must be true or false / true ya da false olmalı")
     numbers: dict[str, int] = {}
-    for key, (low, high) in _ENGINE_RANGES.items():
-        value = table.get(key, getattr(EngineSettings(), key))
+    for key, (low, high) in ranges.items():
+        value = table.get(key, getattr(make(), key))
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             raise fail(
-                f"engine.{key}",
+                f"{name}.{key}",
                 f"must be a whole number from {low} to {high}, got {value!r} / {low} ile {high} arasında bir tam "
                 f"sayı olmalı",
             )
         numbers[key] = value
-    return EngineSettings(enabled, **numbers)
+    return make(enabled, **numbers)
 
 
 def _strings(venue_table: dict[str, Any], key: str, fail: Fail, shape: str) -> list[str]:
@@ -347,6 +366,20 @@ def _players(data: dict[str, Any], fail: FileFail) -> tuple[PlayerConfig, ...]:
             raise at("phone", f"{phone!r} is not a phone number / geçersiz telefon")
         players.append(PlayerConfig(pname, p.get("club", ""), p.get("city", ""), phone, email))
     return tuple(players)
+
+
+def _screens(data: dict[str, Any], fail: FileFail) -> tuple[str, ...]:
+    """The `[[screens]]` entries: the names of the screens in the playing area (a page opened with
+    `?screen=NAME`), which show no analysis whatever the venue's settings."""
+    names: list[str] = []
+    for at, entry in entries(data, "screens", SCREEN_KEYS, fail):
+        name = entry.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", name):
+            raise at("name", "must be a screen name of letters, digits, . _ - / harf, rakam, . _ - olmalı")
+        if name in names:
+            raise at("name", f"screen {name!r} is listed twice / ekran iki kez yazılmış")
+        names.append(name)
+    return tuple(names)
 
 
 def _tournament(data: dict[str, Any], path: Path, fail: Fail) -> TournamentConfig | None:

@@ -77,7 +77,7 @@ class DeviceRoutes:
                 **({"bus": ctx.bus_health()} if ctx.bus_health is not None else {}),
                 **({"heap": asdict(ctx.heap)} if ctx.heap is not None else {}),
                 # each sport's spectator extra (winning chances, the engine's evaluation): running, or why not
-                "spectator_extras": {key: extra.health() for key, extra in ctx.hall.extras.values()},
+                "spectator_extras": {key: extra.health() for key, extra in ctx.hall.all_extras()},
             }
         )
 

@@ -168,7 +168,7 @@ async def test_a_halls_chess_screens_get_the_evaluation_behind_the_delay() -> No
     )
     hall = PublicHall(venue, Fanout())
     attach_spectator_extras(hall)
-    key, service = hall.extras["chess"]
+    [(key, service)] = hall.extras["chess"].items()
     assert key == "evaluation"
     service.start()
     try:

@@ -10,6 +10,8 @@ the steps of an illegal play are not known; gnubg will then disagree with the po
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from hub.rules.backgammon.state import Action, BackgammonState, GameRecord
 
 _CELL = 28
@@ -75,10 +77,19 @@ def _game_lines(game: GameRecord) -> list[str]:
     return lines
 
 
-def match_to_mat(state: BackgammonState, names: tuple[str, str] = ("A", "B")) -> str:
-    """The finished games of the match as `.mat` text."""
+def written(actions: Iterable[Action]) -> int:
+    """How many of a game's actions its `.mat` text writes (each a record when gnubg reads it back)."""
+    return sum(1 for action in actions if action.kind not in _UNWRITTEN)
+
+
+def match_to_mat(state: BackgammonState, names: tuple[str, str] = ("A", "B"), current: bool = False) -> str:
+    """The finished games of the match as `.mat` text; with `current`, the game being played too (as far as it
+    has gone, without a result: what a live analysis reads)."""
     out = [f" {state.length} point match", ""]
-    for game in state.games:
+    games = list(state.games)
+    if current and state.actions:
+        games.append(GameRecord(len(games) + 1, state.score, tuple(state.actions), None, 0, state.crawford))
+    for game in games:
         a, b = game.score_before
         out.append(f" Game {game.number}")
         out.append(f" {names[0]} : {a}".ljust(32) + f"{names[1]} : {b}")

@@ -62,10 +62,12 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         return None if control is None else Words(*time_control_words(control))
 
     def attach_spectators(self, hall: Any) -> Any:
-        """Winning chances on the hall's screens of this sport, if its venue wants them (`chances.attach`)."""
-        from hub.rules.backgammon.chances import attach
+        """Winning chances and performance ratings on the hall's screens of this sport, each if its venue wants
+        it (`chances.attach`, `analysis.attach`)."""
+        from hub.rules.backgammon import analysis, chances
 
-        return attach(hall)
+        analysis.attach(hall)
+        return chances.attach(hall)
 
     def round_scores(self, state: BackgammonState) -> tuple[Sequence[float], tuple[Sequence[float], ...]]:
         """The match score in points, and the points each game won, on the winner's side."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import shutil
 from collections import deque
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from typing import Any
 import chess
 import chess.engine
 
-from hub.rules.sport import shown_behind
+from hub.rules.sport import lower_priority, shown_behind
 from hub.venue.model import EngineSettings
 
 log = logging.getLogger(__name__)
@@ -33,7 +32,6 @@ HISTORY = 64  # positions kept per game, newest last: more than a broadcast dela
 KEEP = 4096  # evaluations remembered: a hall's current positions many times over
 PV_MOVES = 4  # the best line's first moves shown
 DEFAULT_SETTINGS = EngineSettings()
-NICE = 19  # the lowest priority: the engine takes only what the hub and its clients leave
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +170,7 @@ class EvaluationService:
     async def _run(self) -> None:
         assert self.path is not None
         try:
-            _, engine = await chess.engine.popen_uci(self.path, preexec_fn=_lower_priority)
+            _, engine = await chess.engine.popen_uci(self.path, preexec_fn=lower_priority)
         except (OSError, chess.engine.EngineError) as exc:
             self.error = f"Stockfish could not start: {exc} / Stockfish başlatılamadı"
             log.warning("chess evaluation is off: %s", self.error)
@@ -216,9 +214,3 @@ class EvaluationService:
         while len(self._known) > KEEP:
             del self._known[next(iter(self._known))]
         self._soon(match_id)
-
-
-def _lower_priority() -> None:
-    """Run in the engine's process before it starts: below the hub's own work."""
-    with contextlib.suppress(OSError):
-        os.nice(NICE)

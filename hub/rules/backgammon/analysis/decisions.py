@@ -1,0 +1,300 @@
+"""Each player's decisions and their errors, read from GNU Backgammon's analysis of a match, and the
+performance rating (PR) they add up to.
+
+gnubg analyses every checker play (each legal play's equity, the best first) and every cube decision (no
+double, double/take and double/pass equities) at the match's score and cube, in normalised equity (EMG: the
+current cube won is +1). The error of a decision is the equity given up against the best action. This module
+reads those figures as gnubg's own statistics read them (`analysis.c`, `updateStatcontext`):
+
+- a checker play is a decision when it had a choice (a forced play or a dance is not: gnubg's
+  "unforced moves"); its error is the best play's equity minus the chosen play's;
+- a cube decision before a roll (no double, or a double) counts when it is close: the best action is less than
+  0.16 better than doubling (gnubg's `isCloseCubedecision`); a missed double's error is counted whether close
+  or not, as gnubg counts it. A double, a take and a pass always count;
+- a take is wrong when the position was a pass for the taker (double/take above +1), a pass when it was a take.
+
+PR is the mean error per decision × 500 (checker and cube apart as well); an error is ≥ 0.04, a blunder
+≥ 0.08 (gnubg's "bad" and "very bad" thresholds, as XG counts them); luck is the sum of gnubg's luck of each
+roll for that player (normalised equity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: a cube decision within this of doubling counts
+DROP = 1.0  # double/pass, in normalised equity: the doubler wins the cube's value
+ERROR = 0.04
+BLUNDER = 0.08
+PR_SCALE = 500
+
+# The BMAB's bands (a player's PR over a match, lower is better), best first.
+BANDS: tuple[tuple[float, str, str], ...] = (
+    (4.0, "Grand Master", "Büyük Usta"),
+    (6.5, "Master", "Usta"),
+    (10.0, "Advanced", "İleri"),
+    (16.0, "Intermediate", "Orta"),
+)
+BEGINNER = ("Beginner", "Başlangıç")
+
+
+class Kind(Enum):
+    """What was decided."""
+
+    CHECKER = "checker"
+    CUBE = "cube"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of a player: where (game and gnubg record, both from 0), what, its error in normalised
+    equity, whether it counts in the PR (`counted`), and for the report the position and the plays."""
+
+    game: int
+    record: int
+    side: int
+    kind: Kind
+    action: str  # "move", "no double", "double", "take", "drop"
+    error: float
+    counted: bool
+    board: str | None = None  # gnubg Position ID before the decision, from the deciding player's side
+    dice: tuple[int, int] | None = None
+    played: tuple[tuple[int, int], ...] = ()
+    best: tuple[tuple[int, int], ...] = ()
+    best_action: str = ""  # a cube decision's right action
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the report and the JSON download give it."""
+        return {
+            "game": self.game + 1,
+            "side": "AB"[self.side],
+            "kind": self.kind.value,
+            "action": self.action,
+            "error": round(self.error, 4),
+            "counted": self.counted,
+            "board": self.board,
+            "dice": None if self.dice is None else list(self.dice),
+            "played": [list(step) for step in self.played],
+            "best": [list(step) for step in self.best],
+            "best_action": self.best_action,
+        }
+
+
+def band(pr: float) -> tuple[str, str]:
+    """The BMAB band of a PR: (English, Turkish)."""
+    for limit, english, turkish in BANDS:
+        if pr <= limit:
+            return english, turkish
+    return BEGINNER
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerAnalysis:
+    """One player's figures over the decisions analysed so far."""
+
+    side: int
+    decisions: int
+    checker_decisions: int
+    cube_decisions: int
+    checker_error: float
+    cube_error: float
+    errors: int
+    blunders: int
+    luck: float
+    ply: int
+
+    @property
+    def pr(self) -> float:
+        """Mean error per decision × 500."""
+        return _rate(self.checker_error + self.cube_error, self.decisions)
+
+    @property
+    def checker_pr(self) -> float:
+        """PR over checker plays alone."""
+        return _rate(self.checker_error, self.checker_decisions)
+
+    @property
+    def cube_pr(self) -> float:
+        """PR over cube decisions alone."""
+        return _rate(self.cube_error, self.cube_decisions)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As screens and the offline check give it (PR to a tenth, luck to a hundredth)."""
+        english, turkish = band(self.pr)
+        return {
+            "side": "AB"[self.side],
+            "pr": round(self.pr, 1),
+            "checker_pr": round(self.checker_pr, 1),
+            "cube_pr": round(self.cube_pr, 1),
+            "decisions": self.decisions,
+            "errors": self.errors,
+            "blunders": self.blunders,
+            "luck": round(self.luck, 2),
+            "ply": self.ply,
+            "band": english,
+            "band_tr": turkish,
+        }
+
+
+def _rate(error: float, decisions: int) -> float:
+    return PR_SCALE * error / decisions if decisions else 0.0
+
+
+def _side(record: Mapping[str, Any]) -> int:
+    return 0 if record.get("player") == "X" else 1  # gnubg names the .mat's left column (A) X
+
+
+def _steps(move: Iterable[Sequence[int]] | None) -> tuple[tuple[int, int], ...]:
+    return tuple((int(a), int(b)) for a, b in move or ())
+
+
+def _cube_before_roll(nd: float, dt: float) -> tuple[float, float]:
+    """(the best action's equity, doubling's equity) of a cube decision, as gnubg's FindCubeDecision."""
+    double = min(dt, DROP)
+    return max(nd, double), double
+
+
+def _right_cube_action(nd: float, dt: float) -> str:
+    optimal, double = _cube_before_roll(nd, dt)
+    if optimal == nd and nd > double:
+        return "no double"
+    return "double, take" if dt <= DROP else "double, pass"
+
+
+Marker = tuple[int, int]  # how far a match has gone: (games finished, gnubg records of the game being played)
+
+
+@dataclass(frozen=True, slots=True)
+class GameAnalysis:
+    """One analysed game: its decisions, and each roll's luck as (record, side, luck)."""
+
+    index: int
+    decisions: tuple[Decision, ...]
+    rolls: tuple[tuple[int, int, float], ...]
+
+    def upto(self, marker: Marker | None) -> tuple[list[Decision], list[tuple[int, int, float]]]:
+        """Its decisions and rolls before `marker` (all of them for None or a later game)."""
+        if marker is None or self.index < marker[0]:
+            return list(self.decisions), list(self.rolls)
+        if self.index > marker[0]:
+            return [], []
+        return [d for d in self.decisions if d.record < marker[1]], [
+            r for r in self.rolls if r[0] < marker[1]
+        ]
+
+
+def game_analysis(index: int, records: Sequence[Mapping[str, Any]]) -> GameAnalysis:
+    """One game's decisions and luck, from gnubg's analysed records of it (as the worker sends them)."""
+    out: list[Decision] = []
+    rolls: list[tuple[int, int, float]] = []
+    doubled: float | None = None  # the last double's double/take equity: what its answer is judged by
+    for number, record in enumerate(records):
+        side, action = _side(record), record.get("action")
+        nd, dt = record.get("nd"), record.get("dt")
+        board = record.get("board")
+        if action == "move":
+            if "luck" in record:
+                rolls.append((number, side, float(record["luck"])))
+            if nd is not None and dt is not None:  # a cube decision before the roll: no double
+                optimal, double = _cube_before_roll(nd, dt)
+                close = optimal - double < CLOSE_CUBE
+                best = _right_cube_action(nd, dt)
+                out.append(
+                    Decision(
+                        index,
+                        number,
+                        side,
+                        Kind.CUBE,
+                        "no double",
+                        optimal - nd,
+                        close,
+                        board,
+                        best_action=best,
+                    )
+                )
+            choices = int(record.get("choices", 0))
+            if choices:
+                chosen = record.get("chosen")
+                error = 0.0 if chosen is None else float(record["best"]) - float(chosen)
+                dice = record.get("dice")
+                out.append(
+                    Decision(
+                        index,
+                        number,
+                        side,
+                        Kind.CHECKER,
+                        "move",
+                        error,
+                        choices > 1,
+                        board,
+                        None if not dice else (int(dice[0]), int(dice[1])),
+                        _steps(record.get("move")),
+                        _steps(record.get("best_move")),
+                    )
+                )
+        elif action == "double":
+            doubled = None
+            if nd is not None and dt is not None:
+                doubled = dt
+                optimal, double = _cube_before_roll(nd, dt)
+                best = _right_cube_action(nd, dt)
+                out.append(
+                    Decision(
+                        index,
+                        number,
+                        side,
+                        Kind.CUBE,
+                        "double",
+                        optimal - double,
+                        True,
+                        board,
+                        best_action=best,
+                    )
+                )
+        elif action in ("take", "drop") and doubled is not None:
+            error = max(0.0, doubled - DROP) if action == "take" else max(0.0, DROP - doubled)
+            best = "take" if doubled <= DROP else "drop"
+            out.append(Decision(index, number, side, Kind.CUBE, action, error, True, board, best_action=best))
+            doubled = None
+    return GameAnalysis(index, tuple(out), tuple(rolls))
+
+
+def summarise(
+    games: Iterable[GameAnalysis], ply: int, upto: Marker | None = None
+) -> tuple[PlayerAnalysis, ...]:
+    """Each player's figures (side A first) over the games' decisions and rolls before `upto` (all: None)."""
+    totals = [
+        [0, 0, 0.0, 0.0, 0, 0, 0.0] for _ in range(2)
+    ]  # n checker, n cube, errors, errors, ≥0.04, ≥0.08, luck
+    for game in games:
+        decisions, rolls = game.upto(upto)
+        for d in decisions:
+            t = totals[d.side]
+            if d.kind is Kind.CHECKER:
+                t[2] += d.error
+                t[0] += d.counted
+            else:
+                t[3] += d.error
+                t[1] += d.counted
+            t[4] += d.error >= ERROR
+            t[5] += d.error >= BLUNDER
+        for _, side, luck in rolls:
+            totals[side][6] += luck
+    return tuple(
+        PlayerAnalysis(
+            side,
+            int(t[0] + t[1]),
+            int(t[0]),
+            int(t[1]),
+            float(t[2]),
+            float(t[3]),
+            int(t[4]),
+            int(t[5]),
+            float(t[6]),
+            ply,
+        )
+        for side, t in enumerate(totals)
+    )

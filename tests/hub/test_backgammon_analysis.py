@@ -1,0 +1,181 @@
+"""Backgammon performance ratings: the errors and PR read from the worker's analysis agree with GNU
+Backgammon's own statistics of the same match (its `analyse match` of the exported `.mat`, the same ply),
+checker play and cube apart, forced plays counted as gnubg counts them; the bands; a match analysed as it is
+played counts each decision once and shows only what is behind the delay."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_backgammon_match import played_state, simulate
+from test_backgammon_moves import gnubg_cli, run_gnubg_python
+
+from hub.rules import backgammon as bg
+from hub.rules.backgammon.analysis import AnalysisService, analyse_once, band, game_analysis, summarise
+from hub.rules.backgammon.analysis.service import marker_of
+from hub.rules.backgammon.check import read_event
+from hub.rules.backgammon.export import match_to_mat
+from hub.venue.model import PerformanceSettings
+
+GNUBG_STATS = """
+import gnubg, json
+gnubg.command('set analysis chequerplay evaluation plies {ply}')
+gnubg.command('set analysis cubedecision evaluation plies {ply}')
+gnubg.command('import mat {mat}')
+gnubg.command('analyse match')
+stats = gnubg.match(1, 0, 1)['stats']
+out = {{}}
+for player in 'XO':
+    moves, cube = stats[player]['moves'], stats[player]['cube']
+    out[player] = {{
+        'checker': moves['error-skill'], 'unforced': moves['unforced-moves'], 'total': moves['total-moves'],
+        'cube': sum(v for k, v in cube.items() if k.startswith('err-') and k.endswith('-skill')),
+        'close': cube['close-cube'], 'luck': stats[player]['dice']['luck'],
+    }}
+print('RES', json.dumps(out))
+"""
+
+
+def ours(state: bg.BackgammonState, ply: int = 0) -> tuple[Any, ...]:
+    games = analyse_once(gnubg_cli(), match_to_mat(state), 0, ply)
+    return summarise([game_analysis(g["index"], g["records"]) for g in games], ply)
+
+
+def gnubgs(state: bg.BackgammonState, tmp_path: Path, ply: int = 0) -> dict[str, dict[str, float]]:
+    mat = tmp_path / "match.mat"
+    mat.write_text(match_to_mat(state))
+    [line] = run_gnubg_python(GNUBG_STATS.format(mat=mat, ply=ply), tmp_path)
+    result: dict[str, dict[str, float]] = json.loads(line)
+    return result
+
+
+def pr(error: float, decisions: float) -> float:
+    return 500 * error / decisions if decisions else 0.0
+
+
+def test_pr_agrees_with_gnubgs_own_analysis_of_ten_matches(tmp_path: Path) -> None:
+    forced = 0
+    for seed in range(10):
+        state = played_state(100 + seed, 3 + 2 * (seed % 3))
+        mine = ours(state)
+        theirs = gnubgs(state, tmp_path)
+        for player, name in zip(mine, "XO", strict=True):
+            g = theirs[name]
+            assert player.checker_decisions == g["unforced"]  # a forced play or a dance is not a decision
+            assert player.cube_decisions == g["close"]
+            assert abs(player.checker_pr - pr(g["checker"], g["unforced"])) < 0.5
+            assert abs(player.cube_pr - pr(g["cube"], g["close"])) < 0.5
+            assert abs(player.pr - pr(g["checker"] + g["cube"], g["unforced"] + g["close"])) < 0.5
+            assert abs(player.luck - g["luck"]) < 0.01
+            forced += int(g["total"] - g["unforced"])
+    assert forced > 0  # the matches had forced plays, and they were left out as gnubg leaves them out
+
+
+def test_a_deeper_ply_agrees_too(tmp_path: Path) -> None:
+    state = played_state(7, 3)
+    mine = ours(state, ply=1)
+    theirs = gnubgs(state, tmp_path, ply=1)
+    for player, name in zip(mine, "XO", strict=True):
+        g = theirs[name]
+        assert player.ply == 1
+        assert abs(player.pr - pr(g["checker"] + g["cube"], g["unforced"] + g["close"])) < 0.5
+
+
+def test_bands_follow_the_bmab_scale() -> None:
+    assert band(3.9)[0] == "Grand Master"
+    assert band(4.0)[0] == "Grand Master"
+    assert band(4.1)[0] == "Master"
+    assert band(6.5)[0] == "Master"
+    assert band(9.9) == ("Advanced", "İleri")
+    assert band(16.0)[0] == "Intermediate"
+    assert band(16.1)[0] == "Beginner"
+
+
+def states_of(seed: int, length: int) -> list[tuple[float, bg.BackgammonState]]:
+    lines = simulate(seed, length)
+    state = bg.initial(length)
+    out = []
+    for number, line in enumerate(lines[1:], start=2):
+        at, event = read_event(line, number)
+        state = bg.apply(state, event, at).state
+        out.append((at, state))
+    return out
+
+
+def test_a_match_analysed_as_it_is_played_counts_each_decision_once() -> None:
+    states = states_of(11, 3)
+    final = states[-1][1]
+
+    async def run() -> tuple[dict[str, Any] | None, dict[str, Any] | None, int]:
+        service = AnalysisService(lambda _: None, 0.0, PerformanceSettings(), gnubg_cli())
+        service.start()
+        try:
+            for index, (_, state) in enumerate(states):
+                service.note("M", state, float(index))
+                if index % 25 == 0:
+                    await asyncio.sleep(0.05)  # the worker takes some states and misses others, as live
+            deadline = time.monotonic() + 60
+            while service._covered.get("M") != marker_of(final) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            return service.shown("M", time.time()), service.report("M"), service.analysed
+        finally:
+            service.close()
+            await asyncio.sleep(0.2)  # its task ends the gnubg process
+
+    shown, report, analysed = asyncio.run(run())
+    whole = ours(final)
+    assert analysed >= 2  # it analysed the match as it went, not only once at the end
+    assert shown is not None and report is not None and report["complete"]
+    assert shown["players"] == [p.to_dict() for p in whole]
+    assert report["players"] == shown["players"]
+    counted = sum(d["counted"] for d in report["decisions"])
+    assert counted == sum(p.decisions for p in whole)
+    assert report["largest"] == sorted(report["largest"], key=lambda d: -d["error"])
+
+
+def test_spectators_see_a_state_s_figures_only_once_the_delay_has_passed() -> None:
+    states = states_of(12, 3)[:120]
+
+    async def run() -> tuple[Any, Any, Any]:
+        service = AnalysisService(lambda _: None, 2.0, PerformanceSettings(), gnubg_cli())
+        service.start()
+        try:
+            start = time.time()
+            for _, state in states[:60]:
+                service.note("M", state, start)
+            deadline = time.monotonic() + 30
+            while "M" not in service._covered and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            early = service.shown("M", time.time())
+            later_at = time.time()
+            for _, state in states[60:]:
+                service.note("M", state, later_at)
+            await asyncio.sleep(max(0.0, start + 2.05 - time.time()))
+            after = service.shown("M", time.time())
+            return early, after, start
+        finally:
+            service.close()
+            await asyncio.sleep(0.2)  # its task ends the gnubg process
+
+    early, after, start = asyncio.run(run())
+    assert early is None  # analysed, but not yet 2 s old
+    assert after is not None and after["at"] == start  # the first state's figures, not the newer one's
+    first_half = states[59][1]
+    assert after["players"] == [p.to_dict() for p in ours_upto(first_half)]
+
+
+def ours_upto(state: bg.BackgammonState) -> tuple[Any, ...]:
+    games = analyse_once(gnubg_cli(), match_to_mat(state, current=True), 0, 0)
+    return summarise([game_analysis(g["index"], g["records"]) for g in games], 0, marker_of(state))
+
+
+def test_a_match_gnubg_cannot_read_fails_with_its_reason() -> None:
+    from hub.rules.backgammon.analysis import AnalysisError
+
+    with pytest.raises(AnalysisError, match="gnubg"):
+        analyse_once(gnubg_cli(), " not a match file\n")
