@@ -9,6 +9,7 @@ in `common`; the checkers import only it.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from hub.check.common import (
@@ -38,14 +39,24 @@ __all__ = [
 SPORTS = tuple(name for name, sport in ALL_SPORTS.items() if sport.checks_json_lines)
 
 
-def run(sport: str, path: str, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Check a file ('-' for standard input); print JSON lines; return the exit code."""
+LinesCheck = Callable[[Iterable[str], str, TextIO, TextIO], int]  # (lines, file name, out, err) -> exit code
+
+
+def run(
+    sport: str,
+    path: str,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    check: LinesCheck | None = None,
+) -> int:
+    """Check a file ('-' for standard input) with the sport's checker (or `check`, one with options); print
+    JSON lines; return the exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
     if sport not in SPORTS:
         print(f"boardcast check: unknown sport {sport!r}; known: {', '.join(SPORTS)}", file=err)
         return EXIT_BAD_INPUT
-    check = ALL_SPORTS[sport].check_lines
+    check = check or ALL_SPORTS[sport].check_lines
     try:
         if path == "-":
             stdin = getattr(sys.stdin, "buffer", None)  # bytes, unless stdin was replaced by text

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_backgammon_match import played_state, simulate
+from test_backgammon_match import ROOT, played_state, simulate
 from test_backgammon_moves import gnubg_cli, run_gnubg_python
 
 from hub.rules import backgammon as bg
 from hub.rules.backgammon.analysis import AnalysisService, analyse_once, band, game_analysis, summarise
 from hub.rules.backgammon.analysis.service import marker_of
-from hub.rules.backgammon.check import read_event
+from hub.rules.backgammon.check import ANALYSIS_KEYS, read_event
 from hub.rules.backgammon.export import match_to_mat
 from hub.venue.model import PerformanceSettings
 
@@ -179,3 +181,36 @@ def test_a_match_gnubg_cannot_read_fails_with_its_reason() -> None:
 
     with pytest.raises(AnalysisError, match="gnubg"):
         analyse_once(gnubg_cli(), " not a match file\n")
+
+
+def test_check_analysis_adds_one_line_per_player(tmp_path: Path) -> None:
+    lines = simulate(21, 3)
+    file = tmp_path / "match.jsonl"
+    file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    proc = subprocess.run(
+        [sys.executable, "-m", "hub", "check", "backgammon", "--analysis", str(file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert out[-3]["type"] == "result"
+    analysis = out[-2:]
+    state = states_of(21, 3)[-1][1]
+    expected = [p.to_dict() for p in ours(state)]
+    for line, player in zip(analysis, expected, strict=True):
+        assert line == {"type": "analysis", **{k: player[k] for k in ANALYSIS_KEYS}}
+    assert [line["side"] for line in analysis] == ["A", "B"]
+
+
+def test_check_analysis_with_a_ply_out_of_range_is_refused(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "hub", "check", "backgammon", "--analysis", "x.jsonl", "--analysis-ply", "5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 2 and "--analysis-ply 5" in proc.stderr

@@ -14,6 +14,11 @@ does not have cannot be read (a misspelt key would otherwise be read as nothing)
 Output, JSON lines: facts, anomalies, and a last `{"type": "result", "score": {"A": 5, "B": 3}, "winner": "A"}`
 line. Exit 0 whatever the match holds; 2 for input that cannot be read, with a message on standard error
 naming the line (what was printed before stays).
+
+With `--analysis FILE` the match is also analysed by GNU Backgammon (`hub.rules.backgammon.analysis`), and one
+line per player follows the result: `{"type": "analysis", "side": "A", "pr": 6.1, "checker_pr": 5.8,
+"cube_pr": 0.9, "decisions": 212, "errors": 9, "blunders": 2, "luck": 0.31, "ply": 0, "band": "Master"}`.
+Exit 1 when gnubg is not installed or could not analyse the match (the check's own lines stay).
 """
 
 from __future__ import annotations
@@ -30,24 +35,80 @@ from devices.strict import by_tag
 from hub.check.common import EXIT_BAD_INPUT as EXIT_BAD_INPUT
 from hub.check.common import EXIT_OK as EXIT_OK
 from hub.check.common import CheckInputError as CheckInputError
-from hub.check.common import check_lines, fail, read_as, read_match_line
+from hub.check.common import check_lines, emit_line, fail, read_as, read_match_line
 from hub.rules import backgammon as bg
 from hub.rules import clock as clk
 from hub.rules.base import Outcome
 
+EXIT_NO_ANALYSIS = 1
+ANALYSIS_KEYS = (
+    "side",
+    "pr",
+    "checker_pr",
+    "cube_pr",
+    "decisions",
+    "errors",
+    "blunders",
+    "luck",
+    "ply",
+    "band",
+)
 
-def run(lines: Iterable[str], out: TextIO, err: TextIO | None = None) -> int:
-    """Check JSON lines; print facts, anomalies and the result as JSON lines; return the exit code."""
-    return check_lines(
+
+def run(lines: Iterable[str], out: TextIO, err: TextIO | None = None, analysis_ply: int | None = None) -> int:
+    """Check JSON lines; print facts, anomalies and the result as JSON lines (and with `analysis_ply`, each
+    player's analysis at that ply); return the exit code."""
+    err = err or sys.stderr
+    last: list[bg.BackgammonState] = []
+
+    def result(state: bg.BackgammonState) -> dict[str, Any]:
+        last.append(state)
+        return _result(state)
+
+    code = check_lines(
         lines,
         out,
-        err or sys.stderr,
+        err,
         start=read_match,
         step=_step,
-        result=_result,
+        result=result,
         no_match='no match line; the first line must be {"match": {"length": N}}',
         complaint="boardcast check backgammon: {} / girdi okunamadı",
     )
+    if code != EXIT_OK or analysis_ply is None:
+        return code
+    return _analysis(last[-1], analysis_ply, out, err)
+
+
+def _analysis(state: bg.BackgammonState, ply: int, out: TextIO, err: TextIO) -> int:
+    """Each player's analysis line, from GNU Backgammon's analysis of the whole match."""
+    from hub.rules.backgammon.analysis import (
+        AnalysisError,
+        analyse_once,
+        find_gnubg,
+        game_analysis,
+        summarise,
+    )
+    from hub.rules.backgammon.analysis.service import marker_of
+    from hub.rules.backgammon.export import match_to_mat
+
+    path = find_gnubg()
+    if path is None:
+        print(
+            "boardcast check backgammon: --analysis needs GNU Backgammon (gnubg) / gnubg kurulu değil",
+            file=err,
+        )
+        return EXIT_NO_ANALYSIS
+    try:
+        games = analyse_once(path, match_to_mat(state, current=True), 0, ply)
+    except AnalysisError as error:
+        print(f"boardcast check backgammon: {error}", file=err)
+        return EXIT_NO_ANALYSIS
+    players = summarise([game_analysis(g["index"], g["records"]) for g in games], ply, marker_of(state))
+    for player in players:
+        figures = player.to_dict()
+        emit_line(out, {"type": "analysis", **{key: figures[key] for key in ANALYSIS_KEYS}})
+    return EXIT_OK
 
 
 def _step(

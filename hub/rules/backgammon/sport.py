@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from types import MappingProxyType
 from typing import Any, TextIO
 
@@ -16,7 +18,7 @@ from hub.rules.backgammon.model import START
 from hub.rules.backgammon.state import BackgammonState, Tick
 from hub.rules.base import Outcome
 from hub.rules.clockwords import time_control_words
-from hub.rules.sport import MatchTerms, SportDefaults
+from hub.rules.sport import CheckOption, MatchTerms, SportDefaults
 
 
 def _mat(state: BackgammonState, players: tuple[str, ...]) -> str:
@@ -75,6 +77,37 @@ class BackgammonSport(SportDefaults[BackgammonState]):
             (g.points, 0) if g.winner == 0 else (0, g.points) for g in state.games if g.winner is not None
         )
         return state.score, games
+
+    check_options = (
+        CheckOption(
+            "--analysis",
+            "backgammon: the match file, also analysed by GNU Backgammon (each player's PR) / maç dosyası, GNU "
+            "Backgammon çözümlemesiyle (oyuncu başına PR)",
+            "FILE",
+        ),
+        CheckOption(
+            "--analysis-ply", "backgammon: the analysis's ply, 0-2 / çözümleme derinliği", "PLY", default="0"
+        ),
+    )
+
+    def check(self, file: str | None, options: Mapping[str, Any]) -> int:
+        """`boardcast check backgammon FILE`, or `--analysis FILE` to add each player's analysis."""
+        from hub.check import run
+        from hub.check.common import EXIT_BAD_INPUT
+
+        analysed = options.get("analysis")
+        if analysed is None:
+            return super().check(file, options)
+        ply = str(options.get("analysis_ply") or "0")
+        if file is not None or ply not in ("0", "1", "2"):
+            problem = (
+                "give FILE or --analysis FILE, not both"
+                if file is not None
+                else f"--analysis-ply {ply}: 0, 1 or 2"
+            )
+            print(f"boardcast check backgammon: {problem} / hatalı seçenek", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return run(self.name, analysed, check=partial(_check_analysed, ply=int(ply)))
 
     def check_lines(self, lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
         """`boardcast check` of a recorded match's JSON lines (`check.run`)."""
@@ -146,3 +179,10 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     def forfeit_score(self, info: MatchTerms) -> tuple[float, float]:
         """The match length to none: "skor maç uzunluğu–0 yazılır" (Backgammon Tournament Rules §9)."""
         return (info.length, 0)
+
+
+def _check_analysed(lines: Iterable[str], name: str, out: TextIO, err: TextIO, ply: int) -> int:
+    """`check.run` with each player's analysis at `ply` after the result."""
+    from hub.rules.backgammon import check
+
+    return check.run(lines, out, err, ply)
