@@ -2,6 +2,7 @@
 // score with the Crawford marker, both clocks and the live move list; and a compact tile for the wall.
 // State is the hub's `backgammon.to_dict`: points[0] is point 1 seen from A, A positive (moving 24 -> 1).
 import { PAD } from "./backgammon-pad.js";
+import { performanceBox, performanceLine } from "./backgammon-performance.js";
 import { el } from "./page.js";
 
 export const BG_TEXTS = {
@@ -223,6 +224,7 @@ export function renderBackgammon(root, match, lang, now = Date.now() / 1000) {
           <div class="bg-player" data-side="B"></div>
           <div class="bg-player" data-side="A"></div>
           <div class="bg-chances-slot"></div>
+          <div class="bg-performance-slot"></div>
           <div class="bg-illegal" hidden></div>
           <section class="bg-moves"><h2></h2><ol class="bg-move-list"></ol></section>
           <section class="bg-games"><h2></h2><ul class="bg-game-list"></ul></section>
@@ -260,6 +262,9 @@ export function renderBackgammon(root, match, lang, now = Date.now() / 1000) {
   }
   const slot = root.querySelector(".bg-chances-slot");
   slot.replaceChildren(...[chancesBar(match.chances, names, lang)].filter(Boolean));
+  const over = match.status !== "live" && match.status !== "scheduled";
+  root.querySelector(".bg-performance-slot").replaceChildren(
+    ...[performanceBox(match.performance, names, lang, over ? match.id : null)].filter(Boolean));
   const illegal = root.querySelector(".bg-illegal");
   illegal.hidden = !s.illegal_pending;
   illegal.textContent = bt.illegal;
@@ -377,7 +382,10 @@ export function renderBackgammonTile(tile, match, lang) {
     slot = el("div", "bg-chances-slot");
     mini.after(slot);
   }
-  slot.replaceChildren(...[chancesBar(match.chances, [match.players[0] || "A", match.players[1] || "B"], lang)].filter(Boolean));
+  slot.replaceChildren(...[
+    chancesBar(match.chances, [match.players[0] || "A", match.players[1] || "B"], lang),
+    performanceLine(match.performance, lang),
+  ].filter(Boolean));
   const bits = [s.length ? bt.matchTo(s.length) : ""];
   if (s.game) bits.push(bt.gameNo(s.game));
   if (s.crawford) bits.push(bt.crawford);

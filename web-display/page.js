@@ -30,16 +30,20 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
-/** Whether this page is a hall screen (`?hall=1`: a screen players can see): it shows no analysis, neither an
- * engine's evaluation nor winning chances (players may not use analysis during play). */
+/** Whether this page is a hall screen (`?hall=1`, which the hub adds for a screen the venue lists in the playing
+ * area): it shows no analysis, neither an engine's evaluation, winning chances nor performance ratings
+ * (players may not use analysis during play). */
 export function hallScreen(search = location.search) {
   return new URLSearchParams(search).get("hall") === "1";
 }
 
+const ANALYSIS = ["evaluation", "chances", "performance"];  // what a match view may carry of analysis
+
 /** A match view without the analysis a hall screen must not show. */
 export function withoutAnalysis(match) {
-  if (!match || (match.evaluation === undefined && match.chances === undefined)) return match;
-  const { evaluation, chances, ...rest } = match;
+  if (!match || ANALYSIS.every((key) => match[key] === undefined)) return match;
+  const rest = { ...match };
+  for (const key of ANALYSIS) delete rest[key];
   return rest;
 }
 

@@ -22,7 +22,7 @@ from boardcast_sim.demo.run import CHESS_GAMES, DemoVenue, build_demo_venue, dem
 from boardcast_sim.dgt_board import games_from_pgn
 from boardcast_sim.pad import SimulatedPad
 from hub.hall.live import Hall
-from hub.venue.model import EngineSettings
+from hub.venue.model import EngineSettings, PerformanceSettings
 
 Job = Callable[[], Coroutine[Any, Any, None]]
 
@@ -33,7 +33,8 @@ def prepare(args: argparse.Namespace, data: Path) -> DemoVenue:
         args.tables, args.bg_tables, args.chess_boards, pads=args.pads, token=demo_token(data)
     )
     if not args.engine:  # no engine beside the boards (a test's demo: the machine's cores for the test)
-        demo.venue = replace(demo.venue, engine=EngineSettings(enabled=False))
+        off = (EngineSettings(enabled=False), PerformanceSettings(enabled=False))
+        demo.venue = replace(demo.venue, engine=off[0], performance=off[1])
     return demo
 
 

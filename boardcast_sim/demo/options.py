@@ -32,8 +32,9 @@ def add_options(demo: argparse.ArgumentParser) -> None:
         "--engine",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="Stockfish's evaluation on the chess screens, when installed / satranç ekranlarında Stockfish "
-        "değerlendirmesi (kuruluysa)",
+        help="the analysis engines, when installed: Stockfish's evaluation on the chess screens, GNU "
+        "Backgammon's performance ratings on the backgammon ones / çözümleme motorları (kuruluysa): satrançta "
+        "Stockfish değerlendirmesi, tavlada GNU Backgammon performans puanları",
     )
     demo.add_argument("--speed", type=float, default=1.0, help="simulation speed factor / simülasyon hızı")
     demo.add_argument("--seed", type=int, default=None, help="random seed / rastgele tohum")

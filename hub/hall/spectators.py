@@ -131,6 +131,11 @@ class PublicHall:
         self.extras.setdefault(sport, {})[key] = extra
         return extra
 
+    def analysis_reports(self, match_id: str) -> dict[str, Any]:
+        """A match's analysis reports (`SpectatorExtra.report`), by the key its screens show each under."""
+        extras = self.extras.get(self.public_match(match_id).info.sport, {})
+        return {key: found for key, extra in extras.items() if (found := extra.report(match_id)) is not None}
+
     def all_extras(self) -> list[tuple[str, SpectatorExtra]]:
         """Every spectator extra shown, with its key: to start, stop and report on them."""
         return [item for extras in self.extras.values() for item in extras.items()]

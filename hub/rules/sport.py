@@ -71,6 +71,9 @@ class SpectatorExtra(Protocol):
     def annotate(self, position: str) -> str | None:
         """A game record's comment on a position spectators may see (an engine's `[%eval]`), or None."""
 
+    def report(self, match_id: str) -> dict[str, Any] | None:
+        """A match's whole analysis as far as it goes (a report page, a referee's download), or None."""
+
 
 class Shown(Protocol):
     """What a spectator extra knows of a position: what screens get of it."""

@@ -10,10 +10,11 @@ import asyncio
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from hub.matches.model import MatchStatus
 from hub.matches.naming import sport_name, sport_names
 from hub.rules.registry import SPORTS
 from hub.rules.sport import GameRecords
@@ -22,13 +23,21 @@ from hub.tournament.model import Tournament
 from hub.tournament.trf import TrfError
 from hub.venue import RefereeConfig
 from hub.web.context import PublicContext
-from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, NotFound, ORJSONResponse
+from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, Forbidden, NotFound, ORJSONResponse
 from hub.web.feed import feed_route
-from hub.web.referee import referee_only
+from hub.web.referee import referee_of, referee_only
 
 NO_STANDINGS = (
     "this venue names no tournament file ([tournament] trf), so it has no standings "
     "/ bu salonun turnuva dosyası yok, sıralama gösterilmiyor"
+)
+NO_ANALYSIS = (
+    "no analysis of this match: its venue shows none for its sport, or none is made yet "
+    "/ bu maçın çözümlemesi yok: salon bu spor için göstermiyor ya da henüz yapılmadı"
+)
+ANALYSIS_AFTER = (
+    "the analysis is shown once the match is over (referees see it live) "
+    "/ çözümleme maç bitince gösterilir (hakemler canlı görür)"
 )
 WEB_DISPLAY = Path(__file__).resolve().parent.parent.parent / "web-display"
 
@@ -54,9 +63,18 @@ class PublicRoutes:
         self.ctx = ctx
         self.static_dir = static_dir
 
+    def _page(self, request: Request, name: str) -> Response:
+        """A page's file; a screen the venue lists in the playing area (`?screen=NAME`, `[[screens]]`) is sent
+        on to the same page with `hall=1` first, so it shows no analysis whatever its settings."""
+        params = request.query_params
+        if params.get("screen") in self.ctx.hall.venue.hall_screens and params.get("hall") != "1":
+            url = request.url.include_query_params(hall="1")
+            return RedirectResponse(f"{url.path}?{url.query}", status_code=307)
+        return FileResponse(self.static_dir / name)
+
     async def index(self, request: Request) -> Response:
         """The venue's wall."""
-        return FileResponse(self.static_dir / "index.html")
+        return self._page(request, "index.html")
 
     async def console_page(self, request: Request) -> Response:
         """The referee console's page: no data in it; every call it makes needs a referee token."""
@@ -66,19 +84,42 @@ class PublicRoutes:
         """One match's page."""
         if request.path_params["match_id"] not in self.ctx.hall.infos:  # an edge has no committed state
             raise NotFound(NO_MATCH)
-        return FileResponse(self.static_dir / "match.html")
+        return self._page(request, "match.html")
+
+    async def analysis_page(self, request: Request) -> Response:
+        """A match's analysis report page (its sport's, where the venue shows one)."""
+        if request.path_params["match_id"] not in self.ctx.hall.infos:
+            raise NotFound(NO_MATCH)
+        return self._page(request, "analysis.html")
+
+    async def match_analysis(self, request: Request) -> Response:
+        """A match's analysis (each player's figures, every decision, the largest errors): for spectators once
+        the match is over, for a referee (token) at any time; `?download=1` as a file."""
+        hall, match_id = self.ctx.hall, request.path_params["match_id"]
+        match = hall.public_match(match_id)
+        reports = hall.analysis_reports(match_id)
+        if not reports:
+            raise NotFound(NO_ANALYSIS)
+        over = match.status not in (MatchStatus.SCHEDULED, MatchStatus.LIVE)
+        complete = over and all(r.get("complete", True) for r in reports.values())
+        if not complete and referee_of(self.ctx.auth, request) is None:
+            raise Forbidden(ANALYSIS_AFTER)
+        headers = {}
+        if request.query_params.get("download") == "1":
+            headers["Content-Disposition"] = f'attachment; filename="{match_id}-analysis.json"'
+        return ORJSONResponse({"match": match_id, "status": match.status.value, **reports}, headers=headers)
 
     async def team_page(self, request: Request) -> Response:
         """One team match's page."""
         if request.path_params["team_id"] not in self.ctx.hall.team_matches:
             raise NotFound(NO_TEAM_MATCH)
-        return FileResponse(self.static_dir / "team.html")
+        return self._page(request, "team.html")
 
     async def standings_page(self, request: Request) -> Response:
         """The event's standings page."""
         if self.ctx.hall.standings is None:
             raise NotFound(NO_STANDINGS)
-        return FileResponse(self.static_dir / "standings.html")
+        return self._page(request, "standings.html")
 
     async def get_standings(self, request: Request) -> Response:
         """The event's standings as the hall's games stand (404 when the venue names no report file)."""
@@ -188,6 +229,7 @@ def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[Ba
     return [
         Route("/", api.index),
         Route("/match/{match_id}", api.match_page),
+        Route("/match/{match_id}/analysis", api.analysis_page),
         Route("/console", api.console_page),
         Route("/team/{team_id}", api.team_page),
         Route("/standings", api.standings_page),
@@ -195,6 +237,7 @@ def public_routes(ctx: PublicContext, static_dir: Path = WEB_DISPLAY) -> list[Ba
         Route("/api/matches", api.list_matches),
         Route("/api/matches/{match_id}", api.get_match),
         Route("/api/matches/{match_id}/export/{name}", api.export),
+        Route("/api/matches/{match_id}/analysis", api.match_analysis),
         Route("/api/team-matches", api.list_team_matches),
         Route("/api/team-matches/{team_id}", api.get_team_match),
         Route("/pgn/round-{round:int}.pgn", api.round_pgn),

@@ -214,3 +214,85 @@ def test_check_analysis_with_a_ply_out_of_range_is_refused(tmp_path: Path) -> No
         cwd=ROOT,
     )
     assert proc.returncode == 2 and "--analysis-ply 5" in proc.stderr
+
+
+BG_VENUE = """[venue]
+name = "Tavla"
+{venue}
+
+[[tables]]
+id = "T1"
+sport = "backgammon"
+
+[[matches]]
+id = "M1"
+table = "T1"
+players = ["A", "B"]
+length = 3
+{more}
+"""
+
+
+def test_the_venue_sets_the_analysis_and_its_screens_and_a_mistake_is_named() -> None:
+    from hub.venue import VenueError, parse_venue
+
+    venue = parse_venue(
+        BG_VENUE.format(venue="performance = { ply = 1 }", more='[[screens]]\nname = "hall-1"\n'),
+        Path("v.toml"),
+    )
+    assert venue.performance == PerformanceSettings(True, 1) and venue.hall_screens == ("hall-1",)
+    assert (
+        parse_venue(BG_VENUE.format(venue="", more=""), Path("v.toml")).performance == PerformanceSettings()
+    )
+    for text, said in (
+        ("performance = { plies = 1 }", "unknown key plies; known: enabled, ply"),
+        ("performance = { ply = 3 }", "performance.ply"),
+        ("performance = { enabled = 0 }", "performance.enabled"),
+    ):
+        with pytest.raises(VenueError, match=said):
+            parse_venue(BG_VENUE.format(venue=text, more=""), Path("v.toml"))
+    for more, said in (
+        ('[[screens]]\nname = "a b"\n', "screen name"),
+        ('[[screens]]\nname = "x"\n[[screens]]\nname = "x"\n', "listed twice"),
+        ('[[screens]]\nname = "x"\nhall = true\n', "hall"),
+    ):
+        with pytest.raises(VenueError, match=said):
+            parse_venue(BG_VENUE.format(venue="", more=more), Path("v.toml"))
+
+
+async def test_a_listed_hall_screen_is_sent_to_its_page_with_hall_1_and_a_match_without_analysis_is_404(
+    tmp_path: Path,
+) -> None:
+    import urllib.request
+
+    from hub.venue import parse_venue
+    from tests.hubsupport import get_json_as, running_hub
+
+    venue = parse_venue(BG_VENUE.format(venue="", more='[[screens]]\nname = "hall-1"\n'), tmp_path / "v.toml")
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+
+    def status_and_location(url: str) -> tuple[int, str | None]:
+        try:
+            with opener.open(url, timeout=10) as response:
+                return response.status, None
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers.get("location")
+
+    async with running_hub(tmp_path, venue) as url:
+        for page in ("", "match/M1", "match/M1/analysis", "standings"):
+            code, location = await asyncio.to_thread(status_and_location, f"{url}{page}?screen=hall-1")
+            if page == "standings":  # no report file: no page, listed screen or not
+                assert code == 404
+                continue
+            assert (code, location) == (307, f"/{page}?screen=hall-1&hall=1")
+            code, _ = await asyncio.to_thread(status_and_location, f"{url}{page}?screen=hall-1&hall=1")
+            assert code == 200
+        code, _ = await asyncio.to_thread(status_and_location, f"{url}match/M1?screen=desk-2")
+        assert code == 200  # a screen the venue does not list is not a hall screen
+        code, answer = await asyncio.to_thread(get_json_as, f"{url}api/matches/M1/analysis", None)
+        assert code == 404 and "no analysis" in answer["error"]

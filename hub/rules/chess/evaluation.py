@@ -142,6 +142,10 @@ class EvaluationService:
         found = self._known.get(position)
         return None if found is None else found.pgn_comment()
 
+    def report(self, match_id: str) -> dict[str, Any] | None:
+        """None: no report beyond what the screens show."""
+        return None
+
     def health(self) -> dict[str, Any]:
         """For /api/health: whether the engine runs, what it was given, how many positions it evaluated."""
         running = self._task is not None and not self._task.done() and not self.error

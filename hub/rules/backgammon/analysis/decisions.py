@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from hub.rules.backgammon.ids import board_from_position_id
+
 CLOSE_CUBE = 0.16  # gnubg's isCloseCubedecision: a cube decision within this of doubling counts
 DROP = 1.0  # double/pass, in normalised equity: the doubler wins the cube's value
 ERROR = 0.04
@@ -77,10 +79,25 @@ class Decision:
             "counted": self.counted,
             "board": self.board,
             "dice": None if self.dice is None else list(self.dice),
-            "played": [list(step) for step in self.played],
-            "best": [list(step) for step in self.best],
+            "position": None if self.board is None else position_view(self.board, self.side),
+            "played": play_text(self.played),
+            "best": play_text(self.best),
             "best_action": self.best_action,
         }
+
+
+def position_view(board_id: str, side: int) -> dict[str, list[int]]:
+    """A gnubg Position ID (from the side on roll's view) as the screens draw a board: `points[0]` is point 1
+    seen from A, A's checkers positive; the bar and the checkers off, A first."""
+    opponent, on_roll = board_from_position_id(board_id)
+    a, b = (on_roll, opponent) if side == 0 else (opponent, on_roll)
+    points = [a[i] - b[23 - i] for i in range(24)]
+    return {"points": points, "bar": [a[24], b[24]], "off": [15 - sum(a), 15 - sum(b)]}
+
+
+def play_text(steps: Sequence[tuple[int, int]]) -> str:
+    """A play in the usual notation, from the player's side: "24/18 13/11", "bar/22", "6/off"."""
+    return " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in steps)
 
 
 def band(pr: float) -> tuple[str, str]:

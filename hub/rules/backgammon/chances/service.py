@@ -141,6 +141,10 @@ class ChanceService:
         """None: the chances comment on no game record."""
         return None
 
+    def report(self, match_id: str) -> dict[str, Any] | None:
+        """None: no report beyond what the screens show."""
+        return None
+
     def health(self) -> dict[str, Any]:
         """For /api/health: positions evaluated, and whether a batch is with the worker now."""
         return {"running": True, "evaluated": self.evaluated, "busy": self._busy}
