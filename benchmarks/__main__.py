@@ -33,6 +33,7 @@ BENCHMARKS = {
     "spectators": "benchmarks.spectators",
     "ingest": "benchmarks.ingest",
     "latency": "benchmarks.latency",
+    "latency-analysis": "benchmarks.latency_analysis",
     "replay": "benchmarks.replay",
     "slow-client": "benchmarks.slow_client",
     "edges": "benchmarks.edges",
@@ -52,7 +53,8 @@ LONGER_S: dict[str, float] = {
     "restart": 300.0,  # ~40 s, but the first run builds and caches its logs: replay's, then the hub's snapshots
     "soak": 3 * 60 + LIMIT_S["full"],  # its default 3 minutes (--minutes N gives N minutes and the same room)
     "scaling": 420.0,
-    "slow-client": 300.0,  # 8 pairs of 15 s phases and a warm-up set: ~255 s
+    "slow-client": 300.0,
+    "latency-analysis": 300.0,  # two latency runs  # 8 pairs of 15 s phases and a warm-up set: ~255 s
 }
 RESULT = "BENCHMARK-RESULT "
 

@@ -198,8 +198,9 @@ async def test_simulated_boards_play_through_the_hub_and_an_illegal_move_reaches
 
     # The log alone rebuilds exactly what the hub served (beside the winning chances, the net's opinion of the
     # position: not in the log, and tested in tests/test_chances.py).
-    finished.pop("chances", None)
-    faulty_match.pop("chances", None)
+    for view in (finished, faulty_match):  # and beside the players' performance ratings, also analysis
+        view.pop("chances", None)
+        view.pop("performance", None)
     eventlog = EventLog(tmp_path / "data" / "events.sqlite3")
     eventlog.open()
     try:

@@ -2,6 +2,7 @@
 // score with the Crawford marker, both clocks and the live move list; and a compact tile for the wall.
 // State is the hub's `backgammon.to_dict`: points[0] is point 1 seen from A, A positive (moving 24 -> 1).
 import { PAD } from "./backgammon-pad.js";
+import { renderAnalysis } from "./backgammon-analysis.js";
 import { performanceBox, performanceLine } from "./backgammon-performance.js";
 import { el } from "./page.js";
 
@@ -422,6 +423,7 @@ export const PAGES = {
     ticking: (match) => Boolean(match.state && match.state.clock),  // drawn again each second: its clocks run
   },
   tile: renderBackgammonTile,
+  analysis: renderAnalysis,  // a match's analysis report page (analysis.js)
   /** A decided match's points for the wall's big column, or null while it is played. */
   result(match) {
     const s = match.state || {};

@@ -562,4 +562,19 @@ export const PAGES = {
   consoleTexts: CHESS_CONSOLE_TEXTS,  // its inputs on the referee console
   consoleScore: (s) => (typeof s.result === "string" ? s.result : ""),  // the live result as the console lists it
   clockEl,  // a board's clock on its team match's screen
+  boardExtra: evaluationChip,  // a board's evaluation on its team match's screen
 };
+
+/** A team match board's evaluation: a small bar (White's share) and the score; null without one. */
+export function evaluationChip(board, lang) {
+  const evaluation = board.evaluation;
+  if (!evaluation) return null;
+  const chip = el("span", "chess-eval-chip");
+  chip.title = (CHESS_TEXTS[lang] || CHESS_TEXTS.en).evalBy;
+  const bar = el("span", "chess-eval-chip-bar");
+  const white = el("span", "chess-eval-chip-white");
+  white.style.width = `${(whiteShare(evaluation) * 100).toFixed(1)}%`;
+  bar.append(white);
+  chip.append(bar, el("span", "chess-eval-chip-text", evaluation.text));
+  return chip;
+}

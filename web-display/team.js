@@ -6,7 +6,9 @@
 import { sport } from "./sports.js";
 import { Feed, showConnection } from "./feed.js";
 import { TEAM_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
-import { $, el, pathId, showLanguage } from "./page.js";
+import { $, el, hallScreen, pathId, showLanguage, withoutAnalysis } from "./page.js";
+
+const HALL = hallScreen();  // a screen in the playing hall: no analysis on it
 
 let lang = pickLanguage(localStorage.getItem("boardcast.lang"), navigator.languages);
 let connection = "connecting";
@@ -80,7 +82,7 @@ export function renderTeam(view) {
   const x = tt();
   const [home, away] = view.teams || ["", ""];
   const score = view.score || [0, 0];
-  const boards = view.boards || [];
+  const boards = (view.boards || []).map((board) => (HALL ? withoutAnalysis(board) : board));
   document.title = `${home} ${fmtScore(score[0])}–${fmtScore(score[1])} ${away} — Boardcast`;
   $("title").textContent = x.teamMatch;
   $("round").textContent = view.round != null ? `${t().round} ${view.round}` : "";
@@ -143,6 +145,9 @@ export function renderTeam(view) {
     };
     const res = el("span", "c-res", boardScore(board) || "–");
     res.classList.toggle("pending", !board.result);
+    const extra = sport(view.sport).boardExtra;  // what the games' sport adds to a board (an engine's evaluation)
+    const chip = extra ? extra(board, lang) : null;
+    if (chip) res.append(chip);
     const status = el("span", `c-status status ${board.status || ""}`, t().status[board.status] || board.status || "");
     if (board.official) status.classList.add("official");
     row.append(

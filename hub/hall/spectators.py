@@ -161,7 +161,16 @@ class PublicHall:
     def team_view(self, team_match_id: str) -> dict[str, Any]:
         """A team match as spectators see it (boards, score, match points)."""
         config = self.team_matches[team_match_id]
-        view = team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
+        games = [self.public[m] for m in self._team_games[team_match_id]]
+        view = team_match_view(config, games)
+        now = time.time()
+        for board in view[
+            "boards"
+        ]:  # each game's analysis, where its sport shows one (an engine's evaluation)
+            if board["match_id"] is not None:
+                sport = self.infos[board["match_id"]].sport
+                for key, extra in self.extras.get(sport, {}).items():
+                    board[key] = extra.shown(board["match_id"], now)
         delay = self.venue.broadcast_delay_s
         if delay:  # the boards' clocks are read that late: screens run them late too
             view["broadcast_delay_s"] = delay

@@ -138,8 +138,8 @@ class EngineSettings:
 
 @dataclass(frozen=True, slots=True)
 class PerformanceSettings:
-    """Backgammon players' performance ratings for spectators (`[venue] performance`): on or off, and the
-    ply of GNU Backgammon's analysis (0 is its quick net; each ply more looks a roll further, ~20× the time)."""
+    """Players' performance ratings for spectators, where a sport has them (`[venue] performance`): on or off,
+    and the ply of the analysis (0 is the quick net; each ply more looks a roll further, ~20× the time)."""
 
     enabled: bool = True
     ply: int = 0

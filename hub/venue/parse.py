@@ -175,7 +175,7 @@ _ENGINE_RANGES: dict[str, tuple[int, int]] = {
 }
 
 
-# `[venue] performance`: GNU Backgammon's ply (2 plies is ~400× the time of 0: a hall's boards would wait)
+# `[venue] performance`: the analysis's ply (2 plies is ~400× the time of 0: a hall's boards would wait)
 _PERFORMANCE_RANGES: dict[str, tuple[int, int]] = {"ply": (0, 2)}
 
 Settings = TypeVar("Settings", EngineSettings, PerformanceSettings)

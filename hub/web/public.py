@@ -107,7 +107,8 @@ class PublicRoutes:
         headers = {}
         if request.query_params.get("download") == "1":
             headers["Content-Disposition"] = f'attachment; filename="{match_id}-analysis.json"'
-        return ORJSONResponse({"match": match_id, "status": match.status.value, **reports}, headers=headers)
+        body = {"match": match_id, "status": match.status.value, "complete": complete, **reports}
+        return ORJSONResponse(body, headers=headers)
 
     async def team_page(self, request: Request) -> Response:
         """One team match's page."""

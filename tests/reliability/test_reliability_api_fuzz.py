@@ -132,6 +132,7 @@ AUTH = st.sampled_from(
 SCHEMA: dict[str, tuple[str, ...]] = {
     "/": ("GET",),
     "/match/{match_id}": ("GET",),
+    "/match/{match_id}/analysis": ("GET",),
     "/api/health": ("GET",),
     "/api/matches": ("GET", "POST"),
     "/api/matches/{match_id}": ("GET", "DELETE"),
@@ -145,6 +146,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "/api/referee/anomalies": ("POST",),
     "/api/referee/matches/{match_id}/events": ("GET",),
     "/api/matches/{match_id}/export/{name}": ("GET",),
+    "/api/matches/{match_id}/analysis": ("GET",),
     "/api/devices": ("GET",),
     "/api/team-matches": ("GET",),
     "/api/team-matches/{team_id}": ("GET",),

@@ -96,15 +96,15 @@ def test_the_analysis_report_is_the_referees_while_the_match_is_played(
     demo, match_id = analysed_demo
     spectator = open_page(browser, demo.url + f"match/{match_id}/analysis")
     expect(spectator.locator("#message")).to_have_text("The analysis is shown once the match is over.")
-    expect(spectator.locator("#players")).to_be_hidden()
+    expect(spectator.locator("#analysis")).to_be_hidden()
 
     referee = browser.new_context(locale="en-GB", viewport=TV)
     referee.add_init_script(f"sessionStorage.setItem('boardcast.referee', {demo.token!r})")
     page = referee.new_page()
     page.goto(demo.url + f"match/{match_id}/analysis")
-    expect(page.locator("#players tbody tr")).to_have_count(2, timeout=15_000)
-    expect(page.locator("#engine")).to_contain_text("0-ply")
-    cards = page.locator("#largest .an-error")
+    expect(page.locator(".an-players tbody tr")).to_have_count(2, timeout=15_000)
+    expect(page.locator(".an-engine")).to_contain_text("0-ply")
+    cards = page.locator(".an-largest .an-error")
     if cards.count():
         expect(cards.first.locator(".bg-svg")).to_be_visible()
         expect(cards.first.locator("dt").first).to_have_text("Played")
@@ -112,9 +112,9 @@ def test_the_analysis_report_is_the_referees_while_the_match_is_played(
     phone = referee.new_page()
     phone.set_viewport_size(PHONE)
     phone.goto(demo.url + f"match/{match_id}/analysis")
-    expect(phone.locator("#players tbody tr")).to_have_count(2, timeout=15_000)
+    expect(phone.locator(".an-players tbody tr")).to_have_count(2, timeout=15_000)
     assert phone.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
-    phone.screenshot(path=str(shots(tmp_path) / "bg-analysis-phone.png"), full_page=True)
+    phone.screenshot(path=str(shots(tmp_path) / "bg-analysis-phone.png"))
 
 
 def test_health_says_the_analysis_runs(analysed_demo: tuple[DemoProcess, str]) -> None:

@@ -597,3 +597,39 @@ def test_the_wall_tile_shows_the_evaluation_and_a_hall_wall_does_not(
         page.evaluate("async (m) => { (await import('/static/wall.js')).show(m); }", match)
         expect(page.locator("#match-CRAFTED-CHESS .history")).to_have_text(shown)
         page.context.close()
+
+
+@pytest.mark.parametrize(("viewport", "name"), [(TV, "tv"), (PHONE, "phone")])
+def test_the_team_view_shows_each_live_boards_evaluation_and_a_hall_screen_none(
+    browser: Browser,  # noqa: F811
+    page_demo: DemoProcess,
+    tmp_path: Path,
+    viewport: dict,
+    name: str,
+) -> None:
+    view = team_view([None, "1-0", None, None, "0-1", None, None, None])
+    evaluations = {0: ("+0.35", 35, None), 2: ("#-2", None, -2), 3: ("-1.20", -120, None)}
+    for index, (text, cp, mate) in evaluations.items():
+        view["boards"][index]["evaluation"] = {
+            "cp": cp,
+            "mate": mate,
+            "depth": 20,
+            "pv": [],
+            "text": text,
+            "at": 0,
+        }
+    page = open_page(browser, page_demo.url + "static/team.html", viewport=viewport)
+    draw_team(page, view)
+    rows = page.locator("#boards .team-board")
+    for index, (text, _, _) in evaluations.items():
+        expect(rows.nth(index).locator(".chess-eval-chip-text")).to_have_text(text)
+    expect(page.locator(".chess-eval-chip")).to_have_count(len(evaluations))
+    white = "() => document.querySelectorAll('.chess-eval-chip-white')[1].style.width"
+    assert page.evaluate(white) == "0%"  # Black mates: no white in the bar
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(shots(tmp_path) / f"team-eval-{name}.png"))
+    hall = open_page(browser, page_demo.url + "static/team.html?hall=1", viewport=viewport)
+    draw_team(hall, view)
+    expect(hall.locator("#boards .team-board")).to_have_count(8)
+    expect(hall.locator(".chess-eval-chip")).to_have_count(0)
+    assert "+0.35" not in hall.content()

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 HISTORY = 256  # states kept per match, newest last: more than a broadcast delay covers
 LARGEST = 8  # the report's largest errors shown as boards
+REST_AT_LEAST_S = 0.05  # between two analyses: a board's checkers moved one by one wait as one job
 
 
 def marker_of(state: BackgammonState) -> Marker:
@@ -150,13 +151,18 @@ class AnalysisService:
 
     async def _run(self) -> None:
         assert self._worker is not None
+        loop = asyncio.get_running_loop()
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
                 while self._wanted:
                     match_id = next(iter(self._wanted))
+                    started = loop.time()
                     await self._analyse(match_id, self._wanted.pop(match_id))
+                    # rest as long as it worked: the analysis takes at most half a core, however many boards
+                    # play (their newest states wait as one job each, so a busy hall is analysed less often)
+                    await asyncio.sleep(max(REST_AT_LEAST_S, loop.time() - started))
         finally:
             await self._worker.close()
 
