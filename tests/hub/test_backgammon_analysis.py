@@ -296,3 +296,26 @@ async def test_a_listed_hall_screen_is_sent_to_its_page_with_hall_1_and_a_match_
         assert code == 200  # a screen the venue does not list is not a hall screen
         code, answer = await asyncio.to_thread(get_json_as, f"{url}api/matches/M1/analysis", None)
         assert code == 404 and "no analysis" in answer["error"]
+
+
+def test_a_venue_can_turn_the_ratings_off_and_a_hub_without_gnubg_says_so() -> None:
+    from hub.feed.fanout import Fanout
+    from hub.hall.spectators import PublicHall
+    from hub.rules.backgammon.analysis import attach
+    from hub.venue import parse_venue
+
+    on = PublicHall(parse_venue(BG_VENUE.format(venue="", more=""), Path("v.toml")), Fanout())
+    assert attach(on) is not None and "performance" in on.extras["backgammon"]
+    off = parse_venue(BG_VENUE.format(venue="performance = { enabled = false }", more=""), Path("v.toml"))
+    hall = PublicHall(off, Fanout())
+    assert attach(hall) is None and "backgammon" not in hall.extras
+
+    async def without_gnubg() -> dict[str, Any]:
+        service = AnalysisService(lambda _: None, 0.0, PerformanceSettings(), None)
+        service.start()
+        service.note("M", states_of(3, 3)[40][1], time.time())  # noted, never analysed, nothing breaks
+        assert service.shown("M", time.time()) is None and service.report("M") is None
+        return service.health()
+
+    health = asyncio.run(without_gnubg())
+    assert health["running"] is False and "not installed" in health["error"]
