@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any
 
 from hub.rules.backgammon.ids import board_from_position_id
@@ -211,72 +212,56 @@ def game_analysis(index: int, records: Sequence[Mapping[str, Any]]) -> GameAnaly
     for number, record in enumerate(records):
         side, action = _side(record), record.get("action")
         nd, dt = record.get("nd"), record.get("dt")
-        board = record.get("board")
+
+        cube = partial(_cube, index, number, side, record.get("board"))
         if action == "move":
             if "luck" in record:
                 rolls.append((number, side, float(record["luck"])))
             if nd is not None and dt is not None:  # a cube decision before the roll: no double
                 optimal, double = _cube_before_roll(nd, dt)
-                close = optimal - double < CLOSE_CUBE
-                best = _right_cube_action(nd, dt)
                 out.append(
-                    Decision(
-                        index,
-                        number,
-                        side,
-                        Kind.CUBE,
-                        "no double",
-                        optimal - nd,
-                        close,
-                        board,
-                        best_action=best,
-                    )
+                    cube("no double", optimal - nd, optimal - double < CLOSE_CUBE, _right_cube_action(nd, dt))
                 )
-            choices = int(record.get("choices", 0))
-            if choices:
-                chosen = record.get("chosen")
-                error = 0.0 if chosen is None else float(record["best"]) - float(chosen)
-                dice = record.get("dice")
-                out.append(
-                    Decision(
-                        index,
-                        number,
-                        side,
-                        Kind.CHECKER,
-                        "move",
-                        error,
-                        choices > 1,
-                        board,
-                        None if not dice else (int(dice[0]), int(dice[1])),
-                        _steps(record.get("move")),
-                        _steps(record.get("best_move")),
-                    )
-                )
+            if int(record.get("choices", 0)):
+                out.append(_checker(index, number, side, record))
         elif action == "double":
             doubled = None
             if nd is not None and dt is not None:
                 doubled = dt
                 optimal, double = _cube_before_roll(nd, dt)
-                best = _right_cube_action(nd, dt)
-                out.append(
-                    Decision(
-                        index,
-                        number,
-                        side,
-                        Kind.CUBE,
-                        "double",
-                        optimal - double,
-                        True,
-                        board,
-                        best_action=best,
-                    )
-                )
+                out.append(cube("double", optimal - double, True, _right_cube_action(nd, dt)))
         elif action in ("take", "drop") and doubled is not None:
             error = max(0.0, doubled - DROP) if action == "take" else max(0.0, DROP - doubled)
-            best = "take" if doubled <= DROP else "drop"
-            out.append(Decision(index, number, side, Kind.CUBE, action, error, True, board, best_action=best))
+            out.append(cube(action, error, True, "take" if doubled <= DROP else "drop"))
             doubled = None
     return GameAnalysis(index, tuple(out), tuple(rolls))
+
+
+def _cube(
+    index: int, number: int, side: int, board: str | None, what: str, error: float, counted: bool, best: str
+) -> Decision:
+    """A cube decision (no double, double, take or drop) and the right action."""
+    return Decision(index, number, side, Kind.CUBE, what, error, counted, board, best_action=best)
+
+
+def _checker(index: int, number: int, side: int, record: Mapping[str, Any]) -> Decision:
+    """A checker play: a decision when it had a choice; its error against the best play."""
+    chosen = record.get("chosen")
+    error = 0.0 if chosen is None else float(record["best"]) - float(chosen)
+    dice = record.get("dice")
+    return Decision(
+        index,
+        number,
+        side,
+        Kind.CHECKER,
+        "move",
+        error,
+        int(record["choices"]) > 1,
+        record.get("board"),
+        None if not dice else (int(dice[0]), int(dice[1])),
+        _steps(record.get("move")),
+        _steps(record.get("best_move")),
+    )
 
 
 def summarise(
