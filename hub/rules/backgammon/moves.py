@@ -8,10 +8,12 @@ GNU Backgammon's generator: max dice, then max pips, results deduplicated by res
 from __future__ import annotations
 
 import binascii
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import compress as _compress
 
 from hub.rules.backgammon.ids import IdError
-from hub.rules.backgammon.model import CHECKERS, Move, Play, Position, play_steps
+from hub.rules.backgammon.model import CHECKERS, Move, Play, Position
 
 # A side's points as runs of "1"s (its Position ID codes without their "0"), listed bar first: index j is
 # point 24 - j (j = 0 the bar, j = 24 the 1-point), so a die d moves a checker from j to j + d and
@@ -216,50 +218,95 @@ def _result(opp: tuple[int, ...], key: Key, turn: int) -> Position:
     return Position.from_board((them, me), turn)
 
 
-def walk(position: Position, d1: int, d2: int) -> tuple[dict[Position, Play], set[Position]]:
-    """Legal results with one play each (the first the search finds), and every intermediate position
-    along a legal play (best plays only: most dice, then most pips)."""
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """A roll's legal plays from a position, in the search's terms: each best result's `Key` with the steps
+    of the first play the search found to it (search order), and the keys of every position part-way along a
+    best play. Positions are made only when asked for (`result`, `key_of`)."""
+
+    position: Position
+    opp: tuple[int, ...]  # the opponent's checkers (GNU Backgammon's layout), as the search saw them
+    best: dict[Key, tuple[Step, ...]]
+    partial: frozenset[Key]
+
+    def result(self, key: Key) -> Position:
+        """The position a result's key stands for."""
+        return _result(self.opp, key, self.position.turn)
+
+    def play(self, key: Key) -> Play:
+        """The play to a result."""
+        return Play(tuple(map(_move, self.best[key])), self.result(key))
+
+    def key_of(self, now: Position) -> Key | None:
+        """`now` as the search would key it, if it can be the position on roll after some of the roll's
+        moves (the opponent's checkers as they were, less blots sent to the bar); None if it cannot."""
+        turn = self.position.turn
+        them = now.side_view(1 - turn)
+        mask, hit = 0, 0
+        for o in range(24):
+            if them[o] != self.opp[o]:
+                if self.opp[o] != 1 or them[o] != 0:
+                    return None
+                mask |= 1 << o
+                hit += 1
+        if them[24] != self.opp[24] + hit:
+            return None
+        return "0".join(_runs(now.side_view(turn))), mask
+
+
+@lru_cache(maxsize=1024)
+def walk(position: Position, d1: int, d2: int) -> Walk:
+    """The roll's legal plays from `position` (best plays only: most dice, then most pips), with every
+    position part-way along one. Pure, so kept for the turn: a board's reports during one turn ask again."""
     opp = position.side_view(1 - position.turn)
     trace: Trace = []
-    search([*("1" * n for n in opp)], _runs(position.side_view(position.turn)), d1, d2, trace)
-    results: dict[Position, Play] = {}
-    partial: set[Position] = set()
-    if not trace:
-        return results, partial
-    scores = [(len(steps), sum(s[3] for s in steps)) for steps, _ in trace]
-    best = max(scores)
-    seen: dict[Key, Position] = {}
-    prefixes: dict[tuple[Step, ...], Position] = {(): position}
-    for (steps, key), score in zip(trace, scores, strict=True):
-        if score != best:
-            continue
-        if key not in seen:
-            result = seen[key] = _result(opp, key, position.turn)
-            results[result] = Play(tuple(map(_move, steps)), result)
-        for k in range(1, len(steps)):
-            prefix = steps[:k]
-            if prefix not in prefixes:
-                prefixes[prefix] = play_steps(prefixes[steps[: k - 1]], (_move(steps[k - 1]),))
-                partial.add(prefixes[prefix])
-    return results, partial
+    base = _runs(position.side_view(position.turn))
+    search([*("1" * n for n in opp)], list(base), d1, d2, trace)
+    best: dict[Key, tuple[Step, ...]] = {}
+    partial: set[Key] = set()
+    if trace:
+        scores = [(len(steps), sum(s[3] for s in steps)) for steps, _ in trace]
+        top = max(scores)
+        prefixes: dict[tuple[Step, ...], tuple[Runs, int]] = {(): (base, 0)}
+        for (steps, key), score in zip(trace, scores, strict=True):
+            if score != top:
+                continue
+            best.setdefault(key, steps)
+            for k in range(1, len(steps)):
+                if steps[:k] in prefixes:
+                    continue
+                runs, mask = prefixes[steps[: k - 1]]
+                runs = runs.copy()
+                j, jt, hit, _die = steps[k - 1]
+                runs[j] = runs[j][1:]
+                if jt <= 24:
+                    runs[jt] += "1"
+                if hit:
+                    mask |= 1 << (jt - 1)
+                prefixes[steps[:k]] = (runs, mask)
+                partial.add(("0".join(runs), mask))
+    return Walk(position, opp, best, frozenset(partial))
 
 
 def legal_plays(position: Position, d1: int, d2: int) -> tuple[Play, ...]:
     """One play per distinct legal result (GNU Backgammon's list); empty when no play is possible."""
     check_dice(d1, d2)
-    return tuple(walk(position, d1, d2)[0].values())
+    found = walk(position, d1, d2)
+    return tuple(found.play(key) for key in found.best)
 
 
 def legal_results(position: Position, d1: int, d2: int) -> frozenset[Position]:
     """Every distinct position the side on roll can reach with the roll (same side still on roll)."""
     check_dice(d1, d2)
-    return frozenset(walk(position, d1, d2)[0])
+    found = walk(position, d1, d2)
+    return frozenset(found.result(key) for key in found.best)
 
 
 def partial_results(position: Position, d1: int, d2: int) -> frozenset[Position]:
     """Positions part-way through some legal play: a prefix that may still be completed legally."""
     check_dice(d1, d2)
-    return frozenset(walk(position, d1, d2)[1])
+    found = walk(position, d1, d2)
+    return frozenset(found.result(key) for key in found.partial)
 
 
 # --- the contract function: Position IDs in, Position IDs out ------------------------------------------

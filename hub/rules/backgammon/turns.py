@@ -117,11 +117,11 @@ def _judge(start: Position, dice: tuple[int, int], now: Position) -> tuple[str, 
     """'legal' (with the play), 'partial', 'start' or 'illegal'."""
     if now.same_board(start):
         return "start", None
-    results, partial = walk(start, dice[0], dice[1])
-    target = now.with_turn(start.turn)
-    if target in results:
-        return "legal", results[target]
-    if target in partial:
+    found = walk(start, dice[0], dice[1])
+    key = found.key_of(now)
+    if key in found.best:
+        return "legal", found.play(key)
+    if key in found.partial:
         return "partial", None
     return "illegal", None
 
@@ -234,7 +234,7 @@ def commit(
     if verdict == "legal" and play is not None:
         moves = play.moves
         text = play.notation
-    elif verdict == "start" and not walk(start, dice[0], dice[1])[0]:
+    elif verdict == "start" and not walk(start, dice[0], dice[1]).best:
         text = "no play"
     elif state.joined_turn:  # begun before the hub joined: a play it did not see, not an illegal one
         legal = False
