@@ -2,7 +2,7 @@
 // once the match is over; a referee signed in on this browser's console sees it live. A hall screen
 // (`?hall=1`) shows none of it.
 import { pickLanguage } from "./i18n.js";
-import { $, hallScreen, pathId, showLanguage } from "./page.js";
+import { $, hallScreen, keepHallLinks, pathId, showLanguage } from "./page.js";
 import { sport } from "./sports.js";
 
 const TEXTS = {
@@ -42,7 +42,8 @@ function draw() {
 }
 
 async function load() {
-  $("back").href = `/match/${encodeURIComponent(MATCH)}`;
+  $("back").setAttribute("href", `/match/${encodeURIComponent(MATCH)}`);
+  keepHallLinks();
   if (hallScreen()) { problem = "hall"; draw(); return; }
   const matchAnswer = await fetch(`/api/matches/${encodeURIComponent(MATCH)}`);
   if (!matchAnswer.ok) { problem = "noMatch"; draw(); return; }

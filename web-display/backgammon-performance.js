@@ -19,8 +19,8 @@ export const PERF_TEXTS = {
 };
 
 const texts = (lang) => PERF_TEXTS[lang] || PERF_TEXTS.en;
-export const bandName = (player, lang) => texts(lang).bands[player.band] || player.band;
-export const fixed = (x, digits = 1) => Number(x).toFixed(digits);
+export const bandName = (player, lang) => (player.band ? texts(lang).bands[player.band] || player.band : "—");
+export const fixed = (x, digits = 1) => (x == null ? "—" : Number(x).toFixed(digits));
 
 /** Each player's PR, band, checker and cube PR, errors, blunders and luck; null when the hub has none. */
 export function performanceBox(performance, names, lang, matchId = null) {

@@ -363,7 +363,8 @@ function showEvaluation(root, evaluation, flipped, ct) {
   bar.querySelector(".chess-eval-white").style.height = `${(share * 100).toFixed(1)}%`;
   bar.querySelector(".chess-eval-text").textContent = evaluation.text;
   bar.title = ct.evalBy;
-  line.textContent = `${evaluation.text} · ${ct.depth(evaluation.depth)}${evaluation.pv.length ? ` · ${evaluation.pv.join(" ")}` : ""}`;
+  line.textContent = evaluation.result ? evaluation.text  // a finished game's position: its result, no search
+    : `${evaluation.text} · ${ct.depth(evaluation.depth)}${evaluation.pv.length ? ` · ${evaluation.pv.join(" ")}` : ""}`;
   line.title = ct.evalBy;
 }
 

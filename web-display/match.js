@@ -4,7 +4,7 @@
 import { Feed, showConnection } from "./feed.js";
 import { TEXTS, pickLanguage } from "./i18n.js";
 import { SPORTS, sport } from "./sports.js";
-import { $, hallScreen, pathId, showLanguage, withoutAnalysis } from "./page.js";
+import { $, hallScreen, keepHallLinks, pathId, showLanguage, withoutAnalysis } from "./page.js";
 
 const STALE_AFTER_S = 120;
 const HALL = hallScreen();  // a screen in the playing hall: no analysis on it
@@ -253,6 +253,7 @@ function applyLanguage() {
 }
 
 function start() {
+  keepHallLinks();  // a hall screen's way back keeps it one
   const id = pathId("match");
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";

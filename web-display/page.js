@@ -37,6 +37,20 @@ export function hallScreen(search = location.search) {
   return new URLSearchParams(search).get("hall") === "1";
 }
 
+/** A link to another of the hall's pages: on a hall screen it keeps the page one (`hall=1`, and its `screen=`). */
+export function hallHref(path, search = location.search) {
+  if (!hallScreen(search)) return path;
+  const keep = new URLSearchParams({ hall: "1" });
+  const screen = new URLSearchParams(search).get("screen");
+  if (screen) keep.set("screen", screen);
+  return `${path}${path.includes("?") ? "&" : "?"}${keep}`;
+}
+
+/** The page's own links back (the header's "All tables"), kept on a hall screen (`hallHref`). */
+export function keepHallLinks(root = document) {
+  for (const a of root.querySelectorAll("a.back")) a.href = hallHref(a.getAttribute("href"));
+}
+
 const ANALYSIS = ["evaluation", "chances", "performance"];  // what a match view may carry of analysis
 
 /** A match view without the analysis a hall screen must not show. */

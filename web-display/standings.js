@@ -7,7 +7,7 @@
 import { Feed, showConnection } from "./feed.js";
 import { STANDINGS_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
 import { rotateSeconds } from "./wall-pager.js";
-import { $, el, showLanguage } from "./page.js";
+import { $, el, keepHallLinks, showLanguage } from "./page.js";
 
 const ROWS_PER_COLUMN = 20;  // past this a wide screen splits the table into columns side by side
 const MAX_COLUMNS = 3;
@@ -373,6 +373,7 @@ function applyLanguage() {
 }
 
 function start() {
+  keepHallLinks();  // a hall screen's way back keeps it one
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";
     localStorage.setItem("boardcast.lang", lang);

@@ -6,7 +6,7 @@
 import { sport } from "./sports.js";
 import { Feed, showConnection } from "./feed.js";
 import { TEAM_TEXTS, TEXTS, pickLanguage } from "./i18n.js";
-import { $, el, hallScreen, pathId, showLanguage, withoutAnalysis } from "./page.js";
+import { $, el, hallHref, hallScreen, keepHallLinks, pathId, showLanguage, withoutAnalysis } from "./page.js";
 
 const HALL = hallScreen();  // a screen in the playing hall: no analysis on it
 
@@ -119,7 +119,7 @@ export function renderTeam(view) {
     li.dataset.status = board.status || "";
     const row = el(board.match_id ? "a" : "div", "team-row");  // a board decided by forfeit has no game
     if (board.match_id) {
-      row.href = `/match/${encodeURIComponent(board.match_id)}`;
+      row.href = hallHref(`/match/${encodeURIComponent(board.match_id)}`);
       row.title = x.openGame;
     }
     const [homePlayer, awayPlayer] = boardPlayers(board);
@@ -176,7 +176,7 @@ export function renderTeamTile(tile, view, language) {
   }
   const link = tile.querySelector(".table");
   link.textContent = x.teamMatch;
-  link.href = `/team/${encodeURIComponent(view.id)}`;
+  link.href = hallHref(`/team/${encodeURIComponent(view.id)}`);
   link.title = x.teamMatch;
   tile.querySelector(".round").textContent = view.round != null ? `${tx.round} ${view.round}` : "";
   const mp = view.match_points;
@@ -215,6 +215,7 @@ function applyLanguage() {
 }
 
 function start() {
+  keepHallLinks();  // a hall screen's way back keeps it one
   const id = pathId("team");
   $("lang").addEventListener("click", () => {
     lang = lang === "tr" ? "en" : "tr";

@@ -5,7 +5,7 @@ import { SPORT_ORDER, sport, sportName } from "./sports.js";
 import { renderTeamTile } from "./team.js";
 import { fitAll, fitNames, renderCompact, renderOutcome, renderScoreTile } from "./wall-tiles.js";
 import { Pager, rotateSeconds } from "./wall-pager.js";
-import { hallScreen, showLanguage, withoutAnalysis } from "./page.js";
+import { hallHref, hallScreen, showLanguage, withoutAnalysis } from "./page.js";
 
 const HALL = hallScreen();  // a screen in the playing hall (`?hall=1`): no analysis on it
 
@@ -175,7 +175,7 @@ function render(match) {
   const s = match.state || {};
   const link = tile.querySelector(".table");
   link.textContent = `${t().table} ${match.table}`;
-  link.href = `/match/${encodeURIComponent(match.id)}`;
+  link.href = hallHref(`/match/${encodeURIComponent(match.id)}`);
   link.title = t().openMatch;
   const expedite = tile.querySelector(".expedite");
   expedite.hidden = !s.expedite;

@@ -374,8 +374,13 @@ def _screens(data: dict[str, Any], fail: FileFail) -> tuple[str, ...]:
     names: list[str] = []
     for at, entry in entries(data, "screens", SCREEN_KEYS, fail):
         name = entry.get("name")
+        if name is None:
+            raise at("name", "is required: the screen's name, as in ?screen=NAME / gerekli: ekranın adı")
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", name):
-            raise at("name", "must be a screen name of letters, digits, . _ - / harf, rakam, . _ - olmalı")
+            raise at(
+                "name",
+                f"must be 1 to 40 letters, digits, . _ -, got {name!r} / 1-40 harf, rakam, . _ - olmalı",
+            )
         if name in names:
             raise at("name", f"screen {name!r} is listed twice / ekran iki kez yazılmış")
         names.append(name)

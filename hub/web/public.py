@@ -22,6 +22,7 @@ from hub.tournament.export import ExportError, ExportFormat, export_round_file
 from hub.tournament.model import Tournament
 from hub.tournament.trf import TrfError
 from hub.venue import RefereeConfig
+from hub.venue.keys import nearest_key
 from hub.web.context import PublicContext
 from hub.web.errors import NO_MATCH, NO_TEAM_MATCH, Forbidden, NotFound, ORJSONResponse
 from hub.web.feed import feed_route
@@ -51,6 +52,21 @@ def record_response(records: GameRecords, text: str) -> Response:
     )
 
 
+def unknown_screen(screen: str, listed: tuple[str, ...]) -> str:
+    """Why `?screen=NAME` is refused: the venue lists no such screen (the nearest, or those it lists)."""
+    nearest = nearest_key(screen, listed)
+    hint = f"did you mean {nearest}?" if nearest else f"the venue lists: {', '.join(listed) or 'none'}"
+    hint_tr = (
+        f"{nearest} mı demek istediniz?"
+        if nearest
+        else f"salon dosyasındakiler: {', '.join(listed) or 'yok'}"
+    )
+    return (
+        f"no screen {screen!r} in this venue's [[screens]]; {hint} "
+        f"/ salon dosyasının [[screens]] listesinde {screen!r} diye bir ekran yok; {hint_tr}"
+    )
+
+
 def _recorded_sports() -> tuple[str, str]:
     """The sports whose games have records (PGN), named in English and Turkish."""
     return sport_names((name for name, sport in SPORTS.items() if sport.records is not None), ("and", "ve"))
@@ -67,7 +83,10 @@ class PublicRoutes:
         """A page's file; a screen the venue lists in the playing area (`?screen=NAME`, `[[screens]]`) is sent
         on to the same page with `hall=1` first, so it shows no analysis whatever its settings."""
         params = request.query_params
-        if params.get("screen") in self.ctx.hall.venue.hall_screens and params.get("hall") != "1":
+        screen, listed = params.get("screen"), self.ctx.hall.venue.hall_screens
+        if screen is not None and screen not in listed:  # a misspelt hall screen must not show analysis
+            raise NotFound(unknown_screen(screen, listed))
+        if screen is not None and params.get("hall") != "1":
             url = request.url.include_query_params(hall="1")
             return RedirectResponse(f"{url.path}?{url.query}", status_code=307)
         return FileResponse(self.static_dir / name)

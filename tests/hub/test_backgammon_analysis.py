@@ -179,8 +179,23 @@ def ours_upto(state: bg.BackgammonState) -> tuple[Any, ...]:
 def test_a_match_gnubg_cannot_read_fails_with_its_reason() -> None:
     from hub.rules.backgammon.analysis import AnalysisError
 
+    broken = " 3 point match\n\n Game 1\n this is not a game at all\n"
     with pytest.raises(AnalysisError, match="gnubg"):
-        analyse_once(gnubg_cli(), " not a match file\n")
+        analyse_once(gnubg_cli(), broken)
+    assert analyse_once(gnubg_cli(), " 3 point match\n") == []  # nothing played: nothing to analyse
+
+    async def after_a_good_one() -> None:  # the worker keeps the last match it read: never analyse that one
+        from hub.rules.backgammon.analysis.worker import GnubgProcess
+
+        worker = GnubgProcess(gnubg_cli())
+        try:
+            assert await worker.analyse(match_to_mat(played_state(3, 3)), 0, 0)
+            with pytest.raises(AnalysisError, match="games of the 1"):
+                await worker.analyse(broken, 0, 0)
+        finally:
+            await worker.close()
+
+    asyncio.run(after_a_good_one())
 
 
 def test_check_analysis_adds_one_line_per_player(tmp_path: Path) -> None:
@@ -252,7 +267,9 @@ def test_the_venue_sets_the_analysis_and_its_screens_and_a_mistake_is_named() ->
         with pytest.raises(VenueError, match=said):
             parse_venue(BG_VENUE.format(venue=text, more=""), Path("v.toml"))
     for more, said in (
-        ('[[screens]]\nname = "a b"\n', "screen name"),
+        ('[[screens]]\nname = "a b"\n', "1 to 40 letters"),
+        ('[[screens]]\nname = "%s"\n' % ("x" * 41), "1 to 40 letters"),
+        ("[[screens]]\n", "name: is required"),
         ('[[screens]]\nname = "x"\n[[screens]]\nname = "x"\n', "listed twice"),
         ('[[screens]]\nname = "x"\nhall = true\n', "hall"),
     ):
@@ -292,8 +309,9 @@ async def test_a_listed_hall_screen_is_sent_to_its_page_with_hall_1_and_a_match_
             assert (code, location) == (307, f"/{page}?screen=hall-1&hall=1")
             code, _ = await asyncio.to_thread(status_and_location, f"{url}{page}?screen=hall-1&hall=1")
             assert code == 200
-        code, _ = await asyncio.to_thread(status_and_location, f"{url}match/M1?screen=desk-2")
-        assert code == 200  # a screen the venue does not list is not a hall screen
+        for screen, said in (("Hall-1", "did you mean hall-1?"), ("desk-2", "the venue lists: hall-1")):
+            code, answer = await asyncio.to_thread(get_json_as, f"{url}match/M1?screen={screen}", None)
+            assert code == 404 and said in answer["error"]  # a misspelt hall screen shows nothing
         code, answer = await asyncio.to_thread(get_json_as, f"{url}api/matches/M1/analysis", None)
         assert code == 404 and "no analysis" in answer["error"]
 
@@ -319,3 +337,45 @@ def test_a_venue_can_turn_the_ratings_off_and_a_hub_without_gnubg_says_so() -> N
 
     health = asyncio.run(without_gnubg())
     assert health["running"] is False and "not installed" in health["error"]
+
+
+def test_check_analysis_of_a_match_with_nothing_played_gives_no_pr(tmp_path: Path) -> None:
+    file = tmp_path / "match.jsonl"
+    file.write_text(json.dumps({"match": {"length": 3}}) + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "hub", "check", "backgammon", "--analysis", str(file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()][-2:]
+    assert [(x["type"], x["decisions"], x["pr"], x["band"]) for x in lines] == [
+        ("analysis", 0, None, None)
+    ] * 2
+
+
+def test_check_refuses_an_analysis_ply_without_analysis(tmp_path: Path) -> None:
+    file = tmp_path / "match.jsonl"
+    file.write_text(json.dumps({"match": {"length": 3}}) + "\n")
+    for argv, said in (
+        ([str(file), "--analysis-ply", "1"], "--analysis-ply needs --analysis FILE"),
+        (["--analysis", str(file), "--analysis-ply", ""], "--analysis-ply : 0, 1 or 2"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "hub", "check", "backgammon", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+        assert proc.returncode == 2 and said in proc.stderr, proc.stderr
+    plain = subprocess.run(  # without either option: the plain check
+        [sys.executable, "-m", "hub", "check", "backgammon", str(file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert plain.returncode == 0 and json.loads(plain.stdout.splitlines()[-1])["type"] == "result"

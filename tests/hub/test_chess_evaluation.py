@@ -59,6 +59,23 @@ async def test_known_positions_give_the_expected_verdict() -> None:
         service.close()
 
 
+async def test_a_finished_games_position_shows_its_result_not_the_last_search() -> None:
+    service = EvaluationService(lambda _: None, 0.0, EngineSettings(movetime_ms=100), STOCKFISH)
+    service.start()
+    try:
+        before = await _evaluated(service, "G1", MATE_IN_ONE)
+        assert before["text"] == "#1"
+        mated = chess.Board(MATE_IN_ONE)
+        mated.push_san("Ra8#")
+        after = await _evaluated(service, "G1", mated.fen())
+        assert (after["text"], after["result"], after["mate"]) == ("1-0", "1-0", None) and after["cp"] > 0
+        assert service.annotate(mated.fen()) is None  # the PGN's last move carries no [%eval]
+        drawn = await _evaluated(service, "G2", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")  # stalemate
+        assert (drawn["text"], drawn["cp"]) == ("½-½", 0)
+    finally:
+        service.close()
+
+
 async def test_a_spectator_sees_a_position_only_once_the_delay_has_passed() -> None:
     service = EvaluationService(lambda _: None, 2.0, EngineSettings(movetime_ms=100), STOCKFISH)
     service.start()

@@ -86,6 +86,12 @@ def test_a_hall_screen_shows_no_analysis_at_all(
     assert "PR " not in page.locator("body").inner_text()
     if path.endswith("analysis"):
         expect(page.locator("#message")).to_have_text("Screens in the playing hall show no analysis.")
+    if path == "":  # a tap on a tile keeps the screen a hall screen, and so does the way back
+        expect(page.locator(f"#match-{match_id} a.table")).to_have_attribute(
+            "href", f"/match/{match_id}?hall=1"
+        )
+    else:
+        expect(page.locator("a.back")).to_have_attribute("href", re.compile(r"\?hall=1$"))
 
 
 def test_the_analysis_report_is_the_referees_while_the_match_is_played(

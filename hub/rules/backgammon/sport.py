@@ -86,7 +86,7 @@ class BackgammonSport(SportDefaults[BackgammonState]):
             "FILE",
         ),
         CheckOption(
-            "--analysis-ply", "backgammon: the analysis's ply, 0-2 / çözümleme derinliği", "PLY", default="0"
+            "--analysis-ply", "backgammon: the analysis's ply, 0-2 (default 0) / çözümleme derinliği", "PLY"
         ),
     )
 
@@ -95,10 +95,17 @@ class BackgammonSport(SportDefaults[BackgammonState]):
         from hub.check import run
         from hub.check.common import EXIT_BAD_INPUT
 
-        analysed = options.get("analysis")
+        analysed, ply = options.get("analysis"), options.get("analysis_ply")
         if analysed is None:
+            if ply is not None:
+                print(
+                    "boardcast check backgammon: --analysis-ply needs --analysis FILE / --analysis-ply için "
+                    "--analysis DOSYA gerekli",
+                    file=sys.stderr,
+                )
+                return EXIT_BAD_INPUT
             return super().check(file, options)
-        ply = str(options.get("analysis_ply") or "0")
+        ply = "0" if ply is None else ply
         if file is not None or ply not in ("0", "1", "2"):
             problem = (
                 "give FILE or --analysis FILE, not both"

@@ -43,23 +43,47 @@ class Evaluation:
     mate: int | None
     depth: int
     pv: tuple[str, ...] = ()
+    result: str | None = None  # a finished game's position: its result, not a search ("1-0", "½-½")
 
     @property
     def text(self) -> str:
-        """As a broadcast shows it: "+0.35", "-1.20", "#3" (White mates in 3), "#-2"."""
+        """As a broadcast shows it: "+0.35", "-1.20", "#3" (White mates in 3), "#-2"; a result once over."""
+        if self.result is not None:
+            return self.result
         if self.mate is not None:
             return f"#{self.mate}"
         return f"{(self.cp or 0) / 100:+.2f}"
 
-    def pgn_comment(self) -> str:
-        """lichess's PGN annotation: `[%eval 0.35]` or `[%eval #-3]`."""
+    def pgn_comment(self) -> str | None:
+        """lichess's PGN annotation: `[%eval 0.35]` or `[%eval #-3]`; none on a finished game's position."""
+        if self.result is not None:
+            return None
         if self.mate is not None:
             return f"[%eval #{self.mate}]"
         return f"[%eval {(self.cp or 0) / 100:.2f}]"
 
     def to_dict(self) -> dict[str, Any]:
         """As screens get it."""
-        return {"cp": self.cp, "mate": self.mate, "depth": self.depth, "pv": list(self.pv), "text": self.text}
+        return {
+            "cp": self.cp,
+            "mate": self.mate,
+            "depth": self.depth,
+            "pv": list(self.pv),
+            "text": self.text,
+            "result": self.result,
+        }
+
+
+FINAL_CP = 100_000  # a won position's bar: full to the winner
+
+
+def final_evaluation(board: chess.Board) -> Evaluation:
+    """The position a game ended in (mate, stalemate, a draw by rule): its result fills the bar, no search."""
+    outcome = board.outcome(claim_draw=True)
+    winner = None if outcome is None else outcome.winner
+    if winner is None:
+        return Evaluation(0, None, 0, (), "½-½")
+    return Evaluation(FINAL_CP if winner else -FINAL_CP, None, 0, (), "1-0" if winner else "0-1")
 
 
 def evaluation_of(board: chess.Board, info: chess.engine.InfoDict) -> Evaluation | None:
@@ -125,7 +149,9 @@ class EvaluationService:
         if seen and seen[-1][1] == fen:
             return
         seen.append((at, fen))
-        if fen in self._known or board.is_game_over():
+        if board.is_game_over():  # nothing to search: the result is the verdict (not the last search's)
+            self._known[fen] = final_evaluation(board)
+        if fen in self._known:
             self._soon(match_id)
             return
         self._wanted[match_id] = fen

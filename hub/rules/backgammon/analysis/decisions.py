@@ -140,13 +140,18 @@ class PlayerAnalysis:
         return _rate(self.cube_error, self.cube_decisions)
 
     def to_dict(self) -> dict[str, Any]:
-        """As screens and the offline check give it (PR to a tenth, luck to a hundredth)."""
-        english, turkish = band(self.pr)
+        """As screens and the offline check give it (PR to a tenth, luck to a hundredth); no PR or band
+        before a first decision (a match scored by hand has none)."""
+        english, turkish = band(self.pr) if self.decisions else (None, None)
+
+        def rate(value: float, decisions: int) -> float | None:
+            return round(value, 1) if decisions else None
+
         return {
             "side": "AB"[self.side],
-            "pr": round(self.pr, 1),
-            "checker_pr": round(self.checker_pr, 1),
-            "cube_pr": round(self.cube_pr, 1),
+            "pr": rate(self.pr, self.decisions),
+            "checker_pr": rate(self.checker_pr, self.checker_decisions),
+            "cube_pr": rate(self.cube_pr, self.cube_decisions),
             "decisions": self.decisions,
             "errors": self.errors,
             "blunders": self.blunders,

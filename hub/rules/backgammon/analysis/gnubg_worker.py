@@ -62,6 +62,9 @@ def analyse(job: dict[str, Any]) -> list[dict[str, Any]]:
     ply = int(job.get("ply", 0))
     gnubg.command(f"set analysis chequerplay evaluation plies {ply}")
     gnubg.command(f"set analysis cubedecision evaluation plies {ply}")
+    expected = job["mat"].count("\n Game ")
+    if not expected:
+        return []  # nothing played yet: nothing to analyse (and nothing to import)
     handle, path = tempfile.mkstemp(suffix=".mat")
     try:
         with os.fdopen(handle, "w") as file:
@@ -69,7 +72,10 @@ def analyse(job: dict[str, Any]) -> list[dict[str, Any]]:
         gnubg.command(f"import mat {path}")
     finally:
         os.unlink(path)
-    count = len(gnubg.match(0, 0, 0)["games"])
+    match = gnubg.match(0, 0, 0)
+    count = len(match["games"]) if match else 0
+    if count != expected:  # an import that failed leaves the match before it loaded: never analyse that one
+        raise ValueError(f"gnubg read {count} games of the {expected} in the match")
     first = int(job.get("first", 0))
     for index in range(first, count):
         gnubg.navigate()

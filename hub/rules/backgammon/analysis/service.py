@@ -96,7 +96,10 @@ class AnalysisService:
         for at, marker in reversed(self._seen.get(match_id, ())):
             if at > now - self.delay_s or marker > covered:
                 continue
-            return {**self._summary(match_id, marker), "at": at}
+            summary = self._summary(match_id, marker)
+            if all(p["pr"] is None for p in summary["players"]):
+                return None  # no decision yet (or a match scored by hand): nothing to rate
+            return {**summary, "at": at}
         return None
 
     def _summary(self, match_id: str, marker: Marker) -> dict[str, Any]:
