@@ -43,6 +43,17 @@ print('RES', json.dumps(out))
 """
 
 
+def boardcast_check(*argv: str) -> subprocess.CompletedProcess[str]:
+    """`boardcast check backgammon ARGV…` as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "hub", "check", "backgammon", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
 def ours(state: bg.BackgammonState, ply: int = 0) -> tuple[Any, ...]:
     games = analyse_once(gnubg_cli(), match_to_mat(state), 0, ply)
     return summarise([game_analysis(g["index"], g["records"]) for g in games], ply)
@@ -202,13 +213,7 @@ def test_check_analysis_adds_one_line_per_player(tmp_path: Path) -> None:
     lines = simulate(21, 3)
     file = tmp_path / "match.jsonl"
     file.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    proc = subprocess.run(
-        [sys.executable, "-m", "hub", "check", "backgammon", "--analysis", str(file)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    proc = boardcast_check("--analysis", str(file))
     assert proc.returncode == 0, proc.stderr
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     assert out[-3]["type"] == "result"
@@ -221,13 +226,7 @@ def test_check_analysis_adds_one_line_per_player(tmp_path: Path) -> None:
 
 
 def test_check_analysis_with_a_ply_out_of_range_is_refused(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "hub", "check", "backgammon", "--analysis", "x.jsonl", "--analysis-ply", "5"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    proc = boardcast_check("--analysis", "x.jsonl", "--analysis-ply", "5")
     assert proc.returncode == 2 and "--analysis-ply 5" in proc.stderr
 
 
@@ -342,13 +341,7 @@ def test_a_venue_can_turn_the_ratings_off_and_a_hub_without_gnubg_says_so() -> N
 def test_check_analysis_of_a_match_with_nothing_played_gives_no_pr(tmp_path: Path) -> None:
     file = tmp_path / "match.jsonl"
     file.write_text(json.dumps({"match": {"length": 3}}) + "\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "hub", "check", "backgammon", "--analysis", str(file)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    proc = boardcast_check("--analysis", str(file))
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()][-2:]
     assert [(x["type"], x["decisions"], x["pr"], x["band"]) for x in lines] == [
@@ -363,19 +356,7 @@ def test_check_refuses_an_analysis_ply_without_analysis(tmp_path: Path) -> None:
         ([str(file), "--analysis-ply", "1"], "--analysis-ply needs --analysis FILE"),
         (["--analysis", str(file), "--analysis-ply", ""], "--analysis-ply : 0, 1 or 2"),
     ):
-        proc = subprocess.run(
-            [sys.executable, "-m", "hub", "check", "backgammon", *argv],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=ROOT,
-        )
+        proc = boardcast_check(*argv)
         assert proc.returncode == 2 and said in proc.stderr, proc.stderr
-    plain = subprocess.run(  # without either option: the plain check
-        [sys.executable, "-m", "hub", "check", "backgammon", str(file)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    plain = boardcast_check(str(file))
     assert plain.returncode == 0 and json.loads(plain.stdout.splitlines()[-1])["type"] == "result"
