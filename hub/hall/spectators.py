@@ -115,9 +115,13 @@ class PublicHall:
         delay = self.delay_s(state.info)
         if delay:
             view["broadcast_delay_s"] = delay
-        for key, extra in self.extras.get(state.info.sport, {}).items():
-            view[key] = extra.shown(state.info.id, time.time())
+        self._add_extras(view, state.info, time.time())
         return view
+
+    def _add_extras(self, view: dict[str, Any], info: MatchInfo, now: float) -> None:
+        """What each of the match's sport's extras may show of it now, under its key."""
+        for key, extra in self.extras.get(info.sport, {}).items():
+            view[key] = extra.shown(info.id, now)
 
     def show_extra(
         self,
@@ -161,16 +165,13 @@ class PublicHall:
     def team_view(self, team_match_id: str) -> dict[str, Any]:
         """A team match as spectators see it (boards, score, match points)."""
         config = self.team_matches[team_match_id]
-        games = [self.public[m] for m in self._team_games[team_match_id]]
-        view = team_match_view(config, games)
+        view = team_match_view(config, [self.public[m] for m in self._team_games[team_match_id]])
         now = time.time()
         for board in view[
             "boards"
         ]:  # each game's analysis, where its sport shows one (an engine's evaluation)
             if board["match_id"] is not None:
-                sport = self.infos[board["match_id"]].sport
-                for key, extra in self.extras.get(sport, {}).items():
-                    board[key] = extra.shown(board["match_id"], now)
+                self._add_extras(board, self.infos[board["match_id"]], now)
         delay = self.venue.broadcast_delay_s
         if delay:  # the boards' clocks are read that late: screens run them late too
             view["broadcast_delay_s"] = delay

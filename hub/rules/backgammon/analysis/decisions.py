@@ -174,17 +174,13 @@ def _steps(move: Iterable[Sequence[int]] | None) -> tuple[tuple[int, int], ...]:
     return tuple((int(a), int(b)) for a, b in move or ())
 
 
-def _cube_before_roll(nd: float, dt: float) -> tuple[float, float]:
-    """(the best action's equity, doubling's equity) of a cube decision, as gnubg's FindCubeDecision."""
+def _cube_before_roll(nd: float, dt: float) -> tuple[float, float, str]:
+    """The best action's equity, doubling's equity and the right action of a cube decision, as gnubg's
+    FindCubeDecision."""
     double = min(dt, DROP)
-    return max(nd, double), double
-
-
-def _right_cube_action(nd: float, dt: float) -> str:
-    optimal, double = _cube_before_roll(nd, dt)
-    if optimal == nd and nd > double:
-        return "no double"
-    return "double, take" if dt <= DROP else "double, pass"
+    if nd > double:
+        return nd, double, "no double"
+    return double, double, "double, take" if dt <= DROP else "double, pass"
 
 
 Marker = tuple[int, int]  # how far a match has gone: (games finished, gnubg records of the game being played)
@@ -223,18 +219,16 @@ def game_analysis(index: int, records: Sequence[Mapping[str, Any]]) -> GameAnaly
             if "luck" in record:
                 rolls.append((number, side, float(record["luck"])))
             if nd is not None and dt is not None:  # a cube decision before the roll: no double
-                optimal, double = _cube_before_roll(nd, dt)
-                out.append(
-                    cube("no double", optimal - nd, optimal - double < CLOSE_CUBE, _right_cube_action(nd, dt))
-                )
+                optimal, double, right = _cube_before_roll(nd, dt)
+                out.append(cube("no double", optimal - nd, optimal - double < CLOSE_CUBE, right))
             if int(record.get("choices", 0)):
                 out.append(_checker(index, number, side, record))
         elif action == "double":
             doubled = None
             if nd is not None and dt is not None:
                 doubled = dt
-                optimal, double = _cube_before_roll(nd, dt)
-                out.append(cube("double", optimal - double, True, _right_cube_action(nd, dt)))
+                optimal, double, right = _cube_before_roll(nd, dt)
+                out.append(cube("double", optimal - double, True, right))
         elif action in ("take", "drop") and doubled is not None:
             error = max(0.0, doubled - DROP) if action == "take" else max(0.0, DROP - doubled)
             out.append(cube(action, error, True, "take" if doubled <= DROP else "drop"))

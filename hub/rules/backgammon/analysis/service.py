@@ -57,7 +57,7 @@ class AnalysisService:
         self._final: dict[str, set[int]] = {}  # match -> its games analysed after they ended
         self._covered: dict[str, Marker] = {}  # match -> how far its analysis goes
         self._over: dict[str, bool] = {}  # match -> whether its newest analysed state ended the match
-        self._summaries: dict[tuple[str, Marker], dict[str, Any]] = {}
+        self._summaries: dict[str, dict[Marker, dict[str, Any]]] = {}  # match -> marker -> its figures
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.analysed = 0
@@ -103,12 +103,11 @@ class AnalysisService:
         return None
 
     def _summary(self, match_id: str, marker: Marker) -> dict[str, Any]:
-        key = (match_id, marker)
-        found = self._summaries.get(key)
+        known = self._summaries.setdefault(match_id, {})
+        found = known.get(marker)
         if found is None:
             players = summarise(self._games.get(match_id, {}).values(), self.settings.ply, marker)
-            found = {"players": [p.to_dict() for p in players], "ply": self.settings.ply}
-            self._summaries[key] = found
+            found = known[marker] = {"players": [p.to_dict() for p in players], "ply": self.settings.ply}
         return found
 
     def report(self, match_id: str) -> dict[str, Any] | None:
@@ -194,6 +193,6 @@ class AnalysisService:
         marker = marker_of(state)
         self._covered[match_id] = marker
         self._over[match_id] = state.winner is not None
-        self._summaries = {k: v for k, v in self._summaries.items() if k[0] != match_id}
+        self._summaries.pop(match_id, None)  # counted again from the new analysis
         self.analysed += 1
         self._resend(match_id)

@@ -81,7 +81,6 @@ class GnubgProcess:
         self.path = path
         self._proc: asyncio.subprocess.Process | None = None
         self._lock = asyncio.Lock()
-        self.started = 0
 
     async def analyse(self, mat: str, first: int, ply: int) -> list[dict[str, Any]]:
         """gnubg's analysis of the games of `mat` from `first`, at `ply`."""
@@ -114,7 +113,6 @@ class GnubgProcess:
                 )
             except OSError as error:
                 raise AnalysisError(f"gnubg could not start: {error} / gnubg başlatılamadı") from error
-            self.started += 1
         return self._proc
 
     async def _stop(self) -> None:
