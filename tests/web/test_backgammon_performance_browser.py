@@ -21,7 +21,8 @@ ANALYSIS_CLASSES = (".bg-performance", ".bg-perf-line", ".bg-chances", ".chess-e
 
 @pytest.fixture(scope="module")
 def analysed_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DemoProcess, str]]:
-    demo = start_demo(tmp_path_factory.mktemp("perf"), tables=1, bg_tables=1, engine=True, speed=40.0)
+    # the demo's default pace: a faster board keeps the machine busier for the tests beside this one
+    demo = start_demo(tmp_path_factory.mktemp("perf"), tables=1, bg_tables=1, engine=True)
     try:
         matches = [m for m in get_json(demo.url + "api/matches") if m["sport"] == "backgammon"]
         match = min(matches, key=lambda m: m["round"])  # the board's first match: the one it plays now
