@@ -93,6 +93,10 @@ async def test_two_hubs_two_edges_survive_an_edge_kill_a_redis_restart_and_a_hub
             )
 
             # the hub dies: the edges keep serving its last state; it comes back from its log
+            await poll(  # sent is not yet read: the edge takes what the hub sent from Redis in its own time
+                lambda: get_json(edge_a1.url + "api/matches/A1")["version"] == 14,
+                what="edge A1 has the hub's last state",
+            )
             hub_a.kill()
             assert get_json(edge_a1.url + "api/matches/A1")["version"] == 14
             hub_a.start()
