@@ -50,6 +50,7 @@ from benchmarks.ptydevices import write_all
 from boardcast_sim.pty import PtyPair, open_pty_pair
 from devices.link import Backoff
 from devices.observations import DeviceFamily, DeviceHello, LinkState, Observation
+from devices.transports.base import PushReader
 from devices.wire.messages import encode_report
 from devices.wire.session import DeviceSession, serial_opener
 from hub.feed.fanout import Fanout
@@ -328,20 +329,6 @@ def _drop(fd: int) -> None:
 # -- the two sides -----------------------------------------------------------------------------------------
 
 
-class _CountingReader:
-    """A session's stream reader, counting the reads that brought bytes."""
-
-    def __init__(self, reader: Any, counter: Counter) -> None:
-        self.reader = reader
-        self.counter = counter
-
-    async def read(self, n: int = -1) -> bytes:
-        data = await self.reader.read(n)
-        if data:
-            self.counter.reads += 1
-        return data
-
-
 async def ours_live(
     sizes: dict[str, Any], data: Path, ptys: list[PtyPair], devices: Devices
 ) -> dict[str, Any]:
@@ -349,12 +336,16 @@ async def ours_live(
     rig = HubRig(sizes, data)
     counter = Counter(sizes["frames"], len(ptys))
 
+    readers: list[PushReader] = []
+
     def opener_for(path: str):
         inner = serial_opener(path)
 
         async def open_():
             reader, writer = await inner()
-            return _CountingReader(reader, counter), writer
+            assert isinstance(reader, PushReader)  # each read is handed to the session as it comes
+            readers.append(reader)
+            return reader, writer
 
         return open_
 
@@ -377,6 +368,7 @@ async def ours_live(
     await asyncio.sleep(0.1)  # the sessions' resync commands are sent; the devices drop them
     assert rig.log.writer is not None and rig.log.writer.pid is not None
     usage = Usage(devices, rig.log.writer.pid)
+    reads_before = sum(r.reads for r in readers)  # the HELLOs
     await devices.go()
     async with asyncio.timeout(120):
         await counter.done.wait()
@@ -386,6 +378,7 @@ async def ours_live(
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     written = (await devices.finished())["written"]
+    counter.reads = sum(r.reads for r in readers) - reads_before
     commit_sizes = [n for n in rig.commit_sizes if n]
     result = await rig.stop()
     return {

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Protocol
+import weakref
+from collections.abc import Callable
+from typing import ClassVar, Protocol
 
 from devices.command import Ack, CommandFailed
 from devices.events import CommandAnswered, CommandUnanswered, Rejected, SessionEvent
 from devices.link import LinkReporter, close_writer, write_drained
 from devices.observations import LinkState, Observation
 from devices.silence import DeviceNoun, LinkReason, closed_by, read_failed
-from devices.transports.base import ByteReader, ByteWriter, Opener
+from devices.transports.base import ByteReader, ByteWriter, Opener, PushReader
 
 _READ_SIZE = 4096
 
@@ -133,6 +135,8 @@ class ProtocolShell(LinkReporter):
 
     async def _read_loop(self, reader: ByteReader) -> LinkReason:
         """Read until the link fails or closes, or the protocol drops it (it is ended then from outside)."""
+        if isinstance(reader, PushReader):
+            return await self._take_pushed(reader)
         protocol = self.protocol
         while True:
             try:
@@ -146,6 +150,59 @@ class ProtocolShell(LinkReporter):
             await self._flush()
             if protocol.close_reason is not None:
                 return protocol.close_reason
+
+    async def _take_pushed(self, reader: PushReader) -> LinkReason:
+        """`_read_loop` for a link that hands each read over in the transport's callback. The reads of one
+        turn of the event loop are taken together, in the order they came, by one callback at the turn's end
+        (`_ReadRound`): no task is woken per read, and every port found readable is read before any work."""
+        protocol = self.protocol
+        failure: list[BaseException] = []
+        pending: list[bytes] = []
+
+        def take() -> None:
+            data = b"".join(pending) if len(pending) > 1 else pending[0]
+            pending.clear()
+            try:
+                protocol.receive_data(data, _monotonic(), self._clock())
+                self._deliver()
+                self._write_now()
+            except Exception as exc:  # a fault of ours: it ends the session as it would the read loop
+                failure.append(exc)
+            if failure or protocol.close_reason is not None:
+                reader.push = None
+                reader.feed_eof()
+
+        def push(data: bytes) -> None:
+            if not pending:
+                _ReadRound.of(asyncio.get_running_loop()).add(take)
+            pending.append(data)
+
+        reader.push = push
+        try:
+            if buffered := reader.take_buffered():  # what came before the link was handed over
+                push(buffered)
+            try:
+                await reader.read(_READ_SIZE)  # returns at the link's end: every byte goes to `push`
+            except (OSError, ConnectionError) as exc:
+                if pending:
+                    take()
+                return read_failed(exc)
+            if pending:
+                take()
+        finally:
+            reader.push = None
+        if failure:
+            raise failure[0]
+        return protocol.close_reason or closed_by(self._noun)
+
+    def _write_now(self) -> None:
+        """Write what the protocol has to send (a resync, an acknowledgement) without waiting for it to drain:
+        such writes are a few bytes, and the next `_flush` waits for them."""
+        data = self.protocol.data_to_send()
+        writer = self._writer
+        if data and writer is not None:
+            with contextlib.suppress(OSError, ConnectionError, RuntimeError):
+                writer.write(data)
 
     async def _tick_loop(self) -> None:
         """Call the protocol's `tick` whenever its next deadline comes, for as long as the session runs.
@@ -207,6 +264,37 @@ class ProtocolShell(LinkReporter):
             waiting.set_result(outcome)
         else:
             waiting.set_exception(outcome)
+
+
+class _ReadRound:
+    """The reads of one turn of an event loop, taken by one callback once the loop has run every port's."""
+
+    _rounds: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _ReadRound]] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._takes: list[Callable[[], None]] = []
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> _ReadRound:
+        """The loop's round."""
+        found = cls._rounds.get(loop)
+        if found is None:
+            found = cls._rounds[loop] = cls(loop)
+        return found
+
+    def add(self, take: Callable[[], None]) -> None:
+        """Call `take` with this turn's other reads."""
+        if not self._takes:
+            self._loop.call_soon(self._run)
+        self._takes.append(take)
+
+    def _run(self) -> None:
+        takes, self._takes = self._takes, []
+        for take in takes:
+            take()
 
 
 def _monotonic() -> float:

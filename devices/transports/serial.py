@@ -21,6 +21,8 @@ from urllib.parse import SplitResult, parse_qsl, urlsplit
 import serial
 import serial_asyncio_fast
 
+from devices.transports.base import PushReader, open_pushing
+
 DEFAULT_BAUDRATE = 115200
 BAUDRATES = serial.SerialBase.BAUDRATES  # pyserial's standard rates: a typo such as 11520 is refused
 
@@ -226,13 +228,18 @@ def _check_hwgrep(url: str) -> None:
             )
 
 
-async def open_serial(url: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def open_serial(url: str) -> tuple[PushReader, asyncio.StreamWriter]:
     """Open a serial device as a stream pair; raise DeviceUnavailable naming the port if it cannot."""
     target = parse_serial_url(url)
-    try:
-        reader, writer = await serial_asyncio_fast.open_serial_connection(
-            url=target.port, baudrate=target.baudrate
+
+    async def connect(factory: Callable[[], asyncio.Protocol]) -> asyncio.BaseTransport:
+        transport, _ = await serial_asyncio_fast.create_serial_connection(
+            asyncio.get_running_loop(), factory, url=target.port, baudrate=target.baudrate
         )
+        return transport
+
+    try:
+        reader, writer = await open_pushing(connect)
     except (serial.SerialException, OSError) as exc:
         raise _unavailable(url, target.port, exc) from exc
     port = writer.transport.get_extra_info("serial")

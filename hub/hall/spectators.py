@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hub.feed.fanout import Fanout, SnapshotSource, running_loop
+from hub.feed.reuse import ListEncodings
 from hub.matches import MatchInfo, MatchState, MatchStatus, new_match, public_view, summary
 from hub.rules.registry import SPORTS
 from hub.rules.sport import SpectatorExtra
@@ -54,6 +55,7 @@ class PublicHall:
         self._sent_at: dict[str, float] = {}  # match id -> loop time its screens were last sent to
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
+        self._encodings = ListEncodings()  # a match topic's logs, each item encoded once
         # each sport's spectator extras, if shown (winning chances, an engine's evaluation, performance
         # ratings), by the key its matches' views carry each under
         self.extras: dict[str, dict[str, SpectatorExtra]] = {}
@@ -227,17 +229,20 @@ class PublicHall:
         info = state.info
         self._shown[info.id] = state
         # views are built only for topics someone watches: the fan-out calls these when it has a watcher
-        self.fanout.publish(f"match:{info.id}", state.version, lambda: self.spectator_view(state))
+        topic = f"match:{info.id}"
+        self.fanout.publish(
+            topic, state.version, lambda: self._encodings.reuse(topic, self.spectator_view(state))
+        )
         self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
         if info.pairing is not None and self.standings is not None:
             self._note_result(state)
         if info.team_match is not None:
-            topic = f"team:{info.team_match}"
+            team_topic = f"team:{info.team_match}"
             team_match = info.team_match
             team = _Once(lambda: self.team_view(team_match))
-            self.fanout.forget_snapshot(topic)
-            self.fanout.publish(topic, self.venue_version, team)
-            self.fanout.publish("venue", self.venue_version, team, key=topic)
+            self.fanout.forget_snapshot(team_topic)
+            self.fanout.publish(team_topic, self.venue_version, team)
+            self.fanout.publish("venue", self.venue_version, team, key=team_topic)
 
     # -- standings ------------------------------------------------------------------------------------------
 

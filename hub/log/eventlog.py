@@ -141,6 +141,9 @@ class EventLog:
         self.path = Path(path)
         self.batch_max = batch_max
         self._queue: queue.SimpleQueue[tuple[str, Any] | None] = queue.SimpleQueue()
+        self._turn: list[
+            tuple[str, Any]
+        ] = []  # what this turn of the event loop queued, handed over at its end
         self._listeners: list[CommitListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -310,7 +313,7 @@ class EventLog:
         assert self._loop is not None, "EventLog.start() first"
         future: asyncio.Future[bool] = self._loop.create_future()
         self._pending[record.id] = future
-        self._queue.put(("event", record))
+        self._hand(("event", record))
         return future
 
     def append_many(self, records: list[EventRecord]) -> None:
@@ -319,22 +322,40 @@ class EventLog:
         if self._failure is not None:
             raise EventLogError(f"{self.path}: the event log writer stopped: {self._failure}")
         assert self._loop is not None, "EventLog.start() first"
-        self._queue.put(("events", records))
+        self._hand(("events", records))
 
     async def flush(self) -> None:
         """Wait until everything appended so far is committed."""
         assert self._loop is not None, "EventLog.start() first"
         done: asyncio.Future[bool] = self._loop.create_future()
-        self._queue.put(("barrier", done))
+        self._hand(("barrier", done))
         await done
 
     def put_snapshot(self, snapshot: Snapshot) -> None:
         """Queue a snapshot; it commits after every event queued before it."""
-        self._queue.put(("snapshot", snapshot))
+        self._hand(("snapshot", snapshot))
+
+    def _hand(self, item: tuple[str, Any]) -> None:
+        """Queue an item for the writer. What one turn of the event loop queues goes over at the turn's end, in
+        one piece: the writer thread is woken (and takes the interpreter's lock) once a turn, not once an
+        event. Nothing is acknowledged before its commit, so this changes when a batch starts, not what an
+        answer means."""
+        if self._loop is None:  # not started (a hall loading): nothing runs turns yet
+            self._queue.put(item)
+            return
+        if not self._turn:
+            self._loop.call_soon(self._hand_over)
+        self._turn.append(item)
+
+    def _hand_over(self) -> None:
+        turn, self._turn = self._turn, []
+        if turn:
+            self._queue.put(("turn", turn))
 
     async def close(self) -> None:
         """Commit what is queued and stop the writer."""
         if self._thread is not None:
+            self._hand_over()  # what this turn queued goes before the end
             self._queue.put(None)
             await asyncio.to_thread(self._thread.join)
             self._thread = None
@@ -354,10 +375,11 @@ class EventLog:
             item = self._queue.get()
             batch: list[tuple[str, Any]] = []
             while item is not None:
-                if item[0] == "events":
-                    batch.extend([("event", record) for record in item[1]])
-                else:
-                    batch.append(item)
+                for kind, value in item[1] if item[0] == "turn" else (item,):
+                    if kind == "events":
+                        batch.extend([("event", record) for record in value])
+                    else:
+                        batch.append((kind, value))
                 if len(batch) >= self.batch_max:
                     break
                 try:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.growing import ItemViews
 from hub.matches.codec import action_to_dict, anomaly_to_dict, appeal_to_dict, penalty_to_dict, result_to_dict
-from hub.matches.model import RULES_ACTOR, AnomalyRecord, MatchState, ResultRecord
+from hub.matches.model import RULES_ACTOR, AnomalyRecord, FactRecord, MatchInfo, MatchState, ResultRecord
 from hub.matches.model import WAITING as _WAITING
 from hub.matches.naming import named_action, named_anomaly, with_names
 from hub.matches.signoff import signoffs_view
@@ -74,17 +75,7 @@ def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, 
         "finished_at": match.finished_at,
         **({"confirmed_by": match.confirmed_by} if referee_names else {}),
         "confirmed_at": match.confirmed_at,
-        "facts": [
-            {
-                "kind": f.kind,
-                "data": _named_fact(
-                    f.kind, _public(f.data, referee_names) if f.offset in by_referee else f.data, match
-                ),
-                "offset": f.offset,
-                "at": f.at,
-            }
-            for f in match.facts
-        ],
+        "facts": _fact_views(match.facts, (match.info, referee_names, frozenset(by_referee)), match.info.id),
         "anomalies": [named_anomaly(_public_anomaly(a, referee_names), match.info) for a in match.anomalies],
         # the decision and its reasoning are shown to the players (the tournament rules §10); the
         # grounds as the referee wrote them down stay in the referee's views
@@ -104,9 +95,21 @@ def public_view(match: MatchState, *, referee_names: bool = False) -> dict[str, 
 _NAMED_FACTS = frozenset({"card", "penalty", "forfeit", "timeout"})
 
 
-def _named_fact(kind: str, data: dict[str, Any], match: MatchState) -> dict[str, Any]:
-    """A fact's data, with the player's name beside the side it records (`with_names`) where it is one side's."""
-    return with_names(data, match.info) if kind in _NAMED_FACTS else data
+def _fact_view(f: FactRecord, context: tuple[MatchInfo, bool, frozenset[int]]) -> dict[str, Any]:
+    """A fact as its match's public view shows it; `context`: the match, whether referees' names are shown,
+    and the offsets of the referees' actions (facts of these may carry a name or a note)."""
+    info, referee_names, by_referee = context
+    data = _public(f.data, referee_names) if f.offset in by_referee else f.data
+    return {
+        "kind": f.kind,
+        "data": with_names(data, info) if f.kind in _NAMED_FACTS else data,
+        "offset": f.offset,
+        "at": f.at,
+    }
+
+
+# each fact's view is built once per match, not once per view of it (a match's page gets it at every change)
+_fact_views: ItemViews[FactRecord, dict[str, Any]] = ItemViews(_fact_view)
 
 
 def _public_anomaly(a: AnomalyRecord, names: bool) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import random
 from msgspec.structs import replace
 
 from benchmarks.common import tt_rallies
+from hub import growing
 from hub.rules import tabletennis as tt
 from hub.rules.tabletennis import views
 
@@ -51,7 +52,7 @@ def test_a_log_that_differs_before_its_end_is_built_again() -> None:
 
 
 def test_a_view_is_a_list_of_its_own_and_many_matches_stay_correct() -> None:
-    matches = [_states(seed) for seed in range(views._POINTS_LOGS_KEPT + 20)]
+    matches = [_states(seed) for seed in range(growing.KEPT + 20)]
     for states in matches:
         tt.view(states[len(states) // 2])
     for states in matches:  # the oldest entries were dropped: built again
@@ -59,4 +60,4 @@ def test_a_view_is_a_list_of_its_own_and_many_matches_stay_correct() -> None:
         assert shown == _built(states[-1])
         shown.clear()
         assert tt.view(states[-1])["points_log"] == _built(states[-1])
-    assert len(views._points_logs) <= views._POINTS_LOGS_KEPT
+    assert len(views._points_log_view) <= growing.KEPT

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.growing import ItemViews
 from hub.rules.tabletennis.model import PointRecord, TableTennisState, _side, game_over
 from hub.rules.tabletennis.service import service
 from hub.rules.tabletennis.steps import following_game
@@ -58,7 +59,7 @@ def _next_game(state: TableTennisState) -> dict[str, Any] | None:
     }
 
 
-def _point_view(p: PointRecord) -> dict[str, Any]:
+def _point_view(p: PointRecord, _: object = None) -> dict[str, Any]:
     return {
         "game": p.game,
         "points": list(p.points),
@@ -70,31 +71,8 @@ def _point_view(p: PointRecord) -> dict[str, Any]:
     }
 
 
-# The rally log as `view` shows it, per match: the log last shown and its points' dicts. A match's log grows
-# a point at a time, and its page gets the whole view at every change (and a snapshot the whole state), so
-# each point's dict is built once, not once per view: ~90 dicts per view late in a match. Keyed by the log's
-# first point (kept alive by the entry, so its id stays its own); a hall's live matches fit, the oldest
-# entry goes first. Only ever a shortcut: an entry is used where its log equals the start of the one shown.
-_POINTS_LOGS_KEPT = 256
-
-
-_points_logs: dict[int, tuple[tuple[PointRecord, ...], list[dict[str, Any]]]] = {}
-
-
-def _points_log_view(log: tuple[PointRecord, ...]) -> list[dict[str, Any]]:
-    """The rally log as a new list of dicts (shared with earlier views of the match: never changed)."""
-    if not log:
-        return []
-    key = id(log[0])
-    kept = _points_logs.pop(key, None)
-    if kept is not None and len(kept[0]) <= len(log) and log[: len(kept[0])] == kept[0]:
-        dicts = kept[1] + [_point_view(p) for p in log[len(kept[0]) :]]
-    else:
-        dicts = [_point_view(p) for p in log]
-    _points_logs[key] = (log, dicts)
-    if len(_points_logs) > _POINTS_LOGS_KEPT:
-        del _points_logs[next(iter(_points_logs))]
-    return dicts.copy()
+# each point's dict is built once per match, not once per view (`ItemViews`)
+_points_log_view: ItemViews[PointRecord, dict[str, Any]] = ItemViews(_point_view)
 
 
 # what a venue wall tile shows (web-display/wall.js, console.js): the score, not its history

@@ -1,0 +1,66 @@
+"""A topic's long lists encoded a piece at a time: each item of a growing list turned into JSON once.
+
+A match topic carries the whole match at every change, and late in a match its logs (the facts, a rally
+log) are most of the message: encoding it again at every point cost as much as building it. `ListEncodings`
+keeps, per topic and list, the JSON of the items already sent and encodes only those added since (a list may
+also drop items from its front, as a match's newest facts do); the
+message is then encoded with that JSON put in as it is (`orjson.Fragment`). The bytes are the same as
+encoding the whole view: a list that does not start with the items last seen is encoded again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from hub.growing import carried_over
+
+MIN_ITEMS = 8  # shorter lists are encoded whole: looking them up costs more than it saves
+KEPT = 1024  # lists remembered (a match topic has one or two): the one least recently sent goes first
+
+
+class ListEncodings:
+    """Per topic, the JSON of its long lists' items, reused while each list only grows."""
+
+    def __init__(self, kept: int = KEPT) -> None:
+        self._kept = kept
+        self._lists: dict[tuple[str, str, str | None], tuple[list[Any], list[bytes]]] = {}
+
+    def reuse(self, topic: str, view: dict[str, Any]) -> dict[str, Any]:
+        """`view` with its long lists (and those of the dicts in it) as encoded JSON, for `orjson.dumps`."""
+        out = view.copy()
+        for key, value in view.items():
+            if type(value) is list and len(value) >= MIN_ITEMS:
+                out[key] = self._encoded((topic, key, None), value)
+            elif type(value) is dict:
+                inner = None
+                for name, item in value.items():
+                    if type(item) is list and len(item) >= MIN_ITEMS:
+                        if inner is None:
+                            inner = out[key] = value.copy()
+                        inner[name] = self._encoded((topic, key, name), item)
+        return out
+
+    def forget(self, topic: str) -> None:
+        """Drop what is kept for a topic (its match is over)."""
+        for path in [p for p in self._lists if p[0] == topic]:
+            del self._lists[path]
+
+    def __len__(self) -> int:
+        """Lists remembered."""
+        return len(self._lists)
+
+    def _encoded(self, path: tuple[str, str, str | None], items: list[Any]) -> orjson.Fragment:
+        kept = self._lists.pop(path, None)
+        # views that reuse their items' dicts (`hub.growing.ItemViews`) are matched at a pointer's cost each
+        start = None if kept is None else carried_over(kept[0], items)
+        if start is None:
+            encoded = [orjson.dumps(item) for item in items]
+        else:
+            old, old_encoded = kept  # type: ignore[misc]
+            encoded = old_encoded[start:] + [orjson.dumps(item) for item in items[len(old) - start :]]
+        self._lists[path] = (items, encoded)
+        if len(self._lists) > self._kept:
+            del self._lists[next(iter(self._lists))]
+        return orjson.Fragment(b"[" + b",".join(encoded) + b"]")
