@@ -2,8 +2,8 @@
 
 A match topic carries the whole match at every change, and late in a match its logs (the facts, a rally
 log) are most of the message: encoding it again at every point cost as much as building it. `ListEncodings`
-keeps, per topic and list, the JSON of the items already sent and encodes only those added since (a list may
-also drop items from its front, as a match's newest facts do); the
+keeps, per topic and list, the JSON of the items already sent and encodes only those added since (a list that
+changed otherwise, or keeps only its newest items as a match's facts do, is encoded whole, in one call); the
 message is then encoded with that JSON put in as it is (`orjson.Fragment`). The bytes are the same as
 encoding the whole view: a list that does not start with the items last seen is encoded again.
 """
@@ -25,7 +25,7 @@ class ListEncodings:
 
     def __init__(self, kept: int = KEPT) -> None:
         self._kept = kept
-        self._lists: dict[tuple[str, str, str | None], tuple[list[Any], list[bytes]]] = {}
+        self._lists: dict[tuple[str, str, str | None], tuple[list[Any], bytes]] = {}
 
     def reuse(self, topic: str, view: dict[str, Any]) -> dict[str, Any]:
         """`view` with its long lists (and those of the dicts in it) as encoded JSON, for `orjson.dumps`."""
@@ -54,13 +54,13 @@ class ListEncodings:
     def _encoded(self, path: tuple[str, str, str | None], items: list[Any]) -> orjson.Fragment:
         kept = self._lists.pop(path, None)
         # views that reuse their items' dicts (`hub.growing.ItemViews`) are matched at a pointer's cost each
-        start = None if kept is None else carried_over(kept[0], items)
-        if start is None:
-            encoded = [orjson.dumps(item) for item in items]
-        else:
-            old, old_encoded = kept  # type: ignore[misc]
-            encoded = old_encoded[start:] + [orjson.dumps(item) for item in items[len(old) - start :]]
+        if kept is not None and carried_over(kept[0], items) == 0:  # the list grew at its end, if at all
+            old, encoded = kept
+            if len(items) > len(old):  # the items added, spliced in: `[a,b]` and `[c]` make `[a,b,c]`
+                encoded = encoded[:-1] + b"," + orjson.dumps(items[len(old) :])[1:]
+        else:  # first seen, taken back, or shifted (a window of the newest): all of it, in one call
+            encoded = orjson.dumps(items)
         self._lists[path] = (items, encoded)
         if len(self._lists) > self._kept:
             del self._lists[next(iter(self._lists))]
-        return orjson.Fragment(b"[" + b",".join(encoded) + b"]")
+        return orjson.Fragment(encoded)

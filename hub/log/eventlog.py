@@ -106,6 +106,8 @@ def _row(r: EventRecord) -> tuple[Any, ...]:
     )
 
 
+HAND_OVER_AT = 64  # items queued in one turn of the event loop before the writer is handed them mid-turn
+
 PRIVATE_MODE = 0o600  # the log holds players' contacts and referees' notes: no other user reads it
 
 
@@ -336,16 +338,19 @@ class EventLog:
         self._hand(("snapshot", snapshot))
 
     def _hand(self, item: tuple[str, Any]) -> None:
-        """Queue an item for the writer. What one turn of the event loop queues goes over at the turn's end, in
-        one piece: the writer thread is woken (and takes the interpreter's lock) once a turn, not once an
-        event. Nothing is acknowledged before its commit, so this changes when a batch starts, not what an
-        answer means."""
+        """Queue an item for the writer. What one turn of the event loop queues goes over at the turn's end (or
+        every `HAND_OVER_AT` items, so a burst's commits overlap the work making it), in one piece: the writer
+        thread is woken (and takes the interpreter's lock) once a turn, not once an event. Nothing is
+        acknowledged before its commit, so this changes when a batch starts, not what an answer means."""
         if self._loop is None:  # not started (a hall loading): nothing runs turns yet
             self._queue.put(item)
             return
-        if not self._turn:
+        turn = self._turn
+        if not turn:
             self._loop.call_soon(self._hand_over)
-        self._turn.append(item)
+        turn.append(item)
+        if len(turn) >= HAND_OVER_AT:  # a burst: the writer starts on it while the loop goes on
+            self._hand_over()
 
     def _hand_over(self) -> None:
         turn, self._turn = self._turn, []
