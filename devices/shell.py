@@ -160,6 +160,8 @@ class ProtocolShell(LinkReporter):
         pending: list[bytes] = []
 
         def take() -> None:
+            if not pending:  # taken already, as the link ended
+                return
             data = b"".join(pending) if len(pending) > 1 else pending[0]
             pending.clear()
             try:
@@ -184,13 +186,10 @@ class ProtocolShell(LinkReporter):
             try:
                 await reader.read(_READ_SIZE)  # returns at the link's end: every byte goes to `push`
             except (OSError, ConnectionError) as exc:
-                if pending:
-                    take()
                 return read_failed(exc)
-            if pending:
-                take()
         finally:
             reader.push = None
+            take()  # what came in the link's last turn, however it ended: nothing read is dropped
         if failure:
             raise failure[0]
         return protocol.close_reason or closed_by(self._noun)

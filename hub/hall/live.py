@@ -239,6 +239,24 @@ class Hall(PublicHall):
         raw: bytes | None = None,
     ) -> asyncio.Future[bool]:
         """Fold an event into a match now and log it; the future resolves after its commit."""
+        stored = self._record(match_id, kind, body, at, actor, device_key, raw, answer=True)
+        assert stored is not None
+        return stored
+
+    def _record(
+        self,
+        match_id: str,
+        kind: EventKind,
+        body: dict[str, Any],
+        at: float,
+        actor: str | None,
+        device_key: tuple[str, int, int] | None,
+        raw: bytes | None,
+        *,
+        answer: bool,
+    ) -> asyncio.Future[bool] | None:
+        """`record`; without `answer`, no one waits for this event's commit (the hall hears of it from its
+        listener, as every event), so no future is made for it: a device's report, nearly every event."""
         current = self.working.get(match_id)
         if current is None:
             raise UnknownMatch(match_id)
@@ -253,7 +271,9 @@ class Hall(PublicHall):
         record = EventRecord(
             self.log.next_id(), kind.value, at, body, match_id, offset, device_id, boot_epoch, seq, actor, raw
         )
-        stored = self.log.append(record)
+        stored = self.log.append(record) if answer else None
+        if stored is None:
+            self.log.append_many([record])
         if current.status is MatchStatus.SCHEDULED and outcome.state.status is not MatchStatus.SCHEDULED:
             self._lock_round_before(current.info, at)
         return stored
@@ -271,7 +291,7 @@ class Hall(PublicHall):
             # one report (a scoreboard reporting a rally live), or one the table may move on after: the
             # one-event path, without the run's setup
             body, at, device_key, raw = reports[start]
-            self.record(match_id, EventKind.DEVICE_REPORT, body, at, device_key=device_key, raw=raw)
+            self._record(match_id, EventKind.DEVICE_REPORT, body, at, None, device_key, raw, answer=False)
             return 1
         first = current.version + 1
         kind = EventKind.DEVICE_REPORT.value

@@ -56,6 +56,9 @@ class PublicHall:
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
         self._encodings = ListEncodings()  # a match topic's logs, each item encoded once
+        self._summaries: dict[
+            str, tuple[MatchState, dict[str, Any]]
+        ] = {}  # match id -> its last state's tile
         # each sport's spectator extras, if shown (winning chances, an engine's evaluation, performance
         # ratings), by the key its matches' views carry each under
         self.extras: dict[str, dict[str, SpectatorExtra]] = {}
@@ -110,8 +113,13 @@ class PublicHall:
         return self._delayed(state, public_view(state, referee_names=self.venue.show_referee_names))
 
     def spectator_summary(self, state: MatchState) -> dict[str, Any]:
-        """A match's wall tile view (see `spectator_view`)."""
-        return self._delayed(state, summary(state))
+        """A match's wall tile view (see `spectator_view`). Built once per state: the wall gets it with the
+        change, and every phone that opens the wall gets it again in the venue's snapshot (a hall's phones
+        arriving at once would otherwise rebuild every match's tile each)."""
+        kept = self._summaries.get(state.info.id)
+        if kept is None or kept[0] is not state:
+            kept = self._summaries[state.info.id] = (state, summary(state))
+        return self._delayed(state, kept[1].copy())  # its values are shared: never changed, only added to
 
     def _delayed(self, state: MatchState, view: dict[str, Any]) -> dict[str, Any]:
         delay = self.delay_s(state.info)
