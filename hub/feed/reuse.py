@@ -10,6 +10,7 @@ encoding the whole view: a list that does not start with the items last seen is 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -17,7 +18,7 @@ import orjson
 from hub.growing import carried_over
 
 MIN_ITEMS = 8  # shorter lists are encoded whole: looking them up costs more than it saves
-KEPT = 1024  # lists remembered (a match topic has one or two): the one least recently sent goes first
+KEPT = 1024  # lists remembered (a match topic has one to three): the one least recently sent goes first
 
 
 class ListEncodings:
@@ -25,21 +26,28 @@ class ListEncodings:
 
     def __init__(self, kept: int = KEPT) -> None:
         self._kept = kept
-        self._lists: dict[tuple[str, str, str | None], tuple[list[Any], bytes]] = {}
+        self._lists: dict[tuple[str, ...], tuple[list[Any], bytes]] = {}
 
-    def reuse(self, topic: str, view: dict[str, Any]) -> dict[str, Any]:
-        """`view` with its long lists (and those of the dicts in it) as encoded JSON, for `orjson.dumps`."""
+    def reuse(self, topic: str, view: dict[str, Any], logs: Iterable[tuple[str, ...]]) -> dict[str, Any]:
+        """`view` with its logs (each a path of keys: `("facts",)`, `("state", "points_log")`) as encoded JSON,
+        for `orjson.dumps`; a path that is not there, or not a list as long as `MIN_ITEMS`, is left as it is."""
         out = view.copy()
-        for key, value in view.items():
-            if type(value) is list and len(value) >= MIN_ITEMS:
-                out[key] = self._encoded((topic, key, None), value)
-            elif type(value) is dict:
-                inner = None
-                for name, item in value.items():
-                    if type(item) is list and len(item) >= MIN_ITEMS:
-                        if inner is None:
-                            inner = out[key] = value.copy()
-                        inner[name] = self._encoded((topic, key, name), item)
+        for path in logs:
+            *parents, name = path
+            inner, source = out, view
+            for key in parents:
+                found = source.get(key)
+                if type(found) is not dict:
+                    break
+                source = found
+                copied = inner[key]
+                if copied is found:  # the first log under this key: the caller's dict is not changed
+                    copied = inner[key] = found.copy()
+                inner = copied
+            else:
+                items = source.get(name)
+                if type(items) is list and len(items) >= MIN_ITEMS:
+                    inner[name] = self._encoded((topic, *path), items)
         return out
 
     def forget(self, topic: str) -> None:
@@ -51,7 +59,7 @@ class ListEncodings:
         """Lists remembered."""
         return len(self._lists)
 
-    def _encoded(self, path: tuple[str, str, str | None], items: list[Any]) -> orjson.Fragment:
+    def _encoded(self, path: tuple[str, ...], items: list[Any]) -> orjson.Fragment:
         kept = self._lists.pop(path, None)
         # views that reuse their items' dicts (`hub.growing.ItemViews`) are matched at a pointer's cost each
         if kept is not None and carried_over(kept[0], items) == 0:  # the list grew at its end, if at all

@@ -238,8 +238,9 @@ class PublicHall:
         self._shown[info.id] = state
         # views are built only for topics someone watches: the fan-out calls these when it has a watcher
         topic = f"match:{info.id}"
+        logs = [("facts",), *(("state", name) for name in info.rules.logs)]
         self.fanout.publish(
-            topic, state.version, lambda: self._encodings.reuse(topic, self.spectator_view(state))
+            topic, state.version, lambda: self._encodings.reuse(topic, self.spectator_view(state), logs)
         )
         self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
         if info.pairing is not None and self.standings is not None:

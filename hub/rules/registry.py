@@ -143,6 +143,11 @@ class SportRules(Protocol[S, C]):
         """Players' titles as the sport's records write them ("GM"); none for most sports."""
 
     @property
+    def logs(self) -> tuple[str, ...]:
+        """The keys of its public state's lists that grow a play at a time: screens are sent them an item at a
+        time (`hub.feed.reuse`)."""
+
+    @property
     def unstated_time_control(self) -> Words | None:
         """What a clock rule says of the time control when the venue states none ("the event's time control")."""
 

@@ -207,6 +207,7 @@ class SportDefaults(ABC, Generic[S]):
     board_orientation: bool = False  # its boards may be set up either way round (venue `orientation`)
     board_categories: Mapping[int, tuple[str, str]] = MappingProxyType({})  # a team match's boards (paired)
     player_titles: tuple[str, ...] = ()  # players' titles as the sport's records write them ("GM")
+    logs: tuple[str, ...] = ()  # its public state's lists that grow a play at a time (sent an item at a time)
     unstated_time_control: Words | None = None  # a clock rule's words when the venue states no time control
 
     def time_control_words(self, info: MatchTerms) -> Words | None:

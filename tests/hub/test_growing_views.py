@@ -87,6 +87,9 @@ def test_a_views_list_is_the_callers_own() -> None:
     assert len(views(log)) == 5
 
 
+LOGS = [("facts",), ("state", "points_log")]
+
+
 def _view(facts: list[dict[str, object]], points: list[dict[str, object]], version: int) -> dict[str, object]:
     return {"id": "M1", "version": version, "state": {"points_log": points, "game": 1}, "facts": facts}
 
@@ -105,13 +108,14 @@ def test_a_topics_message_is_byte_for_byte_the_plain_encoding_as_its_lists_chang
         if rng.random() < 0.05 and points:
             points[rng.randrange(len(points))] = {"game": -1, "points": [0, 0], "at": 0.5}  # a correction
         view = _view(list(facts), list(points), version)
-        assert orjson.dumps(encodings.reuse("match:M1", view)) == orjson.dumps(view)
+        assert orjson.dumps(encodings.reuse("match:M1", view, LOGS)) == orjson.dumps(view)
+        assert view == _view(list(facts), list(points), version)  # the caller's view is not changed
 
 
 def test_short_lists_and_other_values_are_left_as_they_are() -> None:
     encodings = ListEncodings()
     view = {"a": [1] * (MIN_ITEMS - 1), "b": {"c": "x"}, "d": 5}
-    assert encodings.reuse("t", view) == view
+    assert encodings.reuse("t", view, [("a",), ("b", "c"), ("d",), ("e",), ("b", "x", "y")]) == view
     assert len(encodings) == 0
 
 
@@ -119,7 +123,7 @@ def test_lists_of_many_topics_beyond_those_kept_stay_right_and_a_topic_can_be_fo
     encodings = ListEncodings(kept=3)
     views = {f"match:M{m}": {"log": [{"m": m, "n": n} for n in range(10)]} for m in range(8)}
     for topic, view in [*views.items(), *views.items()]:
-        assert orjson.dumps(encodings.reuse(topic, view)) == orjson.dumps(view)
+        assert orjson.dumps(encodings.reuse(topic, view, [("log",)])) == orjson.dumps(view)
     assert len(encodings) == 3
     encodings.forget("match:M7")
     assert len(encodings) == 2

@@ -35,6 +35,7 @@ class BackgammonSport(SportDefaults[BackgammonState]):
     """A digital board's snapshots, dice and presses feed a match to a length, with or without a clock."""
 
     name = "backgammon"
+    logs = ("moves", "games")  # its public state's lists that grow a play at a time
     families = frozenset({DeviceFamily.BACKGAMMON_BOARD})
     report_type = (BackgammonBoardState, BackgammonBoardEvent, DeviceEvent)  # DeviceEvent: an umpire's taps
     tick = Tick  # a clock's flag falls on time

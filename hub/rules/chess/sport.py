@@ -42,6 +42,7 @@ class ChessSport(SportDefaults[ChessState]):
     """E-board snapshots and clock readings rebuild a game; a result may be a draw."""
 
     name = "chess"
+    logs = ("moves",)  # its public state's lists that grow a play at a time
     families = frozenset({DeviceFamily.CHESS_BOARD, DeviceFamily.CHESS_CLOCK})
     # a DeviceEvent is a clock's press or a board's button; table tennis reads its own DeviceEvents, so
     # the log encoding of a DeviceEvent stays table tennis's (the same "type": "event" shape either way)

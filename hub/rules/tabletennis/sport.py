@@ -28,6 +28,7 @@ class TableTennisSport(SportDefaults[TableTennisState]):
     """Scoreboards and wristbands feed an ITTF match; replay folds runs of plain rallies in one step."""
 
     name = "tabletennis"
+    logs = ("points_log",)  # its public state's lists that grow a play at a time
     families = frozenset({DeviceFamily.TT_SCOREBOARD, DeviceFamily.TT_WRISTBAND})
     report_type = (ScoreboardState, DeviceEvent)
     tick = model.Tick  # the expedite system comes due on time
