@@ -106,8 +106,6 @@ def _row(r: EventRecord) -> tuple[Any, ...]:
     )
 
 
-HAND_OVER_AT = 64  # items queued in one turn of the event loop before the writer is handed them mid-turn
-
 PRIVATE_MODE = 0o600  # the log holds players' contacts and referees' notes: no other user reads it
 
 
@@ -143,9 +141,6 @@ class EventLog:
         self.path = Path(path)
         self.batch_max = batch_max
         self._queue: queue.SimpleQueue[tuple[str, Any] | None] = queue.SimpleQueue()
-        self._turn: list[
-            tuple[str, Any]
-        ] = []  # what this turn of the event loop queued, handed over at its end
         self._listeners: list[CommitListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -315,7 +310,7 @@ class EventLog:
         assert self._loop is not None, "EventLog.start() first"
         future: asyncio.Future[bool] = self._loop.create_future()
         self._pending[record.id] = future
-        self._hand(("event", record))
+        self._queue.put(("event", record))
         return future
 
     def append_many(self, records: list[EventRecord]) -> None:
@@ -324,43 +319,22 @@ class EventLog:
         if self._failure is not None:
             raise EventLogError(f"{self.path}: the event log writer stopped: {self._failure}")
         assert self._loop is not None, "EventLog.start() first"
-        self._hand(("events", records))
+        self._queue.put(("events", records))
 
     async def flush(self) -> None:
         """Wait until everything appended so far is committed."""
         assert self._loop is not None, "EventLog.start() first"
         done: asyncio.Future[bool] = self._loop.create_future()
-        self._hand(("barrier", done))
+        self._queue.put(("barrier", done))
         await done
 
     def put_snapshot(self, snapshot: Snapshot) -> None:
         """Queue a snapshot; it commits after every event queued before it."""
-        self._hand(("snapshot", snapshot))
-
-    def _hand(self, item: tuple[str, Any]) -> None:
-        """Queue an item for the writer. What one turn of the event loop queues goes over at the turn's end (or
-        every `HAND_OVER_AT` items, so a burst's commits overlap the work making it), in one piece: the writer
-        thread is woken (and takes the interpreter's lock) once a turn, not once an event. Nothing is
-        acknowledged before its commit, so this changes when a batch starts, not what an answer means."""
-        if self._loop is None:  # not started (a hall loading): nothing runs turns yet
-            self._queue.put(item)
-            return
-        turn = self._turn
-        if not turn:
-            self._loop.call_soon(self._hand_over)
-        turn.append(item)
-        if len(turn) >= HAND_OVER_AT:  # a burst: the writer starts on it while the loop goes on
-            self._hand_over()
-
-    def _hand_over(self) -> None:
-        turn, self._turn = self._turn, []
-        if turn:
-            self._queue.put(("turn", turn))
+        self._queue.put(("snapshot", snapshot))
 
     async def close(self) -> None:
         """Commit what is queued and stop the writer."""
         if self._thread is not None:
-            self._hand_over()  # what this turn queued goes before the end
             self._queue.put(None)
             await asyncio.to_thread(self._thread.join)
             self._thread = None
@@ -380,11 +354,10 @@ class EventLog:
             item = self._queue.get()
             batch: list[tuple[str, Any]] = []
             while item is not None:
-                for kind, value in item[1] if item[0] == "turn" else (item,):
-                    if kind == "events":
-                        batch.extend([("event", record) for record in value])
-                    else:
-                        batch.append((kind, value))
+                if item[0] == "events":
+                    batch.extend([("event", record) for record in item[1]])
+                else:
+                    batch.append(item)
                 if len(batch) >= self.batch_max:
                     break
                 try:

@@ -94,40 +94,6 @@ async def test_records_handed_over_together_commit_in_order_among_single_appends
         await log.close()
 
 
-async def test_one_turn_of_the_loop_goes_to_the_writer_in_one_piece_in_order(tmp_path: Path) -> None:
-    log = await open_log(tmp_path / "log.sqlite3")
-    heard: list[int] = []
-    log.add_listener(lambda records, inserted: heard.append(len(records)))
-    try:
-        await log.flush()  # the writer process is up: what follows is one turn's work
-        heard.clear()
-        futures = [log.append(device_record(log, seq)) for seq in range(50)]
-        log.put_snapshot(Snapshot("M1", 1, 1.0, {"n": 1}))
-        log.append_many([device_record(log, seq) for seq in range(50, 60)])
-        barrier = asyncio.ensure_future(log.flush())
-        assert not any(f.done() for f in futures)  # nothing is acknowledged before its commit
-        assert await asyncio.gather(*futures) == [True] * 50
-        await barrier
-        assert heard[0] == 60 and sum(heard) == 60  # the turn's events, in one commit
-        assert [e.seq for e in log.events()] == list(range(60))
-        assert "M1" in log.snapshots()
-    finally:
-        await log.close()
-
-
-async def test_what_a_turn_queued_is_committed_when_the_log_closes(tmp_path: Path) -> None:
-    log = await open_log(tmp_path / "log.sqlite3")
-    for seq in range(5):
-        log.append(device_record(log, seq))
-    await log.close()  # in the same turn: the turn's items go before the end
-    reopened = EventLog(tmp_path / "log.sqlite3")
-    reopened.open()
-    try:
-        assert [e.seq for e in reopened.events()] == list(range(5))
-    finally:
-        await reopened.close()
-
-
 async def test_listeners_hear_commits_in_order(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "log.sqlite3")
     log.open()
