@@ -57,7 +57,7 @@ FULL = {"tables": 200, "rounds": 4, "live_rounds": 2, "best_of": 5, "fsyncs": 20
 SMOKE = {"tables": 4, "rounds": 1, "live_rounds": 1, "best_of": 5, "fsyncs": 20, "hall_steps": 12}
 
 
-class _Writer:
+class SilentWriter:
     """The hub-to-device direction of an in-memory link: resync commands go nowhere."""
 
     def write(self, data: bytes) -> None:
@@ -83,7 +83,7 @@ def _opener_for(frames: list[bytes]):
         if calls == 1:
             reader.feed_data(b"".join(frames))  # all there: each read takes what it can (4 KiB)
             reader.feed_eof()
-        return reader, _Writer()  # a reconnect gets a link that stays silent
+        return reader, SilentWriter()  # a reconnect gets a link that stays silent
 
     return open_
 

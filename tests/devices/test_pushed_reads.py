@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from benchmarks.ingest import SilentWriter
 from boardcast_sim.pty import open_pty_pair
 from devices.observations import DeviceFamily, DeviceHello, LinkState, ScoreboardState
 from devices.transports.base import PushReader
@@ -27,28 +28,9 @@ def frames(device_id: str, points: int, first: int = 0) -> list[bytes]:
     return out
 
 
-class _Writer:
-    """The hub-to-device side of an in-memory link: what the session wrote."""
-
-    def __init__(self) -> None:
-        self.written = bytearray()
-
-    def write(self, data: bytes) -> None:
-        self.written += data
-
-    async def drain(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    async def wait_closed(self) -> None:
-        pass
-
-
 def in_memory(reader: PushReader):
     async def open_():
-        return reader, _Writer()
+        return reader, SilentWriter()
 
     return open_
 
@@ -134,7 +116,7 @@ async def test_the_links_end_ends_the_read_and_the_session_opens_another() -> No
 
     async def open_():
         readers.append(PushReader())
-        return readers[-1], _Writer()
+        return readers[-1], SilentWriter()
 
     sink = RecordingSink()
     session = DeviceSession("mem://tt-1", open_, sink, backoff=FAST)
