@@ -58,11 +58,11 @@ class ItemViews(Generic[T, V]):
 
 def carried_over(old: Sequence[Any], new: Sequence[Any]) -> int | None:
     """Where in `old` the log `new` starts, if `new` is `old` less some items at its front and more at its
-    end; else None. `new[0]` is looked for as the very same object; the rest must be equal."""
+    end; else None. A front dropped is found by the very same object; otherwise items need only be equal."""
     if not old or not new:
         return None
     first = new[0]
-    if old[0] is first:
+    if old[0] is first or old[0] == first:  # grown at its end, its items the same or equal (rebuilt)
         start = 0
     else:
         for start, item in enumerate(old):  # noqa: B007 (the position found is the answer)

@@ -61,7 +61,9 @@ class ListEncodings:
 
     def _encoded(self, path: tuple[str, ...], items: list[Any]) -> orjson.Fragment:
         kept = self._lists.pop(path, None)
-        # views that reuse their items' dicts (`hub.growing.ItemViews`) are matched at a pointer's cost each
+        # views that reuse their items' dicts (`hub.growing.ItemViews`) are matched at a pointer's cost each;
+        # items rebuilt at every view (a codec's) are compared by value, which takes 1, 1.0 and True as one:
+        # a log's items come from its records through one codec, so an item's types do not change
         if kept is not None and carried_over(kept[0], items) == 0:  # the list grew at its end, if at all
             old, encoded = kept
             if len(items) > len(old):  # the items added, spliced in: `[a,b]` and `[c]` make `[a,b,c]`

@@ -112,6 +112,15 @@ def test_a_topics_message_is_byte_for_byte_the_plain_encoding_as_its_lists_chang
         assert view == _view(list(facts), list(points), version)  # the caller's view is not changed
 
 
+def test_a_log_whose_items_are_rebuilt_at_every_view_is_spliced_all_the_same() -> None:
+    encodings = ListEncodings()
+    for n in range(MIN_ITEMS, 60):
+        moves = [{"uci": f"m{i}", "at": i + 0.5} for i in range(n)]  # new dicts each time, as a sport's codec
+        view = {"state": {"moves": moves}, "facts": []}
+        assert orjson.dumps(encodings.reuse("match:C1", view, [("state", "moves")])) == orjson.dumps(view)
+    assert carried_over([{"a": 1}, {"a": 2}], [{"a": 1}, {"a": 2}, {"a": 3}]) == 0
+
+
 def test_short_lists_and_other_values_are_left_as_they_are() -> None:
     encodings = ListEncodings()
     view = {"a": [1] * (MIN_ITEMS - 1), "b": {"c": "x"}, "d": 5}
