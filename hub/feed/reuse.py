@@ -50,11 +50,6 @@ class ListEncodings:
                     inner[name] = self._encoded((topic, *path), items)
         return out
 
-    def forget(self, topic: str) -> None:
-        """Drop what is kept for a topic (its match is over)."""
-        for path in [p for p in self._lists if p[0] == topic]:
-            del self._lists[path]
-
     def __len__(self) -> int:
         """Lists remembered."""
         return len(self._lists)

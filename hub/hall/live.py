@@ -271,8 +271,10 @@ class Hall(PublicHall):
         record = EventRecord(
             self.log.next_id(), kind.value, at, body, match_id, offset, device_id, boot_epoch, seq, actor, raw
         )
-        stored = self.log.append(record) if answer else None
-        if stored is None:
+        stored = None
+        if answer:
+            stored = self.log.append(record)
+        else:
             self.log.append_many([record])
         if current.status is MatchStatus.SCHEDULED and outcome.state.status is not MatchStatus.SCHEDULED:
             self._lock_round_before(current.info, at)

@@ -56,9 +56,8 @@ class PublicHall:
         self._due: dict[str, MatchState] = {}  # match id -> the state its screens get when the interval ends
         self._shown: dict[str, MatchState] = {}  # match id -> the state its match topic was last sent
         self._encodings = ListEncodings()  # a match topic's logs, each item encoded once
-        self._summaries: dict[
-            str, tuple[MatchState, dict[str, Any]]
-        ] = {}  # match id -> its last state's tile
+        # match id -> its last state and that state's wall tile
+        self._summaries: dict[str, tuple[MatchState, dict[str, Any]]] = {}
         # each sport's spectator extras, if shown (winning chances, an engine's evaluation, performance
         # ratings), by the key its matches' views carry each under
         self.extras: dict[str, dict[str, SpectatorExtra]] = {}
@@ -237,11 +236,7 @@ class PublicHall:
         info = state.info
         self._shown[info.id] = state
         # views are built only for topics someone watches: the fan-out calls these when it has a watcher
-        topic = f"match:{info.id}"
-        logs = [("facts",), *(("state", name) for name in info.rules.logs)]
-        self.fanout.publish(
-            topic, state.version, lambda: self._encodings.reuse(topic, self.spectator_view(state), logs)
-        )
+        self.fanout.publish(f"match:{info.id}", state.version, lambda: self._match_message(state))
         self.fanout.publish("venue", self.venue_version, lambda: self.spectator_summary(state), key=info.id)
         if info.pairing is not None and self.standings is not None:
             self._note_result(state)
@@ -252,6 +247,11 @@ class PublicHall:
             self.fanout.forget_snapshot(team_topic)
             self.fanout.publish(team_topic, self.venue_version, team)
             self.fanout.publish("venue", self.venue_version, team, key=team_topic)
+
+    def _match_message(self, state: MatchState) -> dict[str, Any]:
+        """A match topic's change: the match's view, its logs (its facts, its sport's) sent an item at a time."""
+        logs = [("facts",), *(("state", name) for name in state.info.rules.logs)]
+        return self._encodings.reuse(f"match:{state.info.id}", self.spectator_view(state), logs)
 
     # -- standings ------------------------------------------------------------------------------------------
 

@@ -128,11 +128,9 @@ def test_short_lists_and_other_values_are_left_as_they_are() -> None:
     assert len(encodings) == 0
 
 
-def test_lists_of_many_topics_beyond_those_kept_stay_right_and_a_topic_can_be_forgotten() -> None:
+def test_lists_of_many_topics_beyond_those_kept_stay_right() -> None:
     encodings = ListEncodings(kept=3)
     views = {f"match:M{m}": {"log": [{"m": m, "n": n} for n in range(10)]} for m in range(8)}
     for topic, view in [*views.items(), *views.items()]:
         assert orjson.dumps(encodings.reuse(topic, view, [("log",)])) == orjson.dumps(view)
     assert len(encodings) == 3
-    encodings.forget("match:M7")
-    assert len(encodings) == 2
